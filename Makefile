@@ -1,0 +1,40 @@
+# merit-kit — two set-up commands: `make demo` (main job) and `make test` (type-check + test suite).
+SHELL := /bin/bash
+export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
+export NO_COLOR := 1
+MERIT := node lib/bin.mjs
+
+.PHONY: install demo test typecheck vitest bench data-spider data-bird clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed
+
+## The main job on the embedded default data (grows with the kit; see README).
+demo: install
+	$(MERIT) demo
+
+## Type-check, then the vitest suite; the last line is `N passed, N failed`.
+test: install
+	@mkdir -p .cache
+	npx tsc --noEmit
+	@rc=0; npx vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest.json || rc=$$?; \
+	  node test/summary.mjs .cache/vitest.json; exit $$rc
+
+typecheck: install
+	npx tsc --noEmit
+
+bench: install
+	npx tsx bench/oracle.ts
+
+## Official archives, on a machine with internet (verified by sha256; see data/downloads.json).
+data-spider: install
+	$(MERIT) data download spider
+
+data-bird: install
+	$(MERIT) data download bird
+
+clean:
+	rm -rf .cache runs

@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// The `merit` command: registers tsx (TypeScript without a build step), then runs lib/cli.ts.
+import { register } from "tsx/esm/api";
+
+register();
+const { main } = await import("./cli.ts");
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,93 @@
+/**
+ * `merit eval`: scores a predictions file with the execution oracle (DESIGN.md §2 contract).
+ * @module
+ */
+import { availableParallelism } from "node:os";
+import { loadDataset, missingDatabases } from "../data/index.ts";
+import type { DatasetName } from "../data/types.ts";
+import { InputFileError, UsageError } from "../errors.ts";
+import { evaluatePredictions, exLine, writeEvalOutputs } from "../oracle/evaluate.ts";
+import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
+import { SPIDER_PROTOCOLS, type SpiderProtocol } from "../oracle/protocol.ts";
+import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { progressReporter } from "./progress.ts";
+
+const USAGE = `usage: merit eval --dataset spider|bird --pred FILE [--data DIR] [--protocol official|merit|strict]
+                  [--encoding utf8|latin1] [--out DIR] [--timeout S] [--jobs N] [--gold-cache FILE]
+  Scores one SQL per line (dataset order). Spider protocols: official (default; the test-suite
+  evaluator's defaults), merit (the MERIT reference oracle), strict (no evaluator quirks).
+  --data      dataset directory (default data/<dataset>)
+  --out       write OUT/verdicts.jsonl and OUT/summary.json
+  --timeout   seconds per SQL statement (default 30)
+  --jobs      SQL worker processes (default: cores, at most 4)
+  The last stdout line is \`EX <pct> (<correct>/<n>)\`; NO_DATABASE and GOLD_ERROR examples are excluded from n.`;
+
+export function parseDataset(value: string | undefined, usage: string): DatasetName {
+  const dataset = required(value, "dataset", usage);
+  if (dataset !== "spider" && dataset !== "bird") throw new UsageError(`--dataset must be spider or bird, got "${dataset}"`);
+  return dataset;
+}
+
+export function defaultJobs(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
+
+export const evalCommand: Command = {
+  name: "eval",
+  summary: "score a predictions file with the execution oracle (EX)",
+  usage: USAGE,
+  async run(argv: string[], io: CommandIO): Promise<number> {
+    const { values } = parseFlags(
+      argv,
+      {
+        dataset: { type: "string" },
+        data: { type: "string" },
+        pred: { type: "string" },
+        protocol: { type: "string" },
+        encoding: { type: "string" },
+        out: { type: "string" },
+        timeout: { type: "string" },
+        jobs: { type: "string" },
+        "gold-cache": { type: "string" },
+      },
+      USAGE,
+    );
+    const dataset = parseDataset(values.dataset, USAGE);
+    const predPath = required(values.pred, "pred", USAGE);
+    const protocol = (values.protocol ?? "official") as SpiderProtocol;
+    if (!SPIDER_PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be one of ${SPIDER_PROTOCOLS.join(", ")}, got "${protocol}"`);
+    if (dataset === "bird" && values.protocol !== undefined) throw new UsageError("--protocol applies to Spider only; BIRD has one protocol (set semantics)");
+    const encoding = (values.encoding ?? "utf8") as PredictionEncoding;
+    if (encoding !== "utf8" && encoding !== "latin1") throw new UsageError(`--encoding must be utf8 or latin1, got "${encoding}"`);
+    const timeoutMs = numberFlag(values.timeout, "timeout", 30, { min: 0.001 }) * 1000;
+    const jobs = numberFlag(values.jobs, "jobs", defaultJobs(), { integer: true, min: 1 });
+
+    const data = await loadDataset({ name: dataset, dir: values.data ?? `data/${dataset}` });
+    const predictions = readPredictions(predPath, encoding, data.examples.length);
+    const missing = missingDatabases(data);
+    if (missing.length > 0) {
+      const list = missing.map((m) => `${m.dbId} (${m.examples})`).join(", ");
+      io.err(`warning: ${missing.reduce((s, m) => s + m.examples, 0)} examples have no database and are reported as NO_DATABASE: ${list}`);
+    }
+    io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${dataset === "bird" ? "bird" : protocol}, ${jobs} SQL workers, timeout ${timeoutMs / 1000}s`);
+
+    const progress = progressReporter(io, "scoring");
+    const result = await evaluatePredictions(data, predictions, {
+      protocol,
+      timeoutMs,
+      jobs,
+      goldCacheFile: values["gold-cache"] ?? null,
+      onProgress: progress,
+    });
+    const { summary } = result;
+    if (summary.counts.GOLD_ERROR > 0) io.err(`warning: ${summary.counts.GOLD_ERROR} gold queries failed; those examples are GOLD_ERROR and excluded`);
+    if (summary.n === 0) {
+      throw new InputFileError(data.dir, "no example could be scored (no databases found)", `run \`make data-${dataset}\` or copy the databases into ${data.dir}`);
+    }
+    if (values.out) writeEvalOutputs(values.out, data, result);
+    const c = summary.counts;
+    io.out(`correct ${c.CORRECT}, mismatch ${c.DENOTATION_MISMATCH}, error ${c.EXECUTION_ERROR}, timeout ${c.TIMEOUT}, no database ${c.NO_DATABASE}, gold error ${c.GOLD_ERROR}`);
+    io.out(exLine(summary));
+    return 0;
+  },
+};

@@ -1,0 +1,15 @@
+/**
+ * The registry of `merit` sub-commands: one line per command, in `merit help` order.
+ * A new command is a file under lib/cli/ plus one line here.
+ * @module
+ */
+import type { Command } from "./command.ts";
+
+/** Lazy loaders so `merit <cmd>` only imports what that command needs (native addons load slowly). */
+export const COMMANDS: Record<string, () => Promise<Command>> = {
+  eval: async () => (await import("./eval.ts")).evalCommand,
+  demo: async () => (await import("./demo.ts")).demoCommand,
+  data: async () => (await import("./data.ts")).dataCommand,
+  "stream-order": async () => (await import("./stream-order.ts")).streamOrderCommand,
+  classify: async () => (await import("./classify.ts")).classifyCommand,
+};

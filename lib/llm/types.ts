@@ -1,0 +1,54 @@
+/**
+ * The two model seams (DESIGN.md §1): a chat backend that answers one user message greedily, and an
+ * embedder that turns texts into L2-normalised vectors. Implementations live beside this file; the
+ * call cache and tests wrap or replace them without touching callers (STYLE.md §2.2, §2.6).
+ * @module
+ */
+
+/** What identifies a backend for cache keys and manifests (STYLE.md §2.7–2.8). */
+export interface BackendIdentity {
+  /** `llama.cpp`, `openai-compatible`, or a test double's name. */
+  kind: string;
+  /** Model name (file name or served model id). */
+  model: string;
+  /** SHA-256 of the model file, or endpoint + revision for remote models. */
+  modelHash: string;
+  /** Every parameter that changes outputs (decoding, penalties, context size, seed). */
+  params: Record<string, string | number | boolean | null>;
+}
+
+export interface GenerateRequest {
+  /** The single user message (rendered prompt text, before chat templating). */
+  prompt: string;
+  /** Maximum generated tokens (METHOD.md §6.4: 512). */
+  maxOutputTokens: number;
+}
+
+export interface GenerateResult {
+  text: string;
+  /** Prompt tokens after chat templating and left truncation, counted from token ids. */
+  promptTokens: number;
+  /** Generated token ids, including EOS when emitted. */
+  outputTokens: number;
+  /** Tokens dropped from the start of an over-long prompt (0 when none). */
+  truncatedPromptTokens: number;
+  /** true when served from the call cache (no model computation). */
+  cached: boolean;
+}
+
+export interface ChatBackend {
+  readonly identity: BackendIdentity;
+  /** One greedy generation for one user message. */
+  generate(request: GenerateRequest): Promise<GenerateResult>;
+  /** Releases models, contexts and connections. */
+  close(): Promise<void>;
+}
+
+export interface Embedder {
+  readonly identity: BackendIdentity;
+  /** Vector length. */
+  readonly dimension: number;
+  /** One L2-normalised vector per text, in input order. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,120 @@
+/**
+ * Batch scoring of a predictions file (DESIGN.md §2 `merit eval`): one verdict per dataset example in
+ * order, a summary with EX over the scoreable examples, and deterministic output files.
+ * @module
+ */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Dataset } from "../data/types.ts";
+import { canonicalJson } from "../hash.ts";
+import { Oracle, type Verdict } from "./oracle.ts";
+import type { PredictionsFile } from "./predictions.ts";
+import type { SpiderProtocol } from "./protocol.ts";
+import type { Status } from "./types.ts";
+
+export interface EvalOptions {
+  protocol: SpiderProtocol;
+  timeoutMs: number;
+  jobs: number;
+  goldCacheFile?: string | null;
+  /** Called with (done, total) as verdicts arrive. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface EvalSummary {
+  dataset: string;
+  protocol: string;
+  predictions: { file: string; encoding: string; sha256: string };
+  dataset_checksum: string;
+  database_manifest_hash: string;
+  timeout_s: number;
+  /** Examples scored (NO_DATABASE and GOLD_ERROR excluded). */
+  n: number;
+  correct: number;
+  /** Execution accuracy over n, in percent. */
+  ex: number;
+  counts: Record<Status, number>;
+  /** db_id → examples without a database. */
+  missing_databases: Record<string, number>;
+}
+
+export interface EvalResult {
+  verdicts: Verdict[];
+  summary: EvalSummary;
+}
+
+/** Scores every line of `predictions` against `dataset`. */
+export async function evaluatePredictions(dataset: Dataset, predictions: PredictionsFile, opts: EvalOptions): Promise<EvalResult> {
+  const oracle = new Oracle({
+    dataset: dataset.name,
+    databases: dataset.databases,
+    protocol: opts.protocol,
+    timeoutMs: opts.timeoutMs,
+    jobs: opts.jobs,
+    goldCacheFile: opts.goldCacheFile ?? null,
+  });
+  let done = 0;
+  const total = dataset.examples.length;
+  try {
+    const verdicts = await Promise.all(
+      dataset.examples.map(async (example, i) => {
+        const verdict = await oracle.score(example, predictions.lines[i]);
+        opts.onProgress?.(++done, total);
+        return verdict;
+      }),
+    );
+    return { verdicts, summary: summarize(dataset, predictions, verdicts, oracle.protocolId, opts.timeoutMs) };
+  } finally {
+    await oracle.close();
+  }
+}
+
+function summarize(dataset: Dataset, predictions: PredictionsFile, verdicts: Verdict[], protocol: string, timeoutMs: number): EvalSummary {
+  const counts: Record<Status, number> = { CORRECT: 0, DENOTATION_MISMATCH: 0, EXECUTION_ERROR: 0, TIMEOUT: 0, NO_DATABASE: 0, GOLD_ERROR: 0 };
+  const missing: Record<string, number> = {};
+  verdicts.forEach((v, i) => {
+    counts[v.status] += 1;
+    if (v.status === "NO_DATABASE") {
+      const db = dataset.examples[i].dbId;
+      missing[db] = (missing[db] ?? 0) + 1;
+    }
+  });
+  const n = verdicts.length - counts.NO_DATABASE - counts.GOLD_ERROR;
+  return {
+    dataset: dataset.name,
+    protocol,
+    predictions: { file: predictions.path, encoding: predictions.encoding, sha256: predictions.sha256 },
+    dataset_checksum: dataset.datasetChecksum,
+    database_manifest_hash: dataset.databaseManifestHash,
+    timeout_s: timeoutMs / 1000,
+    n,
+    correct: counts.CORRECT,
+    ex: n === 0 ? 0 : Math.round((10000 * counts.CORRECT) / n) / 100,
+    counts,
+    missing_databases: Object.fromEntries(Object.entries(missing).sort(([a], [b]) => (a < b ? -1 : 1))),
+  };
+}
+
+/** One `verdicts.jsonl` line, keys in the documented order (DESIGN.md §2). */
+export function verdictLine(index: number, dbId: string, v: Verdict): string {
+  return JSON.stringify({ index, db_id: dbId, status: v.status, db_error: v.dbError });
+}
+
+/** Writes `verdicts.jsonl` and `summary.json` into `outDir`, each atomically (temp file + rename). */
+export function writeEvalOutputs(outDir: string, dataset: Dataset, result: EvalResult): void {
+  mkdirSync(outDir, { recursive: true });
+  const lines = result.verdicts.map((v, i) => verdictLine(i, dataset.examples[i].dbId, v)).join("\n") + "\n";
+  atomicWrite(join(outDir, "verdicts.jsonl"), lines);
+  atomicWrite(join(outDir, "summary.json"), JSON.stringify(JSON.parse(canonicalJson(result.summary as never)), null, 2) + "\n");
+}
+
+function atomicWrite(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+/** `EX <pct> (<correct>/<n>)`, the last stdout line of `merit eval`. */
+export function exLine(summary: EvalSummary): string {
+  return `EX ${summary.ex.toFixed(2)} (${summary.correct}/${summary.n})`;
+}

@@ -1,0 +1,150 @@
+/**
+ * The execution oracle (METHOD.md §2.3 Spider test-suite semantics, §2.4 BIRD set semantics, §11):
+ * scores one predicted SQL for one example and returns a verdict with the four attempt statuses, or
+ * `NO_DATABASE` / `GOLD_ERROR` for examples that cannot be scored. Execution happens in the killable
+ * sandbox; gold denotations come from the gold cache.
+ * @module
+ */
+import type { DatabaseFiles, DatasetName, Example } from "../data/types.ts";
+import { birdResultEq, spiderResultEq } from "./compare.ts";
+import { GoldCache } from "./gold-cache.ts";
+import {
+  goldOrderMatters,
+  prepareBirdPrediction,
+  prepareSpiderGold,
+  prepareSpiderPrediction,
+  type Prepared,
+  type SpiderProtocol,
+} from "./protocol.ts";
+import { SqlSandbox, type SandboxOptions } from "./sandbox.ts";
+import type { AttemptStatus, FeedbackRegime, Outcome, Rows, Status } from "./types.ts";
+
+/** Verdict for one (example, prediction): an attempt outcome, or an unscoreable example. */
+export interface Verdict {
+  status: Status;
+  dbError: string | null;
+  predictedExecOk: boolean;
+  oracleCorrect: boolean | null;
+  /** SQL executions performed for this verdict (cached gold denotations cost 0). */
+  dbExecutions: number;
+  /** Rows of the last database the prediction ran on (Spider: possibly a test-suite variant). */
+  predictedRows: Rows | null;
+}
+
+export interface OracleOptions extends SandboxOptions {
+  dataset: DatasetName;
+  /** Databases by db_id (from the data loader); a missing db_id makes its examples NO_DATABASE. */
+  databases: ReadonlyMap<string, DatabaseFiles>;
+  /** Spider protocol (ignored for BIRD); default `official`. */
+  protocol?: SpiderProtocol;
+  /** SQLite file persisting gold denotations across processes, or null (default) for memory only. */
+  goldCacheFile?: string | null;
+}
+
+/** Scores predictions against gold denotations. Create once, call `score` many times, then `close`. */
+export class Oracle {
+  readonly dataset: DatasetName;
+  readonly protocol: SpiderProtocol;
+  readonly sandbox: SqlSandbox;
+  readonly gold: GoldCache;
+  readonly #databases: ReadonlyMap<string, DatabaseFiles>;
+
+  constructor(opts: OracleOptions) {
+    this.dataset = opts.dataset;
+    this.protocol = opts.protocol ?? "official";
+    this.#databases = opts.databases;
+    this.sandbox = new SqlSandbox(opts);
+    this.gold = new GoldCache(opts.goldCacheFile ?? null);
+  }
+
+  /** A stable name of the scoring protocol, recorded in summaries and manifests. */
+  get protocolId(): string {
+    return this.dataset === "bird" ? "bird-set-v1" : `spider-test-suite-${this.protocol}-v1`;
+  }
+
+  /** Scores `predicted` for `example`. Never throws for bad SQL; every failure becomes a status. */
+  async score(example: Example, predicted: string): Promise<Verdict> {
+    const db = this.#databases.get(example.dbId);
+    if (!db) return unscored("NO_DATABASE", `database not found: ${example.dbId}`);
+    if (this.dataset === "bird") {
+      return this.#scoreBird(db, example, prepareBirdPrediction(predicted));
+    }
+    return this.#scoreSpider(db, example, prepareSpiderPrediction(predicted, this.protocol, example.sourceIndex));
+  }
+
+  async close(): Promise<void> {
+    await this.sandbox.close();
+    this.gold.close();
+  }
+
+  #goldRows(path: string, sql: string) {
+    return this.gold.get(path, sql, () => this.sandbox.execute({ db: path, sql, textErrors: this.#textErrors() }));
+  }
+
+  #textErrors(): "ignore" | "replace" {
+    // The test-suite executor decodes text with errors="ignore" (METHOD.md §2.3).
+    return this.dataset === "spider" ? "ignore" : "replace";
+  }
+
+  async #scoreSpider(db: DatabaseFiles, example: Example, prediction: Prepared): Promise<Verdict> {
+    if (!prediction.ok) return attempt("EXECUTION_ERROR", prediction.error, 0, null);
+    const goldSql = prepareSpiderGold(example.goldSql, this.protocol);
+    const orderMatters = goldOrderMatters(goldSql);
+    let executions = 0;
+    let rows: Rows | null = null;
+    // Every .sqlite of the db folder (test-suite layout), in sorted order; the first failure decides.
+    for (const path of db.allPaths) {
+      const gold = await this.#goldRows(path, goldSql);
+      if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${path}: ${gold.error}`);
+      const pred = await this.sandbox.execute({ db: path, sql: prediction.sql, textErrors: "ignore" });
+      executions += 1;
+      if (!pred.ok) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, executions, null);
+      rows = pred.rows;
+      if (!spiderResultEq(gold.rows, pred.rows, orderMatters)) return attempt("DENOTATION_MISMATCH", null, executions, rows);
+    }
+    return attempt("CORRECT", null, executions, rows);
+  }
+
+  async #scoreBird(db: DatabaseFiles, example: Example, prediction: Prepared): Promise<Verdict> {
+    if (!prediction.ok) return attempt("EXECUTION_ERROR", prediction.error, 0, null);
+    // Prediction first, then gold, as the reference does; the gold comes from the cache (§11.2), so a
+    // slow gold can no longer turn a correct prediction into a mismatch.
+    const pred = await this.sandbox.execute({ db: db.canonicalPath, sql: prediction.sql });
+    if (!pred.ok) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, 1, null);
+    const gold = await this.#goldRows(db.canonicalPath, example.goldSql.trim());
+    if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${db.canonicalPath}: ${gold.error}`);
+    const correct = birdResultEq(gold.rows, pred.rows);
+    return attempt(correct ? "CORRECT" : "DENOTATION_MISMATCH", null, 1, pred.rows);
+  }
+}
+
+function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: number, rows: Rows | null): Verdict {
+  const executed = status === "CORRECT" || status === "DENOTATION_MISMATCH";
+  return {
+    status,
+    dbError: executed ? null : dbError,
+    predictedExecOk: executed,
+    oracleCorrect: status === "CORRECT",
+    dbExecutions,
+    predictedRows: executed ? rows : null,
+  };
+}
+
+function unscored(status: "NO_DATABASE" | "GOLD_ERROR", dbError: string): Verdict {
+  return { status, dbError, predictedExecOk: false, oracleCorrect: null, dbExecutions: 0, predictedRows: null };
+}
+
+/** The attempt outcome of a verdict (METHOD.md §2.2); throws for NO_DATABASE / GOLD_ERROR verdicts. */
+export function toOutcome(verdict: Verdict, feedbackRegime: FeedbackRegime = "denotation_confirmed"): Outcome {
+  if (verdict.status === "NO_DATABASE" || verdict.status === "GOLD_ERROR") {
+    throw new Error(`a ${verdict.status} verdict is not an attempt outcome (${verdict.dbError})`);
+  }
+  return {
+    status: verdict.status,
+    predictedExecOk: verdict.predictedExecOk,
+    dbError: verdict.dbError,
+    oracleCorrect: feedbackRegime === "denotation_confirmed" ? verdict.oracleCorrect : null,
+    feedbackRegime,
+    dbExecutions: verdict.dbExecutions,
+  };
+}

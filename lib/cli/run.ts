@@ -1,0 +1,159 @@
+/**
+ * `merit run` and `merit grid`: one method × one stream order, or many at once sharing one loaded
+ * model (parallel context sequences) or one set of OpenAI-compatible endpoints.
+ * @module
+ */
+import { join } from "node:path";
+import { loadDataset, missingDatabases } from "../data/index.ts";
+import { UsageError } from "../errors.ts";
+import { configHash, loadConfig, type ExperimentConfig } from "../experiment/config.ts";
+import { readInitialCache } from "../experiment/initial-cache.ts";
+import { runManifestExtras } from "../experiment/provenance.ts";
+import { runExperiment, type RunProgress } from "../experiment/run.ts";
+import { createServices } from "../experiment/services.ts";
+import { getMethod } from "../repair/methods.ts";
+import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+
+const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed 0|1|2 [--limit N] [--out DIR] [--resume]
+                 [--model GGUF] [--threads N] [--sequences N]
+  Runs one method over one stream order; the run directory gets config.json, manifest.json,
+  trajectories.jsonl, retrieval_log.jsonl, prompts.jsonl, memory/, metrics.json and stdout.log.
+  --out     run directory (default runs/<dataset>/<method>-s<seed>)
+  --resume  continue a killed run in --out (same config, method, seed and limit)
+  --model   GGUF overriding the config's model.path`;
+
+const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... --seeds 0,1,2 [--limit N] [--out DIR] [--resume]
+                  [--model GGUF] [--threads N] [--sequences N]
+  Runs every (method, seed) stream at once, sharing one loaded model through parallel sequences
+  (default: one sequence per stream, at most 8). Run directories: OUT/<method>-s<seed>
+  (default OUT = runs/<dataset>).`;
+
+const FLAGS = {
+  config: { type: "string" },
+  method: { type: "string" },
+  methods: { type: "string" },
+  seed: { type: "string" },
+  seeds: { type: "string" },
+  limit: { type: "string" },
+  out: { type: "string" },
+  resume: { type: "boolean" },
+  model: { type: "string" },
+  threads: { type: "string" },
+  sequences: { type: "string" },
+} as const;
+
+interface Stream {
+  method: string;
+  seed: number;
+  outDir: string;
+}
+
+async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO): Promise<number> {
+  for (const s of streams) getMethod(s.method); // unknown names fail before any model loads
+  const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
+  const missing = missingDatabases(dataset);
+  if (missing.length > 0) io.err(`warning: no database for ${missing.map((m) => `${m.dbId} (${m.examples})`).join(", ")}; those queries are dropped from the stream`);
+  const initialCache = readInitialCache(config.initial_cache, dataset);
+  io.err(`config ${configHash(config).slice(0, 12)}, ${config.dataset}, K=${config.max_repair_steps}, protocol ${config.protocol}, initial cache ${initialCache.cache_hash.slice(0, 12)} (${initialCache.identity.model_name})`);
+  const services = await createServices(config, dataset);
+  try {
+    const extras = await runManifestExtras(services.inner);
+    const bars = new Map<string, string>();
+    const render = (key: string, p: RunProgress, started: number) => {
+      const rate = p.done / Math.max(1e-9, (Date.now() - started) / 1000);
+      const eta = rate > 0 ? Math.round((p.total - p.done) / rate) : 0;
+      bars.set(key, `${key}: ${p.done}/${p.total} repaired ${p.repaired} tokens ${p.tokens} ETA ${eta}s`);
+    };
+    let last = 0;
+    const flush = (force = false) => {
+      if (!force && Date.now() - last < 5000) return;
+      last = Date.now();
+      io.err([...bars.values()].join(" | "));
+    };
+    const results = await Promise.all(
+      streams.map(async (s) => {
+        const method = getMethod(s.method);
+        const key = `${s.method}/s${s.seed}`;
+        const started = Date.now();
+        const result = await runExperiment({
+          spec: { config, method: s.method, seed: s.seed, limit },
+          method,
+          dataset,
+          initialCache,
+          outDir: s.outDir,
+          resume,
+          services: {
+            backend: services.backend,
+            oracle: services.oracle,
+            embedder: method.memory ? await services.embedder() : undefined,
+            retriever: method.memory ? services.retriever() : undefined,
+          },
+          manifest: extras,
+          onProgress: (p) => {
+            render(key, p, started);
+            flush();
+          },
+          log: (line) => io.err(line),
+        });
+        return { s, result };
+      }),
+    );
+    flush(true);
+    const stats = services.backend.stats();
+    io.err(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})`);
+    for (const { s, result } of results) {
+      const m = result.metrics;
+      io.out(`${s.method} seed ${s.seed}: EX ${(100 * m.final_accuracy).toFixed(2)} (initial ${(100 * m.success_at_1).toFixed(2)}), repaired ${m.repaired_count}, n ${m.total} -> ${s.outDir}`);
+    }
+    return 0;
+  } finally {
+    await services.close();
+  }
+}
+
+function applyOverrides(config: ExperimentConfig, values: { model?: string; threads?: string; sequences?: string }, streams: number): ExperimentConfig {
+  const model = { ...config.model };
+  if (values.model) model.path = values.model;
+  if (values.threads) model.threads = numberFlag(values.threads, "threads", 1, { integer: true, min: 1 });
+  model.sequences = values.sequences ? numberFlag(values.sequences, "sequences", 1, { integer: true, min: 1 }) : Math.max(model.sequences, Math.min(8, streams));
+  return { ...config, model };
+}
+
+function parseSeed(text: string): number {
+  const seed = Number(text);
+  if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`seeds must be non-negative integers, got "${text}"`);
+  return seed;
+}
+
+export const runCommand: Command = {
+  name: "run",
+  summary: "run one method over one stream order (crash-safe, resumable)",
+  usage: RUN_USAGE,
+  async run(argv, io) {
+    const { values } = parseFlags(argv, FLAGS, RUN_USAGE);
+    const base = loadConfig(required(values.config, "config", RUN_USAGE));
+    const method = required(values.method, "method", RUN_USAGE);
+    const seed = parseSeed(required(values.seed, "seed", RUN_USAGE));
+    const limit = values.limit === undefined ? null : numberFlag(values.limit, "limit", 0, { integer: true, min: 1 });
+    const config = applyOverrides(base, values, 1);
+    const outDir = values.out ?? join("runs", config.dataset, `${method}-s${seed}`);
+    return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io);
+  },
+};
+
+export const gridCommand: Command = {
+  name: "grid",
+  summary: "run many (method, seed) streams at once on one loaded model",
+  usage: GRID_USAGE,
+  async run(argv, io) {
+    const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
+    const base = loadConfig(required(values.config, "config", GRID_USAGE));
+    const methods = required(values.methods, "methods", GRID_USAGE).split(",").map((m) => m.trim()).filter(Boolean);
+    const seeds = (values.seeds ?? "0,1,2").split(",").map(parseSeed);
+    const limit = values.limit === undefined ? null : numberFlag(values.limit, "limit", 0, { integer: true, min: 1 });
+    const root = values.out ?? join("runs", base.dataset);
+    const streams = methods.flatMap((method) => seeds.map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
+    const config = applyOverrides(base, values, streams.length);
+    return runStreams(config, streams, limit, values.resume ?? false, io);
+  },
+};

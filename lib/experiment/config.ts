@@ -1,0 +1,133 @@
+/**
+ * Experiment configuration (METHOD.md §6, §11; STYLE.md §2.11): a strict zod schema — unknown keys
+ * fail, defaults live here with their reason, and errors print the path to the bad field.
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { InputFileError } from "../errors.ts";
+import { contentHash, type JsonValue } from "../hash.ts";
+
+const GpuSchema = z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", "vulkan", "metal"])]);
+
+/** Where the frozen chat model runs. */
+export const ModelSchema = z
+  .object({
+    /** `llama` = a local GGUF through node-llama-cpp; `openai` = OpenAI-compatible servers (vLLM, llama.cpp server). */
+    backend: z.enum(["llama", "openai"]).default("llama"),
+    /** GGUF file for the llama backend (models/README.md says how to get it). */
+    path: z.string().default("models/qwen2.5-7b-instruct-q4_k_m.gguf"),
+    /** Base URLs for the openai backend; requests are sharded over them. */
+    base_urls: z.array(z.string().url()).default([]),
+    /** Served model name for the openai backend. */
+    model_name: z.string().default("Qwen/Qwen2.5-7B-Instruct"),
+    /** GPU use for llama: auto-detect, force a backend, or false for CPU. */
+    gpu: GpuSchema.default("auto"),
+    /** CPU threads (null = physical cores; the env var MERIT_THREADS overrides). */
+    threads: z.number().int().positive().nullable().default(null),
+    /** Parallel context sequences sharing one loaded model (streams of a grid). */
+    sequences: z.number().int().positive().default(1),
+  })
+  .strict();
+
+/** Where the dense retrieval embedder runs. */
+export const EmbedderSchema = z
+  .object({
+    backend: z.enum(["llama", "openai"]).default("llama"),
+    /** bge-large-en-v1.5 GGUF (METHOD.md §5.3). */
+    path: z.string().default("models/bge-large-en-v1.5-f16.gguf"),
+    base_urls: z.array(z.string().url()).default([]),
+    model_name: z.string().default("BAAI/bge-large-en-v1.5"),
+  })
+  .strict();
+
+export const DecodingSchema = z
+  .object({
+    /** METHOD.md §6.4: max_new_tokens = 512. */
+    max_output_tokens: z.number().int().positive().default(512),
+    /** METHOD.md §6.4: left truncation to 4,096 prompt tokens. */
+    max_input_tokens: z.number().int().positive().default(4096),
+    /** `left` keeps the reference behaviour (counted and warned); `error` refuses over-long prompts (§11.5). */
+    truncate: z.enum(["left", "error"]).default("left"),
+    /** Qwen2.5's generation_config value, inherited by the reference's greedy decoding (§11.9). */
+    repetition_penalty: z.number().min(1).default(1.05),
+    /** METHOD.md §6.4: set_reproducible_seeds(42); irrelevant under greedy decoding but recorded. */
+    seed: z.number().int().nonnegative().default(42),
+  })
+  .strict();
+
+export const RetrievalSchema = z
+  .object({
+    /** METHOD.md §5.5 limits. */
+    max_positive: z.number().int().nonnegative().default(3),
+    max_negative: z.number().int().nonnegative().default(1),
+    /** Typed pool is used only with at least this many entries (§5.5). */
+    min_typed_pool: z.number().int().positive().default(3),
+    /** Fusion weights are fixed by the method (config validation requires exactly these, §5.4). */
+    dense_weight: z.literal(0.75).default(0.75),
+    bm25_weight: z.literal(0.25).default(0.25),
+    /** Type-reliability-aware variant's soft bonus (§5.4). */
+    type_bonus: z.number().nonnegative().default(0.1),
+    /** Below this pool size dense scores are exact; above, HNSW candidates are rescored exactly. */
+    exact_pool_limit: z.number().int().positive().default(5000),
+  })
+  .strict();
+
+export const ExperimentConfigSchema = z
+  .object({
+    dataset: z.enum(["spider", "bird"]),
+    /** Dataset directory (layout of METHOD.md §1.1). */
+    data_dir: z.string(),
+    /** Shared initial cache (METHOD.md §6.6), built by `merit initial`. */
+    initial_cache: z.string(),
+    /** Spider oracle protocol; repair runs use the MERIT reference oracle (§11.6). Ignored for BIRD. */
+    protocol: z.enum(["official", "merit", "strict"]).default("merit"),
+    feedback_regime: z.enum(["denotation_confirmed", "dbms_only"]).default("denotation_confirmed"),
+    /** K: repair generations per failed query (METHOD.md §6.1). */
+    max_repair_steps: z.number().int().nonnegative().default(7),
+    /** Seconds per SQL statement (§11.1). */
+    sql_timeout_s: z.number().positive().default(30),
+    /** Seed of random_same_type draws (§5.6). */
+    random_seed: z.number().int().nonnegative().default(42),
+    /** SQLite file of the LLM call cache (shared by runs; safe under concurrent writers). */
+    call_cache: z.string().default("runs/llm-call-cache.sqlite"),
+    model: ModelSchema.default({}),
+    embedder: EmbedderSchema.default({}),
+    decoding: DecodingSchema.default({}),
+    retrieval: RetrievalSchema.default({}),
+  })
+  .strict();
+
+export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
+
+/** Parses a config object; the error names the file, the path to the bad field and what was wrong. */
+export function parseConfig(value: unknown, file = "<config>"): ExperimentConfig {
+  const parsed = ExperimentConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`);
+    throw new InputFileError(file, `invalid config — ${issues.slice(0, 3).join("; ")}${issues.length > 3 ? ` (+${issues.length - 3} more)` : ""}`, "fix the field (see lib/experiment/config.ts for every key and its default)");
+  }
+  return parsed.data;
+}
+
+/** Reads and validates a JSON config file. */
+export function loadConfig(file: string): ExperimentConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new InputFileError(file, "config file cannot be read", "check the --config path (configs/spider.json, configs/bird.json)", error);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputFileError(file, `malformed JSON (${(error as Error).message})`, "fix the JSON syntax", error);
+  }
+  return parseConfig(value, file);
+}
+
+/** content_hash of the fully-defaulted config, recorded in manifests. */
+export function configHash(config: ExperimentConfig): string {
+  return contentHash(config as unknown as JsonValue);
+}

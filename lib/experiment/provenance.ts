@@ -1,0 +1,45 @@
+/**
+ * Experiment runs, provenance for manifests (STYLE.md §2.7): git commit and dirty flag, versions of
+ * Node and the packages that shape results, prompt template hashes, and the chat backend's identity.
+ * @module
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { JsonValue } from "../hash.ts";
+import type { ChatBackend } from "../llm/types.ts";
+import { PROMPT_FORMAT_VERSION, templateHash } from "../prompts.ts";
+
+const PACKAGES = ["node-llama-cpp", "better-sqlite3", "hnswlib-node", "natural", "zod"];
+const TEMPLATES = ["spider-initial-v3", "spider-repair-v3", "spider-reflection-v3", "bird-initial-v3", "bird-repair-v3", "bird-reflection-v3", "bird-context-v3"];
+
+function git(args: string[]): string | null {
+  try {
+    return execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function packageVersion(name: string): string | null {
+  try {
+    const require = createRequire(import.meta.url);
+    const path = require.resolve(`${name}/package.json`);
+    return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
+  } catch {
+    return null;
+  }
+}
+
+/** Fields every run manifest records besides the run's own identity. */
+export async function runManifestExtras(backend: ChatBackend): Promise<Record<string, JsonValue>> {
+  const status = git(["status", "--porcelain", "--untracked-files=no"]);
+  return {
+    git: { commit: git(["rev-parse", "HEAD"]), dirty: status === null ? null : status.length > 0 },
+    node: process.version,
+    packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
+    prompt_format_version: PROMPT_FORMAT_VERSION,
+    prompt_templates: Object.fromEntries(TEMPLATES.map((t) => [t, templateHash(t)])),
+    model_identity: backend.identity as unknown as JsonValue,
+  };
+}

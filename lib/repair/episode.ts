@@ -1,0 +1,230 @@
+/**
+ * Repair stage, one episode (METHOD.md §6.1–6.2, §6.5): attempt 0 is the cached initial SQL
+ * (re-scored online and checked against its cached label); then, while the method repairs, the last
+ * attempt is not terminal and fewer than K repairs were made: classify, retrieve (memory methods),
+ * prompt, one greedy generation, extract SQL, score — with Reflexion's reflections where the method
+ * asks for them. Returns the trajectory, the retrieval log and the finished episode that memory
+ * finalization reads; it never writes memory itself (the run does, after committing the trajectory).
+ * @module
+ */
+import { classifyFailure } from "../classify.ts";
+import type { DatasetName, Example } from "../data/types.ts";
+import { MeritError } from "../errors.ts";
+import type { InitialRecord } from "../experiment/initial-cache.ts";
+import type { ChatBackend, Embedder, GenerateResult } from "../llm/types.ts";
+import { failureContext, type EpisodeAttempt, type FinishedEpisode } from "../memory/finalize.ts";
+import type { MemoryStore } from "../memory/store.ts";
+import { extractSql } from "../oracle/extract-sql.ts";
+import type { Verdict } from "../oracle/oracle.ts";
+import type { AttemptStatus, FeedbackRegime } from "../oracle/types.ts";
+import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
+import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
+import type { Retriever } from "../retrieval/retriever.ts";
+import type { MethodSpec } from "./methods.ts";
+import type { CallKind, ErrorType } from "./trajectory.ts";
+
+/** Everything that identifies one episode of one run. */
+export interface EpisodeSpec {
+  dataset: DatasetName;
+  method: MethodSpec;
+  streamSeed: number;
+  streamPosition: number;
+  example: Example;
+  schema: string;
+  initial: InitialRecord;
+  feedbackRegime: FeedbackRegime;
+  /** K (METHOD.md §6.1: 7). */
+  maxRepairSteps: number;
+  maxOutputTokens: number;
+}
+
+/** The seams an episode calls (STYLE.md §2.2); tests pass scripted doubles. */
+export interface EpisodeServices {
+  backend: ChatBackend;
+  /** The confirmed oracle for this run's dataset and protocol. */
+  score(example: Example, sql: string): Promise<Verdict>;
+  /** Memory methods only. */
+  memory?: MemoryStore;
+  retriever?: Retriever;
+  embedder?: Embedder;
+}
+
+/** One LLM call as accounted (METHOD.md §6.5). */
+export interface CallRecord {
+  kind: CallKind;
+  promptTokens: number;
+  outputTokens: number;
+  truncatedPromptTokens: number;
+  cached: boolean;
+  promptHash: string | null;
+}
+
+/** One scored attempt. */
+export interface AttemptRecord extends EpisodeAttempt {
+  /** Confirmed correctness (equals oracleCorrect under denotation_confirmed; offline under dbms_only). */
+  confirmedCorrect: boolean;
+  errorType: ErrorType | null;
+  dbExecutions: number;
+}
+
+/** A prompt sent in this episode (logged for the causal audit). */
+export interface PromptRecord {
+  kind: CallKind;
+  hash: string;
+  text: string;
+}
+
+export interface EpisodeResult {
+  attempts: AttemptRecord[];
+  /** Every reflection and repair prompt, in call order. */
+  prompts: PromptRecord[];
+  calls: CallRecord[];
+  reflections: string[];
+  /** Retrieved entry ids per repair step ([] for memoryless steps). */
+  retrieved: string[][];
+  retrievalLog: RetrievalLogRecord[];
+  /** Query embeddings computed during retrieval. */
+  queryEmbeddings: number;
+  /** Input to memory finalization (METHOD.md §4.3). */
+  finished: FinishedEpisode;
+}
+
+/** The cached initial label disagrees with the online oracle: the cache is stale for this data. */
+export class InitialLabelMismatchError extends MeritError {
+  constructor(queryId: string, cached: string, online: string) {
+    super(`initial cache label of query ${queryId} is ${cached} but the oracle now says ${online}; rebuild the cache with \`merit initial\` for this data and protocol`);
+    this.name = "InitialLabelMismatchError";
+  }
+}
+
+/** Runs one episode to completion. */
+export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): Promise<EpisodeResult> {
+  const { example, method } = spec;
+  const attempts: AttemptRecord[] = [];
+  const calls: CallRecord[] = [];
+  const prompts: PromptRecord[] = [];
+  const reflections: string[] = [];
+  const retrieved: string[][] = [];
+  const retrievalLog: RetrievalLogRecord[] = [];
+  let queryEmbeddings = 0;
+
+  const score = async (sql: string): Promise<AttemptRecord> => {
+    const verdict = await services.score(example, sql);
+    if (verdict.status === "NO_DATABASE" || verdict.status === "GOLD_ERROR") {
+      throw new MeritError(`query ${example.id} cannot be scored (${verdict.status}: ${verdict.dbError}); it should have been dropped from the stream`);
+    }
+    return toAttempt(sql, verdict, spec.feedbackRegime);
+  };
+
+  // Attempt 0: the cached initial SQL, never regenerated.
+  const first = await score(spec.initial.initial_sql);
+  if (spec.feedbackRegime === "denotation_confirmed" && first.status !== spec.initial.execution_status) {
+    throw new InitialLabelMismatchError(example.id, spec.initial.execution_status, first.status);
+  }
+  attempts.push(first);
+  calls.push({
+    kind: "initial_cache",
+    promptTokens: spec.initial.prompt_tokens ?? 0,
+    outputTokens: spec.initial.output_tokens ?? 0,
+    truncatedPromptTokens: 0,
+    cached: true,
+    promptHash: spec.initial.prompt_hash,
+  });
+
+  const question = { dataset: spec.dataset, schema: spec.schema, question: example.question, evidence: example.evidence };
+  const terminal = (a: AttemptRecord) => (spec.feedbackRegime === "denotation_confirmed" ? a.status === "CORRECT" : a.predictedExecOk);
+  const asPrompt = (a: AttemptRecord): PromptAttempt => ({ sql: a.sql, status: a.status, dbError: a.dbError });
+  const generate = async (kind: CallKind, prompt: string): Promise<GenerateResult> => {
+    const hash = promptHash(prompt);
+    prompts.push({ kind, hash, text: prompt });
+    const result = await services.backend.generate({ prompt, maxOutputTokens: spec.maxOutputTokens });
+    calls.push({
+      kind,
+      promptTokens: result.promptTokens,
+      outputTokens: result.outputTokens,
+      truncatedPromptTokens: result.truncatedPromptTokens,
+      cached: result.cached,
+      promptHash: hash,
+    });
+    return result;
+  };
+  const reflect = async () => {
+    const last = attempts[attempts.length - 1];
+    const prompt = reflectionPrompt({ ...question, attempts: attempts.map(asPrompt), currentErrorType: last.errorType ?? "Unknown" });
+    reflections.push(extractReflection((await generate("reflection", prompt)).text));
+  };
+
+  if (method.repairs && method.reflects && !terminal(first) && spec.maxRepairSteps > 0) await reflect();
+
+  while (method.repairs && !terminal(attempts[attempts.length - 1]) && attempts.length - 1 < spec.maxRepairSteps) {
+    const iteration = attempts.length; // 1-based repair step
+    const last = attempts[attempts.length - 1];
+    const currentErrorType = last.errorType ?? "Unknown";
+    let positives: PromptMemory[] = [];
+    let negatives: PromptMemory[] = [];
+    if (method.memory) {
+      const { memory, retriever, embedder } = services;
+      if (!memory || !retriever || !embedder) throw new MeritError(`method ${method.name} needs a memory store, a retriever and an embedder`);
+      const result = await retriever.retrieve(
+        memory,
+        {
+          queryId: example.id,
+          dbId: example.dbId,
+          streamPosition: spec.streamPosition,
+          repairIteration: iteration,
+          currentErrorType,
+          question: example.question,
+          currentSql: last.sql,
+          failureContext: failureContext(last),
+        },
+        method.memory,
+        embedder,
+      );
+      positives = result.positives.map((r) => r.entry);
+      negatives = result.negatives.map((r) => r.entry);
+      retrieved.push([...positives, ...negatives].map((e) => e.entry_id));
+      retrievalLog.push(result.log);
+      queryEmbeddings += result.embeddingCalls;
+    } else {
+      retrieved.push([]);
+    }
+    const prompt = repairPrompt({ ...question, positives, negatives, reflections, attempts: attempts.map(asPrompt), currentErrorType });
+    const output = await generate("repair", prompt);
+    const attempt = await score(extractSql(output.text));
+    attempts.push(attempt);
+    if (method.reflects && !terminal(attempt)) await reflect();
+  }
+
+  const finished: FinishedEpisode = {
+    dataset: spec.dataset,
+    method: method.name,
+    streamOrderSeed: spec.streamSeed,
+    streamPosition: spec.streamPosition,
+    queryId: example.id,
+    dbId: example.dbId,
+    question: example.question,
+    schema: spec.schema,
+    feedbackRegime: spec.feedbackRegime,
+    attempts,
+    retrievedEntryIds: retrieved.length > 0 ? retrieved[retrieved.length - 1] : [],
+  };
+  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished };
+}
+
+/** A verdict as an attempt; under dbms_only the model never learns correctness (METHOD.md §2.5). */
+function toAttempt(sql: string, verdict: Verdict, regime: FeedbackRegime): AttemptRecord {
+  const confirmedCorrect = verdict.status === "CORRECT";
+  const status: AttemptStatus =
+    regime === "dbms_only" && verdict.status === "CORRECT" ? "DENOTATION_MISMATCH" : (verdict.status as AttemptStatus);
+  const classification = status === "CORRECT" ? null : classifyFailure({ status, dbError: verdict.dbError, predictedExecOk: verdict.predictedExecOk });
+  return {
+    sql,
+    status,
+    predictedExecOk: verdict.predictedExecOk,
+    dbError: verdict.dbError,
+    oracleCorrect: regime === "denotation_confirmed" ? confirmedCorrect : null,
+    confirmedCorrect,
+    errorType: classification ? classification.errorType : null,
+    dbExecutions: verdict.dbExecutions,
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Repair stage: an episode result as the `trajectories.jsonl` record (METHOD.md §6.5 accounting),
+ * and back to the finished episode that memory finalization reads (used when a run resumes).
+ * @module
+ */
+import type { Example } from "../data/types.ts";
+import type { EpisodeAttempt, FinishedEpisode } from "../memory/finalize.ts";
+import type { EpisodeResult, EpisodeSpec } from "./episode.ts";
+import { TrajectorySchema, type Accounting, type Trajectory } from "./trajectory.ts";
+
+/**
+ * The trajectory of a finished episode. `plannedInsertions` is 1 when finalization produced an entry
+ * (its embedding is billed to this episode, METHOD.md §6.5), else 0.
+ */
+export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedInsertions: number): Trajectory {
+  const { attempts, calls } = result;
+  const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+  const prompt = calls.map((c) => c.promptTokens);
+  const output = calls.map((c) => c.outputTokens);
+  const accounting: Accounting = {
+    initial_prompt_tokens: prompt[0],
+    initial_output_tokens: output[0],
+    repair_prompt_tokens: sum(prompt.slice(1)),
+    repair_output_tokens: sum(output.slice(1)),
+    total_prompt_tokens: sum(prompt),
+    total_output_tokens: sum(output),
+    total_tokens: sum(prompt) + sum(output),
+    llm_calls: calls.length,
+    db_executions: sum(attempts.map((a) => a.dbExecutions)),
+    embedding_calls: result.queryEmbeddings + plannedInsertions,
+    retrieval_calls: result.retrievalLog.length,
+    truncations: calls.filter((c) => c.truncatedPromptTokens > 0).length,
+  };
+  const last = attempts[attempts.length - 1];
+  const trajectory: Trajectory = {
+    query_id: spec.example.id,
+    db_id: spec.example.dbId,
+    source_index: spec.example.sourceIndex,
+    stream_position: spec.streamPosition,
+    dataset: spec.dataset,
+    method: spec.method.name,
+    stream_seed: spec.streamSeed,
+    feedback_regime: spec.feedbackRegime,
+    attempts: attempts.map((a) => a.sql),
+    statuses: attempts.map((a) => a.status),
+    db_errors: attempts.map((a) => a.dbError),
+    error_types: attempts.map((a) => a.errorType),
+    initial_correct: attempts[0].confirmedCorrect,
+    final_correct: last.confirmedCorrect,
+    repair_steps: attempts.length - 1,
+    initial_tokens_known: spec.initial.prompt_tokens !== null && spec.initial.output_tokens !== null,
+    prompt_tokens: prompt,
+    output_tokens: output,
+    call_kinds: calls.map((c) => c.kind),
+    truncated_prompt_tokens: calls.map((c) => c.truncatedPromptTokens),
+    reflections: result.reflections,
+    accounting,
+    retrieved_entry_ids: result.retrieved,
+  };
+  return TrajectorySchema.parse(trajectory);
+}
+
+/** The finished episode of a committed trajectory (for replaying memory insertions on resume). */
+export function finishedFromTrajectory(t: Trajectory, example: Example, schema: string): FinishedEpisode {
+  const attempts: EpisodeAttempt[] = t.attempts.map((sql, i) => {
+    const executed = t.statuses[i] === "CORRECT" || t.statuses[i] === "DENOTATION_MISMATCH";
+    return {
+      sql,
+      status: t.statuses[i],
+      predictedExecOk: executed,
+      dbError: t.db_errors[i],
+      oracleCorrect: t.feedback_regime === "denotation_confirmed" ? t.statuses[i] === "CORRECT" : null,
+      errorType: t.error_types[i],
+    };
+  });
+  return {
+    dataset: t.dataset,
+    method: t.method,
+    streamOrderSeed: t.stream_seed,
+    streamPosition: t.stream_position,
+    queryId: t.query_id,
+    dbId: t.db_id,
+    question: example.question,
+    schema,
+    feedbackRegime: t.feedback_regime,
+    attempts,
+    retrievedEntryIds: t.retrieved_entry_ids.length > 0 ? t.retrieved_entry_ids[t.retrieved_entry_ids.length - 1] : [],
+  };
+}

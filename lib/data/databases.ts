@@ -1,0 +1,106 @@
+/**
+ * Data loading, database resolution (METHOD.md §1.4): finds every `*.sqlite` under a database root,
+ * groups the files by db_id (canonical `<db>/<db>.sqlite` first, test-suite variants kept), and hashes
+ * them into the database manifest.
+ * @module
+ */
+import type { Dirent } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { InputFileError } from "../errors.ts";
+import { contentHash } from "../hash.ts";
+import { fileDigest } from "./file-hash.ts";
+import type { DatabaseFiles } from "./types.ts";
+
+/** One `*.sqlite` file of the manifest; `path` is relative to the root, POSIX separators. */
+export interface ManifestEntry {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** What discovery found under one root. */
+export interface DatabaseDiscovery {
+  /** Absolute database root (it may not exist: then there are no databases). */
+  root: string;
+  databases: Map<string, DatabaseFiles>;
+  /** Every `*.sqlite` file, sorted by relative POSIX path. */
+  manifest: ManifestEntry[];
+  /** content_hash of `manifest` (METHOD.md §1.4). */
+  manifestHash: string;
+}
+
+/** Discovers and hashes the databases under `root`; a missing root yields no databases, not an error. */
+export async function discoverDatabases(root: string): Promise<DatabaseDiscovery> {
+  const absoluteRoot = resolve(root);
+  const relativePaths = (await isDirectory(absoluteRoot)) ? (await listSqlite(absoluteRoot, [])).sort(comparePaths) : [];
+  const manifest: ManifestEntry[] = [];
+  for (const path of relativePaths) manifest.push({ path, ...(await fileDigest(join(absoluteRoot, ...path.split("/")))) });
+  return {
+    root: absoluteRoot,
+    databases: groupByDbId(absoluteRoot, relativePaths),
+    manifest,
+    manifestHash: databaseManifestHash(manifest),
+  };
+}
+
+/** content_hash of the manifest entry list (order as given: sorted by relative path). */
+export function databaseManifestHash(manifest: readonly ManifestEntry[]): string {
+  return contentHash(manifest.map((entry) => ({ path: entry.path, size: entry.size, sha256: entry.sha256 })));
+}
+
+/**
+ * Groups sorted relative paths by db_id (first path component, or the file stem at top level) and
+ * picks each db's canonical file: `<db>/<db>.sqlite` if present, else its only candidate.
+ */
+export function groupByDbId(root: string, relativePaths: readonly string[]): Map<string, DatabaseFiles> {
+  const groups = new Map<string, string[]>();
+  for (const path of relativePaths) {
+    const parts = path.split("/");
+    const dbId = parts.length === 1 ? parts[0].slice(0, -".sqlite".length) : parts[0];
+    groups.set(dbId, [...(groups.get(dbId) ?? []), path]);
+  }
+  const databases = new Map<string, DatabaseFiles>();
+  for (const [dbId, paths] of groups) {
+    const conventional = `${dbId}/${dbId}.sqlite`;
+    const canonical = paths.includes(conventional) ? conventional : paths.length === 1 ? paths[0] : undefined;
+    if (canonical === undefined) {
+      throw new InputFileError(join(root, dbId), `database "${dbId}" has ${paths.length} .sqlite files (${paths.join(", ")}) and none is the conventional ${conventional}`, `rename the canonical database to ${conventional} (test-suite variants may stay beside it)`);
+    }
+    const absolute = (path: string) => join(root, ...path.split("/"));
+    databases.set(dbId, { dbId, canonicalPath: absolute(canonical), allPaths: paths.map(absolute) });
+  }
+  return databases;
+}
+
+/** Relative POSIX paths of every file named `*.sqlite` below `dir` (symlinks followed). */
+async function listSqlite(dir: string, prefix: string[]): Promise<string[]> {
+  const found: string[] = [];
+  const entries: Dirent[] = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    const full = join(dir, entry.name);
+    const isLink = entry.isSymbolicLink();
+    const isDir = entry.isDirectory() || (isLink && (await isDirectory(full)));
+    if (isDir) found.push(...(await listSqlite(full, [...prefix, entry.name])));
+    else if (entry.name.endsWith(".sqlite") && (entry.isFile() || isLink)) found.push([...prefix, entry.name].join("/"));
+  }
+  return found;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return false; // absent root or dangling link: no databases
+    throw error;
+  }
+}
+
+/** Code-point order, as Python's `sorted` orders the reference's relative paths. */
+function comparePaths(a: string, b: string): number {
+  const x = [...a].map((c) => c.codePointAt(0) ?? 0);
+  const y = [...b].map((c) => c.codePointAt(0) ?? 0);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}

@@ -1,0 +1,140 @@
+/**
+ * Data acquisition (METHOD.md §1.1): fetches one official archive into `<dir>/_downloads/`, resuming a
+ * `.partial` file with an HTTP Range request, and verifies its SHA-256 before anything trusts it.
+ * @module
+ */
+import { createWriteStream } from "node:fs";
+import { mkdir, rename, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { MeritError } from "../errors.ts";
+import type { ArchiveEntry } from "./downloads.ts";
+import { streamSha256 } from "./file-hash.ts";
+
+/** A download that failed: network down, HTTP error, or a hash that is wrong or not pinned. */
+export class DownloadError extends MeritError {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "DownloadError";
+  }
+}
+
+/** The archive's sha256 is not pinned in downloads.json; `actual` is what this copy hashes to. */
+export class UnpinnedHashError extends DownloadError {
+  readonly actual: string;
+  constructor(file: string, actual: string) {
+    super(`${file} has sha256 ${actual}, but data/downloads.json pins no sha256 for it, so it is not trusted: verify that value against the publisher (or a second download), write it as "sha256" in data/downloads.json, then re-run to extract`);
+    this.name = "UnpinnedHashError";
+    this.actual = actual;
+  }
+}
+
+export interface FetchArchiveOptions {
+  /** Directory that receives the archive, e.g. `data/_downloads`. */
+  downloadsDir: string;
+  /** Progress lines (stderr in the CLI). */
+  progress?: (line: string) => void;
+  /** Injected for tests; defaults to the global fetch. */
+  fetchImpl?: typeof fetch;
+}
+
+/**
+ * Returns the path of the verified archive: an existing `<downloadsDir>/<file>` (e.g. copied by hand)
+ * is verified as is; otherwise the archive is streamed to `<file>.partial` (resumed when present),
+ * verified, and renamed into place. Throws DownloadError (exit code 2) on any failure.
+ */
+export async function fetchArchive(entry: ArchiveEntry, opts: FetchArchiveOptions): Promise<string> {
+  const target = join(opts.downloadsDir, entry.file);
+  if (await exists(target)) {
+    opts.progress?.(`found ${target}; verifying sha256`);
+    await verifyArchive(target, entry.sha256, { deleteOnMismatch: false });
+    return target;
+  }
+  await mkdir(opts.downloadsDir, { recursive: true });
+  const partial = `${target}.partial`;
+  const complete = await download(entry, partial, target, opts);
+  if (!complete) throw new DownloadError(`download of ${entry.url} stopped early; re-run the same command to resume from ${partial}`);
+  if (entry.sha256 === null) {
+    // Keep the bytes under the final name (a re-run will not download again) but refuse to trust them.
+    await rename(partial, target);
+    await verifyArchive(target, null, { deleteOnMismatch: false }); // always throws UnpinnedHashError
+  }
+  await verifyArchive(partial, entry.sha256, { deleteOnMismatch: true });
+  await rename(partial, target); // atomic within one directory; with a pinned hash the final name only ever holds verified bytes
+  return target;
+}
+
+/** Throws unless `file` hashes to `expected`; a null `expected` always throws UnpinnedHashError. */
+export async function verifyArchive(file: string, expected: string | null, opts: { deleteOnMismatch: boolean }): Promise<void> {
+  const actual = await streamSha256(file);
+  if (expected === null) throw new UnpinnedHashError(file, actual);
+  if (actual === expected) return;
+  if (opts.deleteOnMismatch) await unlink(file);
+  throw new DownloadError(`${file} has sha256 ${actual} but data/downloads.json expects ${expected}; ${opts.deleteOnMismatch ? "the corrupt download was deleted, re-run to fetch it again" : "delete that file and re-run, or check where the copy came from"}`);
+}
+
+/** Streams the body into `partial`; resolves to true when the server sent the whole file. */
+async function download(entry: ArchiveEntry, partial: string, target: string, opts: FetchArchiveOptions): Promise<boolean> {
+  const offset = (await exists(partial)) ? (await stat(partial)).size : 0;
+  const offline = (error: unknown) =>
+    new DownloadError(`cannot reach ${entry.url} (${describe(error)}); this machine appears offline: copy ${entry.file} (from ${entry.page}) into ${target} manually, then re-run to verify and extract`, error);
+  let response: Response;
+  try {
+    response = await (opts.fetchImpl ?? fetch)(entry.url, { headers: offset > 0 ? { Range: `bytes=${offset}-` } : {}, redirect: "follow" });
+  } catch (error) {
+    throw offline(error);
+  }
+  if (response.status === 416 && offset > 0) return true; // the partial file already holds every byte
+  if (response.status !== 200 && response.status !== 206) {
+    throw new DownloadError(`${entry.url} answered HTTP ${response.status} ${response.statusText}; download ${entry.file} by hand from ${entry.page} into ${target}, then re-run to verify and extract`);
+  }
+  if ((response.headers.get("content-type") ?? "").startsWith("text/html")) {
+    throw new DownloadError(`${entry.url} returned an HTML page instead of ${entry.file} (a confirmation or error page); download it in a browser from ${entry.page} into ${target}, then re-run to verify and extract`);
+  }
+  const resumed = response.status === 206;
+  const start = resumed ? offset : 0;
+  const length = Number(response.headers.get("content-length") ?? NaN);
+  const total = Number.isFinite(length) ? start + length : undefined;
+  opts.progress?.(`${resumed ? `resuming at ${start} bytes` : "downloading"} ${entry.url}${total ? ` (${total} bytes)` : ""}`);
+  if (response.body === null) throw new DownloadError(`${entry.url} sent no body; re-run later or download ${entry.file} by hand from ${entry.page}`);
+
+  let received = start;
+  let nextReport = total ? start + total / 10 : start + 64 * 2 ** 20;
+  const count = async function* (source: AsyncIterable<Buffer>) {
+    for await (const chunk of source) {
+      received += chunk.length;
+      if (received >= nextReport) {
+        opts.progress?.(total ? `${entry.file}: ${Math.floor((100 * received) / total)}% (${received}/${total} bytes)` : `${entry.file}: ${received} bytes`);
+        nextReport += total ? total / 10 : 64 * 2 ** 20;
+      }
+      yield chunk;
+    }
+  };
+  try {
+    const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+    await pipeline(body, count, createWriteStream(partial, { flags: resumed ? "a" : "w" }));
+  } catch (error) {
+    throw new DownloadError(`download of ${entry.url} was interrupted after ${received} bytes (${describe(error)}); re-run the same command to resume, or copy ${entry.file} into ${target} manually`, error);
+  }
+  return total === undefined || received >= total;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+/** The innermost cause of a fetch failure, e.g. `connect ECONNREFUSED 127.0.0.1:9`. */
+function describe(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  if (!(current instanceof Error)) return String(current);
+  return current.message || ((current as NodeJS.ErrnoException).code ?? current.name);
+}

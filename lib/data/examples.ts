@@ -1,0 +1,101 @@
+/**
+ * Data loading, examples (METHOD.md §1.2): validates Spider/BIRD `dev.json` records and maps them onto
+ * `Example` (ids, stripped fields, evidence, difficulty, gold SQL), collecting invalid records with reasons.
+ * @module
+ */
+import { z } from "zod";
+import { InputFileError } from "../errors.ts";
+import type { DatasetName, Example } from "./types.ts";
+
+/** The fields the kit reads from one record; other keys (`query_toks`, `sql`, …) pass through. */
+const RecordSchema = z
+  .object({
+    /** BIRD only; Spider ids are source indices. */
+    question_id: z.union([z.number(), z.string()]).nullable().optional(),
+    db_id: z.string().optional(),
+    question: z.string().optional(),
+    evidence: z.string().nullable().optional(),
+    /** Spider gold SQL. */
+    query: z.string().optional(),
+    /** BIRD gold SQL. */
+    SQL: z.string().optional(),
+    difficulty: z.string().nullable().optional(),
+    hardness: z.string().nullable().optional(),
+  })
+  .passthrough();
+
+/** A record that cannot become an Example, and why. */
+export interface InvalidExample {
+  sourceIndex: number;
+  reason: string;
+}
+
+/** All records of one file: the valid ones in source order, and the invalid ones with reasons. */
+export interface ParsedExamples {
+  examples: Example[];
+  invalid: InvalidExample[];
+}
+
+/** Which record key holds the gold SQL (METHOD.md §1.2). */
+export const GOLD_SQL_KEY: Record<DatasetName, "query" | "SQL"> = { spider: "query", bird: "SQL" };
+
+/**
+ * Maps parsed JSON onto Examples. A non-array document throws; a record with a missing or empty
+ * db_id/question/gold SQL, or a field of the wrong type, is collected in `invalid`; a duplicate id
+ * throws (ids are the join key of every later stage).
+ */
+export function parseExamples(document: unknown, dataset: DatasetName, file: string): ParsedExamples {
+  if (!Array.isArray(document)) {
+    throw new InputFileError(file, `expected a JSON list of examples, found ${document === null ? "null" : typeof document}`, `point the loader at the ${dataset} dev.json file`);
+  }
+  const examples: Example[] = [];
+  const invalid: InvalidExample[] = [];
+  const firstIndexById = new Map<string, number>();
+  document.forEach((raw, sourceIndex) => {
+    const parsed = RecordSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      invalid.push({ sourceIndex, reason: `${issue.path.join(".") || "record"}: ${issue.message}` });
+      return;
+    }
+    const record = parsed.data;
+    const id = record.question_id === undefined || record.question_id === null ? String(sourceIndex) : String(record.question_id);
+    const earlier = firstIndexById.get(id);
+    if (earlier !== undefined) {
+      throw new InputFileError(file, `duplicate example id "${id}" at source indices ${earlier} and ${sourceIndex}`, "ids must be unique (question_id for BIRD, list position for Spider); remove or renumber the duplicate");
+    }
+    firstIndexById.set(id, sourceIndex);
+
+    const goldKey = GOLD_SQL_KEY[dataset];
+    const dbId = (record.db_id ?? "").trim();
+    const question = (record.question ?? "").trim();
+    const goldSql = (record[goldKey] ?? "").trim();
+    const missing = [dbId ? undefined : "db_id", question ? undefined : "question", goldSql ? undefined : goldKey].filter((x) => x !== undefined);
+    if (missing.length > 0) {
+      invalid.push({ sourceIndex, reason: `missing or empty ${missing.join(", ")}` });
+      return;
+    }
+    const difficultyRaw = (dataset === "bird" ? record.difficulty : record.hardness) ?? "";
+    examples.push({
+      id,
+      sourceIndex,
+      dbId,
+      question,
+      evidence: dataset === "bird" ? (record.evidence ?? "").trim() : "",
+      goldSql,
+      difficulty: difficultyRaw.trim() || "unknown",
+    });
+  });
+  return { examples, invalid };
+}
+
+/** Throws an InputFileError listing the first few invalid records (the runner refuses any invalid example). */
+export function assertAllValid(parsed: ParsedExamples, file: string, shown = 3): Example[] {
+  if (parsed.invalid.length === 0) return parsed.examples;
+  const first = parsed.invalid
+    .slice(0, shown)
+    .map((x) => `index ${x.sourceIndex}: ${x.reason}`)
+    .join("; ");
+  const more = parsed.invalid.length > shown ? `; and ${parsed.invalid.length - shown} more` : "";
+  throw new InputFileError(file, `${parsed.invalid.length} invalid example(s) (${first}${more})`, "fix or remove those records; every example needs a non-empty db_id, question and gold SQL");
+}

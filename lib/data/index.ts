@@ -1,0 +1,16 @@
+/**
+ * Data loading (METHOD.md §1): the public surface of lib/data — datasets, examples, schema text,
+ * database discovery, gold files, and official archive download/extraction.
+ * @module
+ */
+export type { Dataset, DatasetName, DatabaseFiles, Example } from "./types.ts";
+export { loadDataset, datasetChecksum, missingDatabases, LAYOUTS, type DatasetLayout, type LoadDatasetOptions, type MissingDatabase } from "./dataset.ts";
+export { parseExamples, assertAllValid, GOLD_SQL_KEY, type InvalidExample, type ParsedExamples } from "./examples.ts";
+export { renderSchema, TablesEntrySchema, SchemaEntryError, type TablesEntry, type PrimaryKeyItem } from "./schema-text.ts";
+export { discoverDatabases, databaseManifestHash, groupByDbId, type DatabaseDiscovery, type ManifestEntry } from "./databases.ts";
+export { fileDigest, streamSha256, type FileDigest } from "./file-hash.ts";
+export { readGoldFile, assertGoldAgrees, type GoldLine } from "./gold-file.ts";
+export { readJsonFile, type JsonFile } from "./json-file.ts";
+export { fetchArchive, verifyArchive, DownloadError, UnpinnedHashError, type FetchArchiveOptions } from "./download.ts";
+export { readArchiveEntry, ArchiveEntrySchema, type ArchiveEntry } from "./downloads.ts";
+export { extractArchive, unzip, assertUnzipAvailable, type InstallReport } from "./extract.ts";

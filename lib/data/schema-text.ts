@@ -1,0 +1,101 @@
+/**
+ * Data loading, schema serialization (METHOD.md §1.3): turns one tables-file entry into the prompt's
+ * schema text (original names, one line per column, PK/FK attributes), never CREATE TABLE.
+ * @module
+ */
+import { z } from "zod";
+import { MeritError } from "../errors.ts";
+import type { DatasetName } from "./types.ts";
+
+/** A primary-key item: a column index, or (BIRD composite keys) a nested list of them. */
+export type PrimaryKeyItem = number | PrimaryKeyItem[];
+
+const ColumnIndex = z.number().int().min(0);
+const PrimaryKeyItemSchema: z.ZodType<PrimaryKeyItem> = z.lazy(() => z.union([ColumnIndex, z.array(PrimaryKeyItemSchema)]));
+
+/**
+ * One entry of Spider `tables.json` / BIRD `dev_tables.json`. Only the fields the renderer reads are
+ * checked; the rest (`column_names`, `table_names`, …) pass through untouched.
+ */
+export const TablesEntrySchema = z
+  .object({
+    db_id: z.string().trim().min(1),
+    table_names_original: z.array(z.string()),
+    /** `[table index, column name]`; table index −1 is the `*` pseudo-column. */
+    column_names_original: z.array(z.tuple([z.number().int().min(-1), z.string()])),
+    /** Parallel to `column_names_original`; an absent, null or empty type renders as `text`. */
+    column_types: z.array(z.string().nullable()).default([]),
+    primary_keys: z.array(PrimaryKeyItemSchema).default([]),
+    /** `[source column, target column]` pairs. */
+    foreign_keys: z.array(z.tuple([ColumnIndex, ColumnIndex])).default([]),
+  })
+  .passthrough();
+
+export type TablesEntry = z.infer<typeof TablesEntrySchema>;
+
+/** A tables entry the renderer cannot serialize (bad index, nested Spider PK); the loader adds the file name. */
+export class SchemaEntryError extends MeritError {
+  readonly dbId: string;
+  constructor(dbId: string, problem: string) {
+    super(`tables entry "${dbId}": ${problem}`);
+    this.name = "SchemaEntryError";
+    this.dbId = dbId;
+  }
+}
+
+/**
+ * The schema text of METHOD.md §1.3, e.g.
+ * `Database: pets_1\n\nTable: Student\n  - StuID (number, PRIMARY KEY)\n  - …`.
+ * Spider entries must have flat primary keys; BIRD composite keys are flattened recursively. When a
+ * column has several foreign-key pairs only the last one is rendered (reference behaviour, §10.25).
+ */
+export function renderSchema(entry: TablesEntry, dataset: DatasetName): string {
+  const columns = entry.column_names_original;
+  const tables = entry.table_names_original;
+  const checkColumn = (index: number, what: string): void => {
+    if (index >= columns.length) throw new SchemaEntryError(entry.db_id, `${what} refers to column ${index}, but there are only ${columns.length} columns`);
+  };
+
+  const primaryKeys = new Set<number>();
+  for (const item of entry.primary_keys) {
+    if (Array.isArray(item) && dataset === "spider") {
+      throw new SchemaEntryError(entry.db_id, `nested primary key ${JSON.stringify(item)} in a Spider schema (only BIRD has composite-key lists)`);
+    }
+    for (const index of flatten(item)) {
+      checkColumn(index, "primary_keys");
+      primaryKeys.add(index);
+    }
+  }
+  const foreignKeys = new Map<number, number>();
+  for (const [source, target] of entry.foreign_keys) {
+    checkColumn(source, "foreign_keys");
+    checkColumn(target, "foreign_keys");
+    foreignKeys.set(source, target); // later pairs overwrite earlier ones: last wins
+  }
+
+  const byTable: string[][] = tables.map(() => []);
+  columns.forEach(([tableIndex, name], index) => {
+    if (tableIndex === -1) return; // the `*` pseudo-column
+    if (tableIndex >= tables.length) throw new SchemaEntryError(entry.db_id, `column ${index} ("${name}") belongs to table ${tableIndex}, but there are only ${tables.length} tables`);
+    const attributes = [entry.column_types[index] || "text"];
+    if (primaryKeys.has(index)) attributes.push("PRIMARY KEY");
+    const target = foreignKeys.get(index);
+    if (target !== undefined) attributes.push(`FOREIGN KEY -> ${targetName(entry, target)}`);
+    byTable[tableIndex].push(`  - ${name} (${attributes.join(", ")})`);
+  });
+
+  const lines = [`Database: ${entry.db_id}`, ""];
+  tables.forEach((table, index) => lines.push(`Table: ${table}`, ...byTable[index], ""));
+  return lines.join("\n").trim();
+}
+
+function targetName(entry: TablesEntry, column: number): string {
+  const [tableIndex, name] = entry.column_names_original[column];
+  const table = entry.table_names_original[tableIndex];
+  if (table === undefined) throw new SchemaEntryError(entry.db_id, `foreign key target column ${column} ("${name}") has no table`);
+  return `${table}.${name}`;
+}
+
+function flatten(item: PrimaryKeyItem): number[] {
+  return Array.isArray(item) ? item.flatMap(flatten) : [item];
+}

@@ -72,6 +72,15 @@ export class Oracle {
     return this.#scoreSpider(db, example, prepareSpiderPrediction(predicted, this.protocol, example.sourceIndex));
   }
 
+  /** The gold rows of an example on its canonical database (as this protocol executes the gold), or null. */
+  async goldRows(example: Example): Promise<Rows | null> {
+    const db = this.#databases.get(example.dbId);
+    if (!db) return null;
+    const sql = this.dataset === "bird" ? example.goldSql.trim() : prepareSpiderGold(example.goldSql, this.protocol);
+    const result = await this.#goldRows(db.canonicalPath, sql);
+    return result.ok ? result.rows : null;
+  }
+
   async close(): Promise<void> {
     await this.sandbox.close();
     this.gold.close();

@@ -1,0 +1,57 @@
+/**
+ * `merit audit RUN_DIR`: the causal audit of a run directory (lib/experiment/audit.ts). Prints the
+ * violations and, as the last line, `violations N`; exits 1 when N > 0.
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadDataset } from "../data/index.ts";
+import { InputFileError, UsageError } from "../errors.ts";
+import { auditRun } from "../experiment/audit.ts";
+import { parseConfig } from "../experiment/config.ts";
+import { RUN_FILES } from "../experiment/run.ts";
+import { Oracle } from "../oracle/oracle.ts";
+import { parseFlags, type Command } from "./command.ts";
+
+const USAGE = `usage: merit audit RUN_DIR
+  Checks every logged prompt and retrieval of a run: no gold SQL or gold rows in any prompt, no memory
+  from the current or a later stream position, no entry of the current query, and no entry shown
+  that its retrieval did not return. Last line: \`violations N\` (exit 1 when N > 0).`;
+
+export const auditCommand: Command = {
+  name: "audit",
+  summary: "causal audit of a run directory (prints the number of violations)",
+  usage: USAGE,
+  async run(argv, io) {
+    const { positionals } = parseFlags(argv, {}, USAGE, true);
+    if (positionals.length !== 1) throw new UsageError(`expected one RUN_DIR\n${USAGE}`);
+    const runDir = positionals[0];
+    const configPath = join(runDir, RUN_FILES.config);
+    let spec: { config: unknown };
+    try {
+      spec = JSON.parse(readFileSync(configPath, "utf8"));
+    } catch (error) {
+      throw new InputFileError(configPath, "missing or not JSON", "pass a directory written by `merit run`", error);
+    }
+    const config = parseConfig(spec.config, configPath);
+    const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
+    const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000 });
+    try {
+      const queried = new Set(readFileSync(join(runDir, RUN_FILES.trajectories), "utf8").split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { query_id: string }).query_id));
+      const goldRows = new Map<string, unknown[][]>();
+      for (const example of dataset.examples) {
+        if (!queried.has(example.id)) continue;
+        const rows = await oracle.goldRows(example);
+        if (rows) goldRows.set(example.id, rows);
+      }
+      const report = auditRun(runDir, dataset, goldRows);
+      for (const v of report.violations.slice(0, 50)) io.out(`${v.kind}\tquery ${v.queryId}\tposition ${v.streamPosition}\t${v.detail}`);
+      if (report.violations.length > 50) io.out(`... and ${report.violations.length - 50} more`);
+      io.err(`audited ${report.prompts} prompts and ${report.retrievals} retrievals`);
+      io.out(`violations ${report.violations.length}`);
+      return report.violations.length === 0 ? 0 : 1;
+    } finally {
+      await oracle.close();
+    }
+  },
+};

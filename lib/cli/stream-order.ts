@@ -1,0 +1,56 @@
+/**
+ * `merit stream-order` (DESIGN.md §2; METHOD.md §7, §11.4): prints the stream order of a dataset for a
+ * seed as one JSON array of dataset indices over ALL examples of `DIR/dev.json` (before unavailable
+ * databases are dropped).
+ * @module
+ */
+import { join } from "node:path";
+import { LAYOUTS, readJsonFile, type DatasetName } from "../data/index.ts";
+import { InputFileError, UsageError, nearestName } from "../errors.ts";
+import { streamOrder } from "../experiment/stream-order.ts";
+import { parseFlags, required, type Command } from "./command.ts";
+
+const DATASETS: readonly DatasetName[] = ["spider", "bird"];
+
+const USAGE = `usage: merit stream-order --dataset spider|bird --data DIR --seed S
+
+Prints random.Random(S).shuffle(list(range(n))) as one JSON array, where n is the number of
+records in DIR/dev.json (e.g. --data data/spider). S is a non-negative integer (runs use 0, 1, 2).`;
+
+export const streamOrderCommand: Command = {
+  name: "stream-order",
+  summary: "print the CPython-exact stream order of a dataset for a seed (JSON array of indices)",
+  usage: USAGE,
+  async run(argv, io) {
+    const { values } = parseFlags(argv, { dataset: { type: "string" }, data: { type: "string" }, seed: { type: "string" } }, USAGE);
+    const name = required(values.dataset, "dataset", USAGE);
+    if (!(DATASETS as readonly string[]).includes(name)) {
+      const near = nearestName(name, DATASETS);
+      throw new UsageError(`--dataset must be one of ${DATASETS.join(", ")}, got "${name}"${near ? ` (did you mean "${near}"?)` : ""}`);
+    }
+    const dataset = name as DatasetName;
+    const seed = parseSeed(required(values.seed, "seed", USAGE));
+    const n = countRecords(required(values.data, "data", USAGE), dataset);
+    io.err(`stream-order: dataset=${dataset} n=${n} seed=${seed}`);
+    io.out(JSON.stringify(streamOrder(n, seed)));
+    return 0;
+  },
+};
+
+/** A non-negative decimal integer of any size (bigint keeps seeds above 2^53 exact). */
+function parseSeed(text: string): bigint {
+  if (!/^\d+$/.test(text)) throw new UsageError(`--seed must be a non-negative integer, got "${text}"`);
+  return BigInt(text);
+}
+
+/** Number of records of the dataset's examples file (`DIR/dev.json`): a JSON array of objects. */
+function countRecords(dir: string, dataset: DatasetName): number {
+  const file = join(dir, LAYOUTS[dataset].examples);
+  const { value } = readJsonFile(file, `pass --data the ${dataset} directory that holds ${LAYOUTS[dataset].examples} (e.g. data/${dataset})`);
+  if (!Array.isArray(value)) {
+    throw new InputFileError(file, `expected a JSON array of examples, got ${value === null ? "null" : typeof value}`, "point --data at the dataset directory whose dev.json is the list of questions");
+  }
+  const bad = value.findIndex((record) => record === null || typeof record !== "object" || Array.isArray(record));
+  if (bad >= 0) throw new InputFileError(file, `record ${bad} is not a JSON object`, "repair the file: every element of the array must be one example object");
+  return value.length;
+}

@@ -1,0 +1,112 @@
+/**
+ * Experiment runs, the causal audit (paper §3.1; METHOD.md §4.7): re-reads a finished run directory
+ * and checks every logged prompt and retrieval —
+ *  1. `gold-sql`: no prompt contains its query's gold SQL (whitespace-normalised, case-insensitive);
+ *  2. `gold-rows`: no prompt contains its query's gold result rows (as the oracle would serialise them);
+ *  3. `future-memory`: every retrieved entry comes from a strictly earlier stream position;
+ *  4. `own-query`: no retrieved entry comes from the current query, and every `Entry ID:` shown in
+ *     a prompt was retrieved at that step (nothing reaches a prompt around the retriever).
+ * A clean causal run has 0 violations; `transductive_batch` is expected to have some.
+ * @module
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Dataset } from "../data/types.ts";
+import { InputFileError } from "../errors.ts";
+import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
+import { RUN_FILES } from "./run.ts";
+
+export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry";
+
+export interface Violation {
+  kind: ViolationKind;
+  queryId: string;
+  streamPosition: number;
+  detail: string;
+}
+
+export interface AuditReport {
+  prompts: number;
+  retrievals: number;
+  violations: Violation[];
+}
+
+interface PromptLine {
+  query_id: string;
+  stream_position: number;
+  kind: string;
+  prompt: string;
+}
+
+interface RetrievalLine {
+  query_id: string;
+  repair_iteration: number;
+  retrieved_entry_ids: string[];
+  source_stream_positions: number[];
+}
+
+const normalize = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
+
+function readJsonl<T>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l, i) => {
+      try {
+        return JSON.parse(l) as T;
+      } catch (error) {
+        throw new InputFileError(path, `line ${i + 1} is not JSON`, "the run directory is damaged; re-run or resume it", error);
+      }
+    });
+}
+
+/**
+ * Audits `runDir`. `goldRows` optionally maps a query id to its gold rows (JSON-serialisable) for
+ * check 2; without it only the textual checks run.
+ */
+export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMap<string, unknown[][]>): AuditReport {
+  const trajPath = join(runDir, RUN_FILES.trajectories);
+  if (!existsSync(trajPath)) throw new InputFileError(runDir, "is not a run directory (no trajectories.jsonl)", "pass a directory written by `merit run`");
+  const trajectories: Trajectory[] = parseTrajectoryLines(readFileSync(trajPath, "utf8"), trajPath);
+  const prompts = readJsonl<PromptLine>(join(runDir, RUN_FILES.prompts));
+  const retrievals = readJsonl<RetrievalLine>(join(runDir, RUN_FILES.retrievalLog));
+  const byQuery = new Map(dataset.examples.map((e) => [e.id, e]));
+  const position = new Map(trajectories.map((t) => [t.query_id, t.stream_position]));
+  const violations: Violation[] = [];
+
+  // Retrievals, grouped per (query, step) for the prompt cross-check.
+  const retrievedAt = new Map<string, Set<string>>();
+  for (const r of retrievals) {
+    const pos = position.get(r.query_id) ?? -1;
+    retrievedAt.set(`${r.query_id}#${r.repair_iteration}`, new Set(r.retrieved_entry_ids));
+    r.source_stream_positions.forEach((src, i) => {
+      const id = r.retrieved_entry_ids[i];
+      if (src >= pos) violations.push({ kind: src === pos ? "own-query" : "future-memory", queryId: r.query_id, streamPosition: pos, detail: `step ${r.repair_iteration} retrieved entry ${id} from stream position ${src}` });
+    });
+  }
+
+  const repairIndex = new Map<string, number>();
+  for (const p of prompts) {
+    const example = byQuery.get(p.query_id);
+    if (!example) throw new InputFileError(join(runDir, RUN_FILES.prompts), `query ${p.query_id} is not in the dataset`, "audit the run against the dataset it was made with");
+    const text = normalize(p.prompt);
+    const gold = normalize(example.goldSql.replace(/;\s*$/, ""));
+    if (gold.length > 0 && text.includes(gold)) {
+      violations.push({ kind: "gold-sql", queryId: p.query_id, streamPosition: p.stream_position, detail: `a ${p.kind} prompt contains the gold SQL` });
+    }
+    const rows = goldRows?.get(p.query_id);
+    if (rows && rows.length > 0 && p.prompt.includes(JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v)))) {
+      violations.push({ kind: "gold-rows", queryId: p.query_id, streamPosition: p.stream_position, detail: `a ${p.kind} prompt contains the gold result rows` });
+    }
+    if (p.kind === "repair") {
+      const step = (repairIndex.get(p.query_id) ?? 0) + 1;
+      repairIndex.set(p.query_id, step);
+      const allowed = retrievedAt.get(`${p.query_id}#${step}`) ?? new Set<string>();
+      for (const m of p.prompt.matchAll(/^Entry ID: (\S+)$/gm)) {
+        if (!allowed.has(m[1])) violations.push({ kind: "unretrieved-entry", queryId: p.query_id, streamPosition: p.stream_position, detail: `repair ${step} shows entry ${m[1]} that its retrieval did not return` });
+      }
+    }
+  }
+  return { prompts: prompts.length, retrievals: retrievals.length, violations };
+}

@@ -10,6 +10,13 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   eval: async () => (await import("./eval.ts")).evalCommand,
   demo: async () => (await import("./demo.ts")).demoCommand,
   data: async () => (await import("./data.ts")).dataCommand,
+  initial: async () => (await import("./initial.ts")).initialCommand,
+  run: async () => (await import("./run.ts")).runCommand,
+  grid: async () => (await import("./run.ts")).gridCommand,
+  audit: async () => (await import("./audit.ts")).auditCommand,
+  report: async () => (await import("./report.ts")).reportCommand,
   "stream-order": async () => (await import("./stream-order.ts")).streamOrderCommand,
   classify: async () => (await import("./classify.ts")).classifyCommand,
+  cache: async () => (await import("./cache.ts")).cacheCommand,
+  models: async () => (await import("./models.ts")).modelsCommand,
 };

@@ -1,0 +1,159 @@
+/**
+ * Analysis stage, paper figures (METHOD.md §9): Vega-Lite v5 specifications built from run
+ * summaries — EX per method with error bars, a forest plot of Δ with intervals, cumulative
+ * repaired queries by repair step, and tokens vs EX. Pure data → spec; rendering is figure-render.ts.
+ * @module
+ */
+import type { TopLevelSpec } from "vega-lite";
+import { meanStd } from "./aggregate.ts";
+import { MAX_REPAIR_STEPS } from "./metrics.ts";
+import { runsOf, type RunSummary } from "./run-summary.ts";
+import type { Table } from "./table.ts";
+import { displayName, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
+
+/** Shared look: white background, DejaVu Sans (present wherever the kit renders PNGs), readable sizes. */
+const CONFIG = {
+  background: "white",
+  font: "DejaVu Sans",
+  axis: { labelFontSize: 11, titleFontSize: 12 },
+  legend: { labelFontSize: 11, titleFontSize: 12 },
+  title: { fontSize: 14 },
+} as const;
+
+/** Distinct values in first-seen order (facet order = table order; Vega-Lite would sort them alphabetically). */
+function firstSeen(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+/** Figure: EX (%) per method, one bar per dataset, error bars = ± sample std over seeds. */
+export function exFigure(runs: readonly RunSummary[], sel: TableSelection = {}): TopLevelSpec {
+  const values = tableDatasets(runs, sel).flatMap((dataset) =>
+    tableMethods(runs, sel).flatMap((method) => {
+      const selected = runsOf(runs, dataset, method);
+      if (selected.length === 0) return [];
+      const ex = meanStd(selected.map((r) => r.metrics.final_accuracy * 100));
+      const sd = ex.std ?? 0;
+      // bars are clamped to the possible EX range [0, 100] so a wide std does not leave the axis
+      return [{ method: displayName(method, sel), dataset: displayName(dataset, sel), ex: ex.mean, lo: Math.max(0, ex.mean - sd), hi: Math.min(100, ex.mean + sd) }];
+    }),
+  );
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: "EX per method (mean ± std over seeds)",
+    config: CONFIG,
+    width: { step: 28 },
+    height: 260,
+    data: { values },
+    encoding: {
+      x: { field: "method", type: "nominal", title: "Method", sort: null, axis: { labelAngle: -30 } },
+      xOffset: { field: "dataset", type: "nominal", sort: null },
+      color: { field: "dataset", type: "nominal", title: "Dataset", sort: null },
+    },
+    layer: [
+      { mark: "bar", encoding: { y: { field: "ex", type: "quantitative", title: "EX (%)", scale: { domain: [0, 100] } } } },
+      { mark: { type: "errorbar", ticks: true }, encoding: { y: { field: "lo", type: "quantitative", title: "EX (%)" }, y2: { field: "hi" }, color: { value: "black" } } },
+    ],
+  };
+}
+
+/** Figure: forest plot of Δ (pp) with intervals, from the data records of Table 2 or Table 4. */
+export function forestFigure(comparison: Table, sel: TableSelection = {}): TopLevelSpec {
+  const values = comparison.data
+    .filter((r) => typeof r.delta === "number" && typeof r.lo === "number" && typeof r.hi === "number")
+    .map((r) => ({
+      comparison: `${displayName(String(r.reference ?? r.method), sel)} vs ${displayName(String(r.other ?? "full"), sel)}`,
+      dataset: displayName(String(r.dataset), sel),
+      delta: r.delta,
+      lo: r.lo,
+      hi: r.hi,
+    }));
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: "Difference in EX with confidence intervals",
+    config: CONFIG,
+    data: { values },
+    facet: { row: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
+    spec: {
+      width: 360,
+      layer: [
+        { mark: { type: "rule", strokeDash: [4, 3], color: "gray" }, encoding: { x: { datum: 0, type: "quantitative" } } },
+        { mark: "rule", encoding: { y: { field: "comparison", type: "nominal", title: null, sort: null }, x: { field: "lo", type: "quantitative", title: "Δ EX (pp)" }, x2: { field: "hi" } } },
+        { mark: { type: "point", filled: true, size: 60 }, encoding: { y: { field: "comparison", type: "nominal", sort: null }, x: { field: "delta", type: "quantitative" } } },
+      ],
+    },
+  };
+}
+
+/**
+ * Figure: cumulative repaired queries by repair step (mean over seeds): at step s, the initially
+ * failed queries that end correct after at most s repair generations, s = 0..K.
+ */
+export function cumulativeRepairFigure(runs: readonly RunSummary[], sel: TableSelection = {}, maxRepairSteps = MAX_REPAIR_STEPS): TopLevelSpec {
+  const values = cumulativeRepairs(runs, sel, maxRepairSteps);
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: "Cumulative repaired queries by repair step",
+    config: CONFIG,
+    data: { values },
+    facet: { column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
+    resolve: { scale: { y: "independent" } },
+    spec: {
+      width: 240,
+      height: 200,
+      mark: { type: "line", point: true },
+      encoding: {
+        x: { field: "step", type: "quantitative", title: "Repair step", axis: { tickMinStep: 1 }, scale: { domain: [0, maxRepairSteps] } },
+        y: { field: "repaired", type: "quantitative", title: "Repaired queries" },
+        color: { field: "method", type: "nominal", title: "Method", sort: null },
+      },
+    },
+  };
+}
+
+/** The data of cumulativeRepairFigure: one record per (dataset, method, step). */
+export function cumulativeRepairs(runs: readonly RunSummary[], sel: TableSelection, maxRepairSteps: number): { dataset: string; method: string; step: number; repaired: number }[] {
+  return tableDatasets(runs, sel).flatMap((dataset) =>
+    tableMethods(runs, sel).flatMap((method) => {
+      const selected = runsOf(runs, dataset, method);
+      if (selected.length === 0) return [];
+      return Array.from({ length: maxRepairSteps + 1 }, (_, step) => ({
+        dataset: displayName(dataset, sel),
+        method: displayName(method, sel),
+        step,
+        repaired: meanStd(selected.map((r) => r.queries.filter((q) => !q.initial_correct && q.final_correct && q.repair_steps <= step).length)).mean,
+      }));
+    }),
+  );
+}
+
+/** Figure: total tokens (millions) vs EX (%), one point per (dataset, method), means over seeds. */
+export function tokensVsExFigure(runs: readonly RunSummary[], sel: TableSelection = {}): TopLevelSpec {
+  const values = tableDatasets(runs, sel).flatMap((dataset) =>
+    tableMethods(runs, sel).flatMap((method) => {
+      const selected = runsOf(runs, dataset, method);
+      if (selected.length === 0) return [];
+      return [{
+        dataset: displayName(dataset, sel),
+        method: displayName(method, sel),
+        tokens: meanStd(selected.map((r) => r.metrics.accounting.total_tokens / 1e6)).mean,
+        ex: meanStd(selected.map((r) => r.metrics.final_accuracy * 100)).mean,
+      }];
+    }),
+  );
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: "Token cost vs execution accuracy",
+    config: CONFIG,
+    width: 360,
+    height: 260,
+    data: { values },
+    encoding: {
+      x: { field: "tokens", type: "quantitative", title: "Total tokens (millions)" },
+      y: { field: "ex", type: "quantitative", title: "EX (%)", scale: { zero: false } },
+    },
+    layer: [
+      { mark: { type: "point", filled: true, size: 70 }, encoding: { color: { field: "method", type: "nominal", title: "Method", sort: null }, shape: { field: "dataset", type: "nominal", title: "Dataset", sort: null } } },
+      { mark: { type: "text", align: "left", dx: 6, fontSize: 10 }, encoding: { text: { field: "method" } } },
+    ],
+  };
+}

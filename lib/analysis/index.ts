@@ -1,0 +1,16 @@
+/**
+ * Analysis stage (METHOD.md §8, §9): re-exports of metrics, aggregation, bootstrap, tables and
+ * figures. Rendering (figure-render.ts) and DataFrames (table-frame.ts) are imported directly,
+ * since they load vega/resvg and danfojs.
+ * @module
+ */
+export * from "./aggregate.ts";
+export * from "./attempt-sql.ts";
+export * from "./bootstrap.ts";
+export * from "./classifier-validation.ts";
+export * from "./figures.ts";
+export * from "./metrics.ts";
+export * from "./number-format.ts";
+export * from "./run-summary.ts";
+export * from "./table.ts";
+export * from "./tables.ts";

@@ -1,0 +1,110 @@
+/**
+ * Analysis stage, run summaries (METHOD.md §8, §9): one record per run (dataset × method × stream
+ * seed) holding its metrics and per-query final correctness, and the aligned 0/1 matrices a[q][s]
+ * that the bootstrap and McNemar test compare.
+ * @module
+ */
+import { MeritError } from "../errors.ts";
+import type { ErrorType, Trajectory } from "../repair/trajectory.ts";
+import { runMetrics, type RunMetrics, type RunMetricsOptions } from "./metrics.ts";
+
+/** One query's outcome within a run. */
+export interface QueryOutcome {
+  query_id: string;
+  source_index: number;
+  /** Initial attempt's SQL and type (null when initially correct), for the shared-initial-cache check. */
+  initial_sql: string;
+  initial_error_type: ErrorType | null;
+  initial_correct: boolean;
+  final_correct: boolean;
+  /** Repair generations of the episode (0 when initially correct). */
+  repair_steps: number;
+}
+
+/** Everything the tables and figures need from one run. */
+export interface RunSummary {
+  dataset: string;
+  method: string;
+  stream_seed: number;
+  metrics: RunMetrics;
+  /** Per-query outcomes in ascending source_index order. */
+  queries: QueryOutcome[];
+}
+
+/** Summarise one run's trajectories (see runMetrics for the checks). */
+export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetricsOptions = {}): RunSummary {
+  const metrics = runMetrics(trajectories, opts);
+  const first = trajectories[0];
+  const queries = trajectories
+    .map((t) => ({
+      query_id: t.query_id,
+      source_index: t.source_index,
+      initial_sql: t.attempts[0],
+      initial_error_type: t.error_types[0],
+      initial_correct: t.initial_correct,
+      final_correct: t.final_correct,
+      repair_steps: t.repair_steps,
+    }))
+    .sort((x, y) => x.source_index - y.source_index);
+  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, metrics, queries };
+}
+
+/** Runs of one (dataset, method), in ascending seed order; throws if a seed appears twice. */
+export function runsOf(runs: readonly RunSummary[], dataset: string, method: string): RunSummary[] {
+  const selected = runs.filter((r) => r.dataset === dataset && r.method === method).sort((x, y) => x.stream_seed - y.stream_seed);
+  for (let i = 1; i < selected.length; i++) {
+    if (selected[i].stream_seed === selected[i - 1].stream_seed) {
+      throw new MeritError(`runs: (${dataset}, ${method}) has two runs with stream seed ${selected[i].stream_seed}; pass each run directory once`);
+    }
+  }
+  return selected;
+}
+
+/** Aligned correctness matrices of two methods on one dataset. */
+export interface PairedMatrices {
+  /** Query ids in ascending source_index order (row order of a and b). */
+  queryIds: string[];
+  /** Stream seeds in ascending order (column order). */
+  seeds: number[];
+  a: number[][];
+  b: number[][];
+}
+
+/**
+ * a[q][s], b[q][s] = final correctness of query q under seed s for methods A and B. Both methods must
+ * have runs for the same seeds over the same queries; a mismatch throws MeritError naming it.
+ */
+export function pairedMatrices(runs: readonly RunSummary[], dataset: string, methodA: string, methodB: string): PairedMatrices {
+  const runsA = runsOf(runs, dataset, methodA);
+  const runsB = runsOf(runs, dataset, methodB);
+  if (runsA.length === 0 || runsB.length === 0) {
+    throw new MeritError(`paired matrices: no ${runsA.length === 0 ? methodA : methodB} runs on ${dataset}; run it or drop it from the comparison`);
+  }
+  const seeds = runsA.map((r) => r.stream_seed);
+  const seedsB = runsB.map((r) => r.stream_seed);
+  if (seeds.join() !== seedsB.join()) {
+    throw new MeritError(`paired matrices: on ${dataset}, ${methodA} has seeds [${seeds}] but ${methodB} has seeds [${seedsB}]; compare runs over the same stream orders`);
+  }
+  const reference = runsA[0].queries.map((q) => q.query_id);
+  const referenceSet = new Set(reference);
+  const where = `${methodA} seed ${seeds[0]}`;
+  for (const run of [...runsA, ...runsB]) {
+    const ids = run.queries.map((q) => q.query_id);
+    const idSet = new Set(ids);
+    const lacking = reference.find((id) => !idSet.has(id));
+    const extra = ids.find((id) => !referenceSet.has(id));
+    const here = `run (${run.method}, seed ${run.stream_seed})`;
+    if (lacking !== undefined) throw new MeritError(`paired matrices: on ${dataset}, query ${lacking} of ${where} is missing from ${here}; both methods must cover the same queries`);
+    if (extra !== undefined) throw new MeritError(`paired matrices: on ${dataset}, query ${extra} of ${here} is missing from ${where}; both methods must cover the same queries`);
+    if (ids.some((id, i) => id !== reference[i])) throw new MeritError(`paired matrices: on ${dataset}, ${here} gives its queries other source indices than ${where}; the runs used different dataset files`);
+  }
+  const column = (run: RunSummary) => run.queries.map((q) => (q.final_correct ? 1 : 0));
+  const colsA = runsA.map(column);
+  const colsB = runsB.map(column);
+  return {
+    queryIds: reference,
+    seeds,
+    a: reference.map((_, q) => colsA.map((col) => col[q])),
+    b: reference.map((_, q) => colsB.map((col) => col[q])),
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Analysis stage, Table 4 (METHOD.md §9): ablations of the full method, EX mean ± std per dataset
+ * and Δ EX vs the full method with a paired query-cluster bootstrap interval.
+ * @module
+ */
+import { MeritError } from "../errors.ts";
+import { meanStd } from "./aggregate.ts";
+import { pairedClusterBootstrap } from "./bootstrap.ts";
+import { fixed, interval, meanPm, MISSING, signed } from "./number-format.ts";
+import { pairedMatrices, runsOf, type RunSummary } from "./run-summary.ts";
+import type { Cell, DataValue, Table } from "./table.ts";
+import { displayName, seedNote, tableDatasets, type TableSelection } from "./table-selection.ts";
+
+/** Options of Table 4. */
+export interface AblationTableOptions extends Omit<TableSelection, "methods"> {
+  /** The full method (e.g. `merit`). */
+  full: string;
+  /** Ablation methods in row order (e.g. `no_type_filter`, `no_bm25`, …). */
+  ablations: string[];
+  resamples?: number;
+  seed?: number;
+  level?: number;
+  interval?: "percentile" | "bca";
+}
+
+/** Table 4: one row per method (full first), per dataset EX, Δ = ablation − full (pp) and its interval. */
+export function ablationTable(runs: readonly RunSummary[], opts: AblationTableOptions): Table {
+  const resamples = opts.resamples ?? 10_000;
+  const seed = opts.seed ?? 0;
+  const level = opts.level ?? 0.95;
+  const method = opts.interval ?? "percentile";
+  const datasets = tableDatasets(runs, opts);
+  const methods = [opts.full, ...opts.ablations];
+  if (opts.ablations.includes(opts.full)) throw new MeritError(`Table 4: the full method ${opts.full} is also listed as an ablation; list it once, as full`);
+  const rows: Cell[][] = methods.map((m) => [{ text: displayName(m, opts) }]);
+  const data: Record<string, DataValue>[] = [];
+  for (const dataset of datasets) {
+    const fullRuns = runsOf(runs, dataset, opts.full);
+    methods.forEach((m, i) => {
+      const selected = runsOf(runs, dataset, m);
+      if (selected.length === 0) {
+        rows[i].push({ text: MISSING }, { text: MISSING }, { text: MISSING });
+        return;
+      }
+      const ex = meanStd(selected.map((r) => r.metrics.final_accuracy * 100));
+      const record: Record<string, DataValue> = { method: m, dataset, ex_mean: ex.mean, ex_std: ex.std, seeds: ex.n, delta: null, lo: null, hi: null };
+      rows[i].push({ text: meanPm(ex, 2) });
+      if (m === opts.full || fullRuns.length === 0) {
+        rows[i].push({ text: MISSING }, { text: MISSING });
+      } else {
+        const pm = pairedMatrices(runs, dataset, m, opts.full);
+        const boot = pairedClusterBootstrap(pm.a, pm.b, { resamples, seed, level, method });
+        rows[i].push({ text: signed(boot.delta, 2) }, { text: interval(boot.lo, boot.hi, 2) });
+        Object.assign(record, { delta: boot.delta, lo: boot.lo, hi: boot.hi });
+      }
+      data.push(record);
+    });
+  }
+  const ci = `${fixed(level * 100, 0)}% CI`;
+  return {
+    id: "table4",
+    title: `Ablations of ${displayName(opts.full, opts)}: EX (%) and difference to the full method (pp)`,
+    columns: ["Method", ...datasets.flatMap((d) => [`${displayName(d, opts)} EX`, `${displayName(d, opts)} Δ`, `${displayName(d, opts)} ${ci}`])],
+    align: ["l", ...datasets.flatMap(() => ["r", "r", "r"] as const)],
+    rows,
+    notes: [
+      `EX: mean ± sample std over ${seedNote(runs)}. Δ = ablation − full; paired query-cluster bootstrap, B = ${resamples}, seed ${seed}, ${method} interval.`,
+    ],
+    data,
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Analysis stage, table selection (METHOD.md §9): which datasets and methods a table shows, in which
+ * order and under which display names, shared by every table builder.
+ * @module
+ */
+import type { RunSummary } from "./run-summary.ts";
+
+/** Which runs a table shows, in which order, under which names. */
+export interface TableSelection {
+  /** Dataset order; default: `spider`, `bird`, then the others alphabetically. */
+  datasets?: string[];
+  /** Method order; default: alphabetical. */
+  methods?: string[];
+  /** Display names, e.g. {spider: "Spider", bird: "BIRD", merit: "MERIT"}; default: the raw names. */
+  labels?: Record<string, string>;
+}
+
+const DATASET_ORDER = ["spider", "bird"];
+
+/** The datasets of `runs` in table order (explicit list wins). */
+export function tableDatasets(runs: readonly RunSummary[], sel: TableSelection): string[] {
+  if (sel.datasets) return sel.datasets;
+  const names = [...new Set(runs.map((r) => r.dataset))];
+  const rank = (d: string) => (DATASET_ORDER.includes(d) ? DATASET_ORDER.indexOf(d) : DATASET_ORDER.length);
+  return names.sort((x, y) => rank(x) - rank(y) || (x < y ? -1 : x > y ? 1 : 0));
+}
+
+/** The methods of `runs` in table order (explicit list wins). */
+export function tableMethods(runs: readonly RunSummary[], sel: TableSelection): string[] {
+  return sel.methods ?? [...new Set(runs.map((r) => r.method))].sort();
+}
+
+/** Display name of a dataset or method. */
+export function displayName(name: string, sel: TableSelection): string {
+  return sel.labels?.[name] ?? name;
+}
+
+/** "seeds 0, 1, 2" when every shown (dataset, method) used the same seeds, else a per-cell remark. */
+export function seedNote(runs: readonly RunSummary[]): string {
+  const sets = new Set<string>();
+  const byCell = new Map<string, number[]>();
+  for (const r of runs) byCell.set(`${r.dataset}\u0000${r.method}`, [...(byCell.get(`${r.dataset}\u0000${r.method}`) ?? []), r.stream_seed]);
+  for (const seeds of byCell.values()) sets.add(seeds.sort((x, y) => x - y).join(", "));
+  return sets.size === 1 ? `stream seeds ${[...sets][0]}` : "stream seeds differ between methods (see the data records)";
+}

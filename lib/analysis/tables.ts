@@ -1,0 +1,149 @@
+/**
+ * Analysis stage, paper tables (METHOD.md §9): Table 1 (EX mean ± std per method × dataset),
+ * Table 2 (Δ EX of one method vs every other with bootstrap CI and McNemar p) and Table 3 (repair
+ * behaviour). Tables 4 and 5 live in table-ablation.ts and table-failures.ts and are re-exported here.
+ * @module
+ */
+import { MeritError } from "../errors.ts";
+import { meanStd } from "./aggregate.ts";
+import { bootstrapPValue, mcnemarExact, pairedClusterBootstrap } from "./bootstrap.ts";
+import { fixed, grouped, interval, meanPm, MISSING, pValue, signed } from "./number-format.ts";
+import { pairedMatrices, runsOf, type RunSummary } from "./run-summary.ts";
+import { markBest, type Cell, type DataValue, type Table } from "./table.ts";
+import { displayName, seedNote, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
+
+export { ablationTable, type AblationTableOptions } from "./table-ablation.ts";
+export { failureTable, confusionTable, type FailureTableOptions } from "./table-failures.ts";
+export { displayName, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
+
+/** Table 1: final EX (%) mean ± sample std over seeds, methods × datasets; best bold, second underlined. */
+export function exTable(runs: readonly RunSummary[], sel: TableSelection = {}): Table {
+  const datasets = tableDatasets(runs, sel);
+  const methods = tableMethods(runs, sel);
+  const rows: Cell[][] = methods.map((m) => [{ text: displayName(m, sel) }]);
+  const data: Record<string, DataValue>[] = [];
+  datasets.forEach((dataset, j) => {
+    const means: (number | null)[] = [];
+    methods.forEach((method, i) => {
+      const selected = runsOf(runs, dataset, method);
+      if (selected.length === 0) {
+        rows[i].push({ text: MISSING });
+        means.push(null);
+        return;
+      }
+      const ex = meanStd(selected.map((r) => r.metrics.final_accuracy * 100));
+      rows[i].push({ text: meanPm(ex, 2) });
+      means.push(ex.mean);
+      data.push({ method, dataset, ex_mean: ex.mean, ex_std: ex.std, seeds: ex.n });
+    });
+    markBest(rows, j + 1, means, 2);
+  });
+  return {
+    id: "table1",
+    title: "Execution accuracy (EX, %) per method and dataset",
+    columns: ["Method", ...datasets.map((d) => displayName(d, sel))],
+    align: ["l", ...datasets.map(() => "r" as const)],
+    rows,
+    notes: [`Mean ± sample standard deviation (n − 1) over ${seedNote(runs)}; best in bold, second underlined.`],
+    data,
+  };
+}
+
+/** Options of Table 2. */
+export interface ComparisonTableOptions extends TableSelection {
+  /** The method compared with every other one (Δ = reference − other). */
+  reference: string;
+  resamples?: number;
+  seed?: number;
+  level?: number;
+  interval?: "percentile" | "bca";
+}
+
+/** Table 2: Δ EX (pp) of `reference` vs every other method, paired query-cluster bootstrap CI, bootstrap and McNemar p. */
+export function comparisonTable(runs: readonly RunSummary[], opts: ComparisonTableOptions): Table {
+  const resamples = opts.resamples ?? 10_000;
+  const seed = opts.seed ?? 0;
+  const level = opts.level ?? 0.95;
+  const method = opts.interval ?? "percentile";
+  const others = tableMethods(runs, opts).filter((m) => m !== opts.reference);
+  if (!runs.some((r) => r.method === opts.reference)) {
+    throw new MeritError(`Table 2: no runs of the reference method ${JSON.stringify(opts.reference)}; known methods: ${tableMethods(runs, {}).join(", ")}`);
+  }
+  const levelText = `${fixed(level * 100, 0)}% CI`;
+  const rows: Cell[][] = [];
+  const data: Record<string, DataValue>[] = [];
+  for (const dataset of tableDatasets(runs, opts)) {
+    for (const other of others) {
+      if (runsOf(runs, dataset, other).length === 0 || runsOf(runs, dataset, opts.reference).length === 0) continue;
+      const m = pairedMatrices(runs, dataset, opts.reference, other);
+      const boot = pairedClusterBootstrap(m.a, m.b, { resamples, seed, level, method });
+      const pBoot = bootstrapPValue(m.a, m.b, { resamples, seed });
+      const mc = mcnemarExact(m.a, m.b);
+      rows.push([
+        { text: displayName(dataset, opts) },
+        { text: `${displayName(opts.reference, opts)} vs ${displayName(other, opts)}` },
+        { text: signed(boot.delta, 2) },
+        { text: interval(boot.lo, boot.hi, 2) },
+        { text: pValue(pBoot) },
+        { text: pValue(mc.pValue) },
+        { text: String(m.queryIds.length) },
+        { text: m.seeds.join(" ") },
+        { text: String(resamples) },
+        { text: String(seed) },
+        { text: method },
+      ]);
+      data.push({
+        dataset, reference: opts.reference, other, delta: boot.delta, lo: boot.lo, hi: boot.hi, level,
+        p_bootstrap: pBoot, p_mcnemar: mc.pValue, only_reference: mc.onlyA, only_other: mc.onlyB,
+        queries: m.queryIds.length, seeds: m.seeds.join(" "), resamples, seed, interval: method,
+      });
+    }
+  }
+  return {
+    id: "table2",
+    title: `Difference in EX (pp) of ${displayName(opts.reference, opts)} against each method`,
+    columns: ["Dataset", "Comparison", "Δ EX (pp)", levelText, "p (bootstrap)", "p (McNemar)", "Queries", "Seeds", "B", "Seed", "Interval"],
+    align: ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"],
+    rows,
+    notes: [
+      `Paired query-cluster bootstrap: each resample draws queries with replacement, each keeping its outcomes under every stream seed for both methods; B = ${resamples}, seed ${seed}, ${method} ${levelText.replace(" CI", "")} interval.`,
+      "Bootstrap p: two-sided, from the same resamples; McNemar: exact binomial test on per-query majority outcomes.",
+    ],
+    data,
+  };
+}
+
+/** Table 3: repair behaviour per dataset × method, each value the mean over seeds. */
+export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {}): Table {
+  const rows: Cell[][] = [];
+  const data: Record<string, DataValue>[] = [];
+  for (const dataset of tableDatasets(runs, sel)) {
+    for (const method of tableMethods(runs, sel)) {
+      const selected = runsOf(runs, dataset, method);
+      if (selected.length === 0) continue;
+      const mean = (f: (r: RunSummary) => number) => meanStd(selected.map(f)).mean;
+      const rep = mean((r) => r.metrics.repaired_count);
+      const steps = mean((r) => r.metrics.steps);
+      const osc = mean((r) => r.metrics.oscillation_rate * 100);
+      const tokens = mean((r) => r.metrics.accounting.total_tokens / 1e6);
+      const calls = mean((r) => r.metrics.accounting.llm_calls);
+      rows.push([
+        { text: displayName(dataset, sel) }, { text: displayName(method, sel) },
+        { text: fixed(rep, 1) }, { text: fixed(steps, 3) }, { text: fixed(osc, 1) }, { text: fixed(tokens, 2) }, { text: grouped(calls, 0) },
+      ]);
+      data.push({ dataset, method, repaired: rep, steps, oscillation_pct: osc, tokens_millions: tokens, llm_calls: calls, seeds: selected.length });
+    }
+  }
+  return {
+    id: "table3",
+    title: "Repair behaviour",
+    columns: ["Dataset", "Method", "Rep.", "Steps", "Osc. (%)", "Tok. (M)", "Calls"],
+    align: ["l", "l", "r", "r", "r", "r", "r"],
+    rows,
+    notes: [
+      `Means over ${seedNote(runs)}. Rep.: initially failed queries repaired; Steps: repair generations per initial failure (unrepaired count K = 7);`,
+      "Osc.: trajectories revisiting an earlier attempt, over all queries; Tok.: prompt + output tokens (millions); Calls: LLM calls incl. the initial one.",
+    ],
+    data,
+  };
+}

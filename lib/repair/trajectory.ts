@@ -1,0 +1,202 @@
+/**
+ * Repair stage, trajectory record (METHOD.md §6.1, §6.5, §8): one line of `trajectories.jsonl` per
+ * query episode, the only input the metrics, tables and figures read. Keys are snake_case on disk.
+ * @module
+ */
+import { z } from "zod";
+import { InputFileError } from "../errors.ts";
+
+/** Coarse failure types the classifier produces (METHOD.md §3), spelled as written to disk. */
+export const ERROR_TYPES = [
+  "Schema Linking",
+  "Syntax",
+  "Aggregation",
+  "Filter/Value",
+  "Execution",
+  "Result Mismatch",
+  "Unknown",
+] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
+
+/** What produced an LLM call: the shared initial cache (always first), a reflection or a repair. */
+export const CALL_KINDS = ["initial_cache", "reflection", "repair"] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
+
+const count = z.number().int().nonnegative();
+
+/**
+ * Per-episode accounting (METHOD.md §6.5): the 11 integer fields of the reference plus the kit's
+ * `truncations` (METHOD.md §11.5). Every field is a count for this one query. Call-cache hits are
+ * deliberately NOT here: a warm or resumed re-run must reproduce trajectories byte for byte, so cache
+ * statistics live in the run's stdout.log and the call cache itself.
+ */
+export const AccountingSchema = z
+  .object({
+    /** Prompt tokens of the initial (cached) call. */
+    initial_prompt_tokens: count,
+    /** Output tokens of the initial (cached) call, EOS included when emitted. */
+    initial_output_tokens: count,
+    /** Prompt tokens of every reflection and repair call. */
+    repair_prompt_tokens: count,
+    /** Output tokens of every reflection and repair call. */
+    repair_output_tokens: count,
+    /** initial_prompt_tokens + repair_prompt_tokens. */
+    total_prompt_tokens: count,
+    /** initial_output_tokens + repair_output_tokens. */
+    total_output_tokens: count,
+    /** total_prompt_tokens + total_output_tokens. */
+    total_tokens: count,
+    /** 1 (initial) + reflections + repairs; calls served by the call cache count too. */
+    llm_calls: count,
+    /** SQL executions by the oracle for this episode (gold and prediction). */
+    db_executions: count,
+    /** Query embeddings computed + 1 per planned memory insertion (+ transductive pre-pass). */
+    embedding_calls: count,
+    /** 1 per repair step for memory methods, 0 for memoryless ones. */
+    retrieval_calls: count,
+    /** LLM calls whose prompt was left-truncated at max_input_tokens (kit addition, §11.5). */
+    truncations: count,
+  })
+  .strict();
+export type Accounting = z.infer<typeof AccountingSchema>;
+
+/** The integer accounting fields, in the order above (used for sums over a run). */
+export const ACCOUNTING_FIELDS = Object.keys(AccountingSchema.shape) as (keyof Accounting)[];
+
+/**
+ * One query episode. Per-attempt arrays (`attempts`, `statuses`, `db_errors`, `error_types`) have one
+ * element per attempt, attempt 0 being the cached initial SQL; per-call arrays (`prompt_tokens`,
+ * `output_tokens`, `call_kinds`, `truncated_prompt_tokens`) have one element per LLM call.
+ * @example
+ * {"query_id":"17","db_id":"concert_singer","source_index":17,"stream_position":402,"dataset":"spider",
+ *  "method":"iterative","stream_seed":0,"feedback_regime":"denotation_confirmed",
+ *  "attempts":["SELECT nme FROM singer","SELECT name FROM singer"],
+ *  "statuses":["EXECUTION_ERROR","CORRECT"],"db_errors":["no such column: nme",null],
+ *  "error_types":["Schema Linking",null],"initial_correct":false,"final_correct":true,"repair_steps":1,
+ *  "prompt_tokens":[812,1033],"output_tokens":[21,25],"call_kinds":["initial_cache","repair"],
+ *  "initial_tokens_known":true,"truncated_prompt_tokens":[0,0],"reflections":[],"accounting":{...},
+ *  "retrieved_entry_ids":[[]]}
+ */
+export const TrajectorySchema = z
+  .object({
+    /** Query id: BIRD `question_id`, Spider the 0-based source index, as a string (METHOD.md §1.2). */
+    query_id: z.string().min(1),
+    /** Database the query runs on. */
+    db_id: z.string().min(1),
+    /** 0-based position of the example in the dataset file. */
+    source_index: count,
+    /** 0-based position of the episode in this run's stream (METHOD.md §11.4). */
+    stream_position: count,
+    /** Dataset name, e.g. `spider` or `bird`; lets tables group runs without the manifest. */
+    dataset: z.string().min(1),
+    /** Method name as registered in lib/repair (e.g. `merit`, `iterative`, `reflexion`). */
+    method: z.string().min(1),
+    /** Stream-order seed of the run (0, 1 or 2 in the paper). */
+    stream_seed: count,
+    /** Feedback regime of the run (METHOD.md §2.5). */
+    feedback_regime: z.enum(["denotation_confirmed", "dbms_only"]),
+    /** SQL of every attempt, attempt 0 = cached initial SQL; "" when the model output had no SQL. */
+    attempts: z.array(z.string()).min(1),
+    /** Oracle status of every attempt. */
+    statuses: z.array(z.enum(["CORRECT", "DENOTATION_MISMATCH", "EXECUTION_ERROR", "TIMEOUT"])),
+    /** DBMS error text of every attempt, null when the attempt executed (METHOD.md §2.6). */
+    db_errors: z.array(z.string().nullable()),
+    /** Classifier error type of every attempt; null exactly for CORRECT attempts (METHOD.md §3). */
+    error_types: z.array(z.enum(ERROR_TYPES).nullable()),
+    /** Cached oracle label of the initial SQL (Success@1). */
+    initial_correct: z.boolean(),
+    /** Confirmed correctness of the last attempt (computed offline under dbms_only). */
+    final_correct: z.boolean(),
+    /** Number of repair generations = attempts.length − 1 (≤ K = 7). */
+    repair_steps: count,
+    /** false when the initial SQL was imported from a predictions file: its token counts are unknown and recorded as 0. */
+    initial_tokens_known: z.boolean(),
+    /** Prompt tokens per LLM call, after left truncation (METHOD.md §6.5). */
+    prompt_tokens: z.array(count).min(1),
+    /** Generated tokens per LLM call, EOS included when emitted. */
+    output_tokens: z.array(count).min(1),
+    /** Kind of each LLM call; the first is always `initial_cache`. */
+    call_kinds: z.array(z.enum(CALL_KINDS)).min(1),
+    /** Prompt tokens dropped by left truncation per LLM call (0 = not truncated). */
+    truncated_prompt_tokens: z.array(count).min(1),
+    /** Reflexion reflections of this episode, in order ([] for other methods). */
+    reflections: z.array(z.string()),
+    /** Episode totals (METHOD.md §6.5 plus truncations). */
+    accounting: AccountingSchema,
+    /** Memory entry ids retrieved at each repair step (index 0 = repair 1); [] for memoryless methods. */
+    retrieved_entry_ids: z.array(z.array(z.string())),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path: [path], message });
+    const n = t.attempts.length;
+    for (const key of ["statuses", "db_errors", "error_types"] as const) {
+      if (t[key].length !== n) issue(key, `has ${t[key].length} elements but attempts has ${n}; write one per attempt`);
+    }
+    const calls = t.call_kinds.length;
+    for (const key of ["prompt_tokens", "output_tokens", "truncated_prompt_tokens"] as const) {
+      if (t[key].length !== calls) issue(key, `has ${t[key].length} elements but call_kinds has ${calls}; write one per LLM call`);
+    }
+    if (t.repair_steps !== n - 1) issue("repair_steps", `is ${t.repair_steps} but attempts.length − 1 is ${n - 1}`);
+    if (t.retrieved_entry_ids.length !== t.repair_steps) {
+      issue("retrieved_entry_ids", `has ${t.retrieved_entry_ids.length} steps but repair_steps is ${t.repair_steps}; write [] for steps without retrieval`);
+    }
+    if (t.call_kinds[0] !== "initial_cache" || t.call_kinds.lastIndexOf("initial_cache") !== 0) {
+      issue("call_kinds", "must start with the single `initial_cache` call");
+    }
+    const repairs = t.call_kinds.filter((k) => k === "repair").length;
+    if (repairs !== t.repair_steps) issue("call_kinds", `has ${repairs} repair calls but repair_steps is ${t.repair_steps}`);
+    t.error_types.forEach((type, i) => {
+      if ((type === null) !== (t.statuses[i] === "CORRECT")) issue("error_types", `attempt ${i}: error type must be null exactly when the status is CORRECT`);
+    });
+    if (t.feedback_regime === "denotation_confirmed") {
+      if (t.initial_correct !== (t.statuses[0] === "CORRECT")) issue("initial_correct", "disagrees with statuses[0]");
+      if (t.final_correct !== (t.statuses[n - 1] === "CORRECT")) issue("final_correct", "disagrees with the last status");
+    }
+    checkAccounting(t, issue);
+  });
+export type Trajectory = z.infer<typeof TrajectorySchema>;
+
+/** The accounting identities of METHOD.md §6.5 that the per-call arrays determine. */
+function checkAccounting(t: z.infer<typeof TrajectorySchema>, issue: (path: string, message: string) => void): void {
+  const a = t.accounting;
+  const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+  const expected: Partial<Accounting> = {
+    initial_prompt_tokens: t.prompt_tokens[0],
+    initial_output_tokens: t.output_tokens[0],
+    repair_prompt_tokens: sum(t.prompt_tokens.slice(1)),
+    repair_output_tokens: sum(t.output_tokens.slice(1)),
+    total_prompt_tokens: sum(t.prompt_tokens),
+    total_output_tokens: sum(t.output_tokens),
+    total_tokens: sum(t.prompt_tokens) + sum(t.output_tokens),
+    llm_calls: t.call_kinds.length,
+    truncations: t.truncated_prompt_tokens.filter((x) => x > 0).length,
+  };
+  for (const [key, value] of Object.entries(expected) as [keyof Accounting, number][]) {
+    if (a[key] !== value) issue("accounting", `${key} is ${a[key]} but the per-call arrays give ${value}`);
+  }
+}
+
+/**
+ * Parse the text of a `trajectories.jsonl` file (one record per non-blank line). A malformed line
+ * fails loudly with the file, the 1-based line number and the path to the bad field.
+ */
+export function parseTrajectoryLines(text: string, file: string): Trajectory[] {
+  const out: Trajectory[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (cause) {
+      throw new InputFileError(file, `line ${i + 1} is not JSON`, "rewrite the line or re-run the episode", cause);
+    }
+    const parsed = TrajectorySchema.safeParse(json);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new InputFileError(file, `line ${i + 1}: ${first.path.join(".") || "(record)"} ${first.message}`, "the trajectory does not follow METHOD.md §6.5; re-run the episode");
+    }
+    out.push(parsed.data);
+  });
+  return out;
+}

@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo test typecheck vitest bench data-spider data-bird clean
+.PHONY: install demo test typecheck bench models data-spider data-bird clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -27,7 +27,11 @@ typecheck: install
 	npx tsc --noEmit
 
 bench: install
-	npx tsx bench/oracle.ts
+	for b in oracle retrieval bootstrap llm; do npx tsx bench/$$b.ts || exit 1; done
+
+## The Qwen2.5-7B-Instruct and bge-large GGUFs (models/models.json), on a machine with model-hub access.
+models: install
+	$(MERIT) models download
 
 ## Official archives, on a machine with internet (verified by sha256; see data/downloads.json).
 data-spider: install

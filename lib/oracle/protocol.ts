@@ -26,6 +26,9 @@ export const NO_SINGLE_STATEMENT = "no single SQL statement in model output";
 /** Python sqlite3's message when a second statement follows the first (BIRD, METHOD.md §2.4). */
 export const PYTHON_MULTI_STATEMENT = "You can only execute one statement at a time.";
 
+/** Python's sqlite3 refuses SQL text containing U+0000 (SQLite itself would silently stop reading there). */
+export const NUL_IN_QUERY = "the query contains a null character";
+
 /** Text to execute, or a failure that is reported without executing anything. */
 export type Prepared = { ok: true; sql: string } | { ok: false; error: string };
 
@@ -64,6 +67,7 @@ export function renderOneLine(sql: string, sourceIndex?: number): Prepared {
 
 /** The prediction text a Spider protocol executes. */
 export function prepareSpiderPrediction(raw: string, protocol: SpiderProtocol, sourceIndex?: number): Prepared {
+  if (raw.includes("\u0000")) return { ok: false, error: NUL_IN_QUERY };
   if (protocol === "official") {
     const field = raw.trim().split("\t")[0];
     if (field.trim() === "") return { ok: false, error: NO_SINGLE_STATEMENT };
@@ -96,9 +100,16 @@ export function goldOrderMatters(preparedGold: string): boolean {
 export function prepareBirdPrediction(raw: string): Prepared {
   const sql = raw.trim();
   if (sql === "") return { ok: false, error: NO_SINGLE_STATEMENT };
+  if (sql.includes("\u0000")) return { ok: false, error: NUL_IN_QUERY };
   const statements = splitStatements(tokenizeSql(sql));
   if (statements.length === 0 || !isNonBlankStatement(statements[0])) return { ok: false, error: NO_SINGLE_STATEMENT };
-  const trailing = statements.slice(1).some((st) => st.some((t) => t.kind !== "whitespace" && t.kind !== "newline" && t.kind !== "comment"));
+  // After the first statement CPython's sqlite3 skips only whitespace, `--` and `/* */` comments
+  // (not sqlparse's `# ` comments, which the splitter may have absorbed into the first statement).
+  const skipped = (t: { kind: string; text: string }) => t.kind === "whitespace" || t.kind === "newline" || (t.kind === "comment" && !t.text.startsWith("#"));
+  const first = statements[0];
+  const semicolon = first.findIndex((t) => t.kind === "punctuation" && t.text === ";");
+  const tail = [...(semicolon >= 0 ? first.slice(semicolon + 1) : []), ...statements.slice(1).flat()];
+  const trailing = tail.some((t) => !skipped(t));
   if (trailing) return { ok: false, error: PYTHON_MULTI_STATEMENT };
   return { ok: true, sql };
 }

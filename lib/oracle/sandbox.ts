@@ -46,6 +46,8 @@ interface Slot {
   timer: NodeJS.Timeout | null;
   /** Set once the process is being killed; a replacement takes the slot on exit. */
   dead: boolean;
+  /** The worker has loaded and said so; deadlines start only then. */
+  ready: boolean;
 }
 
 /** A pool of killable SQL worker processes. Call `close()` when done (idempotent). */
@@ -111,9 +113,14 @@ export class SqlSandbox {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
     child.stderr?.resume();
-    const slot: Slot = { child, job: null, timer: null, dead: false };
+    const slot: Slot = { child, job: null, timer: null, dead: false, ready: false };
     child.on("error", () => {}); // EPIPE to a dying child surfaces through its exit handler
-    child.on("message", (msg: { id: number; ok: boolean; rows?: Rows; error?: string }) => {
+    child.on("message", (msg: { ready?: boolean; id: number; ok: boolean; rows?: Rows; error?: string }) => {
+      if (msg.ready) {
+        slot.ready = true;
+        this.#dispatch();
+        return;
+      }
       const job = slot.job;
       if (!job || job.id !== msg.id) return;
       this.#finish(slot, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false });
@@ -147,7 +154,7 @@ export class SqlSandbox {
   #dispatch(): void {
     for (const slot of this.#slots) {
       if (this.#queue.length === 0) return;
-      if (slot.job || slot.dead || !slot.child.connected) continue;
+      if (slot.job || slot.dead || !slot.ready || !slot.child.connected) continue;
       const job = this.#queue.shift()!;
       slot.job = job;
       slot.timer = setTimeout(() => {

@@ -53,8 +53,7 @@ const RULES: Array<[RegExp, TokenKind]> = [
   [/-?\d+(?:\.\d+)?E-?\d+/iuy, "number"],
   [/(?![_A-ZÀ-Ü])-?(?:\d+(?:\.\d*)|\.\d+)(?![_A-ZÀ-Ü])/iuy, "number"],
   [/(?![_A-ZÀ-Ü])-?\d+(?![_A-ZÀ-Ü])/iuy, "number"],
-  [/'(?:''|\\'|[^'])*'/uy, "string"],
-  [/"(?:""|\\"|[^"])*"/uy, "symbol"],
+  // '…' and "…" (sqlparse's String.Single and String.Symbol) are scanned by `quotedEnd`.
   [/(?:""|".*?[^\\]")/uy, "symbol"],
   [new RegExp(`(?<![\\p{L}\\p{N}_\\])])\\[[^\\]\\[]+\\]`, "uy"), "name"],
   [new RegExp(`(?:(?:LEFT\\s+|RIGHT\\s+|FULL\\s+)?(?:INNER\\s+|OUTER\\s+|STRAIGHT\\s+)?|(?:CROSS\\s+|NATURAL\\s+)?)?JOIN(?!${W})`, "iuy"), "keyword"],
@@ -75,11 +74,47 @@ const RULES: Array<[RegExp, TokenKind]> = [
   [/[+/@#%^&|-]+/uy, "operator"],
 ];
 
+/**
+ * End (exclusive) of the match of sqlparse's `'(''|\\\\|\\'|[^'])*'` (or the `"` twin) at `start`, or -1.
+ * Scanned by hand because V8's regex engine overflows its stack on multi-megabyte literals. When the
+ * literal is unclosed, the regex backtracks and the last quote consumed inside (the first of a `''`
+ * pair, or the quote of a `\'`) closes it — reproduced here.
+ */
+function quotedEnd(sql: string, start: number, quote: string): number {
+  let lastInner = -1;
+  let i = start + 1;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === quote) {
+      if (sql[i + 1] === quote) {
+        lastInner = i;
+        i += 2;
+      } else return i + 1;
+    } else if (c === "\\" && sql[i + 1] === "\\") {
+      i += 2; // sqlparse's `\\\\` alternative: an escaped backslash
+    } else if (c === "\\" && sql[i + 1] === quote) {
+      lastInner = i + 1;
+      i += 2;
+    } else i += 1;
+  }
+  return lastInner >= 0 ? lastInner + 1 : -1;
+}
+
 /** Splits `sql` into sqlparse-compatible tokens; concatenating their texts gives back `sql`. */
 export function tokenizeSql(sql: string): SqlToken[] {
   const tokens: SqlToken[] = [];
   let pos = 0;
   outer: while (pos < sql.length) {
+    const ch = sql[pos];
+    if (ch === "'" || ch === '"') {
+      // No earlier rule can match at a quote, so the string/symbol rule is the first to try.
+      const end = quotedEnd(sql, pos, ch);
+      if (end > 0) {
+        tokens.push({ kind: ch === "'" ? "string" : "symbol", text: sql.slice(pos, end) });
+        pos = end;
+        continue;
+      }
+    }
     for (const [re, kind] of RULES) {
       re.lastIndex = pos;
       const m = re.exec(sql);
@@ -90,9 +125,9 @@ export function tokenizeSql(sql: string): SqlToken[] {
       }
     }
     // sqlparse emits an Error token for one unmatched character and carries on.
-    const ch = String.fromCodePoint(sql.codePointAt(pos)!);
-    tokens.push({ kind: "other", text: ch });
-    pos += ch.length;
+    const one = String.fromCodePoint(sql.codePointAt(pos)!);
+    tokens.push({ kind: "other", text: one });
+    pos += one.length;
   }
   return tokens;
 }

@@ -34,6 +34,7 @@ function connect(path) {
   return db;
 }
 
+const REFUSED = "only SELECT or WITH queries may run on the read-only oracle";
 const DQS_ERROR = /^no such column: ("(?:[^"]|"")*")(?: - should this be a string literal in single-quotes\?)?$/;
 const LEADING_KEYWORD = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/;
 
@@ -109,11 +110,18 @@ function prepare(db, sql) {
  * @param {{id: number, db: string, sql: string, maxRows: number, maxBytes: number, textErrors: "ignore" | "replace"}} job
  */
 function run(job) {
+  // The keyword is checked BEFORE preparing: SQLite applies flag PRAGMAs (case_sensitive_like,
+  // writable_schema, query_only, ...) while preparing them, even when the statement never runs.
+  const keyword = (LEADING_KEYWORD.exec(job.sql)?.[1] ?? "").toUpperCase();
+  if (keyword === "" && /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*$/.test(job.sql)) throw new Error("The supplied SQL string contains no statements");
+  if (!["SELECT", "WITH", "VALUES"].includes(keyword)) throw new Error(REFUSED);
   const db = connect(job.db);
   const stmt = prepare(db, job.sql);
-  const keyword = (LEADING_KEYWORD.exec(job.sql)?.[1] ?? "").toUpperCase();
-  if (!stmt.reader || !stmt.readonly || !["SELECT", "WITH", "VALUES"].includes(keyword)) {
-    throw new Error("only SELECT or WITH queries may run on the read-only oracle");
+  if (!stmt.reader || !stmt.readonly) {
+    // Backstop: a refused statement was prepared on this connection; never reuse that connection.
+    db.close();
+    connections.delete(job.db);
+    throw new Error(REFUSED);
   }
   stmt.raw(true);
   /** @type {unknown[][]} */
@@ -148,3 +156,6 @@ process.on("message", (/** @type {any} */ job) => {
 });
 // The parent went away (even by SIGKILL): never linger as an orphan.
 process.on("disconnect", () => process.exit(0));
+// Start-up (loading better-sqlite3) must not count against a statement's deadline: the parent
+// dispatches to this worker only after this message.
+process.send?.({ ready: true });

@@ -1,0 +1,65 @@
+/**
+ * `merit cache stats|verify|prune --cache FILE` (METHOD.md §6.6): inspect, check and trim a call-cache
+ * SQLite file written by lib/llm/call-cache.ts.
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { InputFileError, UsageError } from "../errors.ts";
+import { cacheStats, pruneCache, verifyCache } from "../llm/cache-admin.ts";
+import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+
+const USAGE = `usage: merit cache stats --cache FILE
+       merit cache verify --cache FILE
+       merit cache prune --cache FILE [--keep-identity HASH] [--older-than DAYS]
+
+stats   rows per backend identity (identity hash, kind, model, oldest/newest entry)
+verify  re-hashes every row (key = sha256 of backend identity + request; row hash over text and
+        token counts) and lists corrupt rows; exit code 1 when any is found
+prune   deletes rows whose identity hash differs from --keep-identity (see stats) and/or rows
+        older than --older-than days`;
+
+export const cacheCommand: Command = {
+  name: "cache",
+  summary: "stats, verify or prune an LLM call-cache file",
+  usage: USAGE,
+  async run(argv: string[], io: CommandIO): Promise<number> {
+    const { values, positionals } = parseFlags(
+      argv,
+      { cache: { type: "string" }, "keep-identity": { type: "string" }, "older-than": { type: "string" } },
+      USAGE,
+      true,
+    );
+    const [action, ...extra] = positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"\n${USAGE}`);
+    const file = required(values.cache, "cache", USAGE);
+    if (!existsSync(file)) throw new InputFileError(file, "cache file not found", "pass the --cache file a run wrote (its manifest names it)");
+    if (action !== "prune" && (values["keep-identity"] !== undefined || values["older-than"] !== undefined)) {
+      throw new UsageError(`--keep-identity and --older-than apply to \`merit cache prune\` only\n${USAGE}`);
+    }
+    if (action === "stats") return stats(file, io);
+    if (action === "verify") return verify(file, io);
+    if (action === "prune") {
+      const keep = values["keep-identity"];
+      const days = values["older-than"] === undefined ? undefined : numberFlag(values["older-than"], "older-than", 0);
+      if (keep === undefined && days === undefined) throw new UsageError(`prune needs --keep-identity HASH and/or --older-than DAYS\n${USAGE}`);
+      const removed = pruneCache(file, { keepIdentityHash: keep, olderThanDays: days });
+      io.out(`pruned ${removed} row(s) from ${file}`);
+      return 0;
+    }
+    throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected stats, verify or prune)\n${USAGE}`);
+  },
+};
+
+function stats(file: string, io: CommandIO): number {
+  const { rows, identities } = cacheStats(file);
+  for (const g of identities) io.out(`${g.identityHash}  ${g.rows} row(s)  ${g.kind}  ${g.model}  ${g.oldest} .. ${g.newest}`);
+  io.out(`${rows} row(s), ${identities.length} backend identit${identities.length === 1 ? "y" : "ies"} in ${file}`);
+  return 0;
+}
+
+function verify(file: string, io: CommandIO): number {
+  const { rows, corrupt } = verifyCache(file);
+  for (const c of corrupt) io.err(`corrupt row ${c.key}: ${c.reason}`);
+  io.out(`${rows} row(s) checked, ${corrupt.length} corrupt in ${file}`);
+  return corrupt.length === 0 ? 0 : 1;
+}

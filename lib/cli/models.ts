@@ -1,0 +1,82 @@
+/**
+ * `merit models download|check` (METHOD.md §6.4; what `make models` runs): fetch and verify the GGUF
+ * files listed in models/models.json, or diagnose model files in one line each.
+ * @module
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { UsageError } from "../errors.ts";
+import { llamaRuntime } from "../llm/llama-runtime.ts";
+import { checkModelFile } from "../llm/model-file.ts";
+import { ensureModel, readModelManifest } from "../llm/models.ts";
+import { parseFlags, type Command, type CommandIO } from "./command.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+const USAGE = `usage: merit models download [ID...] [--dir models] [--manifest models/models.json]
+       merit models check [ID...] [--dir models] [--manifest FILE] [--file PATH] [--no-load]
+
+download  fetches each listed model (all when no ID is given) into DIR, resuming a .partial file,
+          and checks its sha256 against the manifest; a present, matching file is left alone.
+          Exit 1 when a model has no pinned sha256 (its computed hash is printed for you to check
+          against the publisher and write into the manifest).
+check     one line per model file: ok, missing, truncated, not a GGUF, or llama.cpp's load error.
+          --file checks any GGUF path instead of the manifest's; --no-load skips the llama.cpp load.`;
+
+export const modelsCommand: Command = {
+  name: "models",
+  summary: "download and verify the GGUF models (make models), or check model files",
+  usage: USAGE,
+  async run(argv: string[], io: CommandIO): Promise<number> {
+    const { values, positionals } = parseFlags(
+      argv,
+      { dir: { type: "string" }, manifest: { type: "string" }, file: { type: "string" }, "no-load": { type: "boolean" } },
+      USAGE,
+      true,
+    );
+    const [action, ...ids] = positionals;
+    const dir = values.dir ?? join(ROOT, "models");
+    if (action === "check" && values.file !== undefined) {
+      if (ids.length > 0) throw new UsageError(`give either model IDs or --file, not both\n${USAGE}`);
+      return check([values.file], !values["no-load"], io);
+    }
+    const manifest = readModelManifest(values.manifest ?? join(ROOT, "models/models.json"));
+    for (const id of ids) if (!(id in manifest)) throw new UsageError(`unknown model "${id}" (known: ${Object.keys(manifest).join(", ")})`);
+    const chosen = ids.length > 0 ? ids : Object.keys(manifest);
+    if (action === "download") {
+      if (values.file !== undefined || values["no-load"]) throw new UsageError(`--file and --no-load apply to \`merit models check\` only\n${USAGE}`);
+      let unverified = 0;
+      for (const id of chosen) {
+        const entry = manifest[id];
+        let nextReport = 0;
+        const result = await ensureModel(entry, {
+          dir,
+          onProgress: (received, total) => {
+            if (received < nextReport) return;
+            io.err(`${entry.file}: ${total ? `${Math.floor((100 * received) / total)}% ` : ""}(${received}${total ? `/${total}` : ""} bytes)`);
+            nextReport = received + (total ? total / 20 : 256 * 2 ** 20);
+          },
+        });
+        if (result.status === "unverified") {
+          unverified++;
+          io.err(`${result.path}: UNVERIFIED — models.json pins no sha256; computed sha256 ${result.sha256} (${result.bytes} bytes). Check it against ${entry.source} and write it into the manifest.`);
+        }
+        io.out(`${id} ${result.status} ${result.path} sha256 ${result.sha256}`);
+      }
+      return unverified === 0 ? 0 : 1;
+    }
+    if (action === "check") return check(chosen.map((id) => join(dir, manifest[id].file)), !values["no-load"], io);
+    throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected download or check)\n${USAGE}`);
+  },
+};
+
+async function check(paths: string[], load: boolean, io: CommandIO): Promise<number> {
+  const llama = load ? await llamaRuntime(false) : undefined;
+  let bad = 0;
+  for (const path of paths) {
+    const result = await checkModelFile(path, { llama, load });
+    if (result.problem !== "ok") bad++;
+    io.out(result.message);
+  }
+  return bad === 0 ? 0 : 1;
+}

@@ -1,0 +1,168 @@
+/**
+ * The content-addressed call cache (METHOD.md §6.4–6.6, STYLE.md §2.6, §2.8): a ChatBackend that
+ * wraps another and stores each greedy result in SQLite, so a warm re-run makes zero model calls and
+ * reproduces outputs byte for byte. Safe for several processes writing one file (WAL, busy_timeout,
+ * INSERT OR IGNORE: the first writer of a key wins, and greedy outputs are identical anyway).
+ *
+ * Key = SHA-256 of canonicalJson({backend: identity, request: {prompt, maxOutputTokens}}), i.e. the
+ * backend kind, model name, model sha256, every output-changing parameter (decoding, penalties,
+ * truncation, seed, template) and the exact user message before templating.
+ * Deliberately EXCLUDED from the key (they do not change a greedy output):
+ * - thread count, GPU type and layer offload, sequence count, batch size (greedy output is the same
+ *   across thread counts; device numerics are not part of what was asked);
+ * - base URLs, timeouts, retry and concurrency settings of remote backends;
+ * - the caller's purpose/query id/stream position and the per-call derived seed of METHOD.md §6.4
+ *   (irrelevant under greedy decoding);
+ * - wall-clock time and the cache file's own path.
+ * Errors are never cached; a sampled (non-greedy) backend must put its seed in `identity.params`.
+ * @module
+ */
+import Database from "better-sqlite3";
+import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
+import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "./types.ts";
+
+/** Hits (served from the file), computed (inner backend called), errors (inner call failed, not stored). */
+export interface CallCacheStats {
+  hits: number;
+  computed: number;
+  errors: number;
+}
+
+/** One stored call as the cache file holds it. */
+export interface CachedCall {
+  key: string;
+  identityHash: string;
+  identity: string;
+  request: string;
+  text: string;
+  promptTokens: number;
+  outputTokens: number;
+  truncatedPromptTokens: number;
+  createdAt: string;
+  rowHash: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS calls (
+  key TEXT PRIMARY KEY,
+  identity_hash TEXT NOT NULL,
+  identity TEXT NOT NULL,
+  request TEXT NOT NULL,
+  text TEXT NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  truncated_prompt_tokens INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  row_hash TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS calls_identity ON calls(identity_hash);
+`;
+
+/** Opens (creating if needed) a cache file with WAL and a busy timeout for concurrent writers. */
+export function openCacheDatabase(path: string, opts: { readonly?: boolean } = {}): Database.Database {
+  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  db.pragma("busy_timeout = 30000");
+  if (!opts.readonly) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.exec(SCHEMA);
+  }
+  return db;
+}
+
+/** The cache key of one request to one backend. */
+export function callKey(identity: BackendIdentity, request: GenerateRequest): string {
+  return contentHash({ backend: identityJson(identity), request: requestJson(request) });
+}
+
+/** Hash over a stored row's payload, so `verify` can detect edited or damaged rows. */
+export function rowHash(row: Pick<CachedCall, "key" | "text" | "promptTokens" | "outputTokens" | "truncatedPromptTokens">): string {
+  return contentHash({ key: row.key, text: row.text, promptTokens: row.promptTokens, outputTokens: row.outputTokens, truncatedPromptTokens: row.truncatedPromptTokens });
+}
+
+export function identityJson(identity: BackendIdentity): JsonValue {
+  return { kind: identity.kind, model: identity.model, modelHash: identity.modelHash, params: identity.params };
+}
+
+function requestJson(request: GenerateRequest): JsonValue {
+  return { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens };
+}
+
+/** A ChatBackend that answers from the cache file and delegates misses to `inner`. */
+export class CallCache implements ChatBackend {
+  readonly identity: BackendIdentity;
+  readonly #inner: ChatBackend;
+  readonly #db: Database.Database;
+  readonly #identityText: string;
+  readonly #identityHash: string;
+  readonly #inFlight = new Map<string, Promise<GenerateResult>>();
+  readonly #stats: CallCacheStats = { hits: 0, computed: 0, errors: 0 };
+  readonly #select: Database.Statement<[string], { text: string; prompt_tokens: number; output_tokens: number; truncated_prompt_tokens: number }>;
+  readonly #insert: Database.Statement<unknown[]>;
+
+  /** @param path the SQLite file (created when missing). */
+  constructor(inner: ChatBackend, path: string) {
+    this.#inner = inner;
+    this.identity = inner.identity;
+    this.#db = openCacheDatabase(path);
+    this.#identityText = canonicalJson(identityJson(inner.identity));
+    this.#identityHash = contentHash(identityJson(inner.identity));
+    this.#select = this.#db.prepare("SELECT text, prompt_tokens, output_tokens, truncated_prompt_tokens FROM calls WHERE key = ?");
+    this.#insert = this.#db.prepare(
+      "INSERT OR IGNORE INTO calls (key, identity_hash, identity, request, text, prompt_tokens, output_tokens, truncated_prompt_tokens, created_at, row_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
+    );
+  }
+
+  /** Counters since this object was created (a copy). */
+  stats(): CallCacheStats {
+    return { ...this.#stats };
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const key = callKey(this.identity, request);
+    const row = this.#select.get(key);
+    if (row) {
+      this.#stats.hits++;
+      return { text: row.text, promptTokens: row.prompt_tokens, outputTokens: row.output_tokens, truncatedPromptTokens: row.truncated_prompt_tokens, cached: true };
+    }
+    // The same key requested twice at once is computed once; the second caller counts as a hit.
+    const pending = this.#inFlight.get(key);
+    if (pending) {
+      const result = await pending;
+      this.#stats.hits++;
+      return { ...result, cached: true };
+    }
+    const computation = this.#compute(key, request);
+    this.#inFlight.set(key, computation);
+    try {
+      return await computation;
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  async #compute(key: string, request: GenerateRequest): Promise<GenerateResult> {
+    let result: GenerateResult;
+    try {
+      result = await this.#inner.generate(request);
+    } catch (error) {
+      this.#stats.errors++;
+      throw error;
+    }
+    this.#stats.computed++;
+    const stored = { key, text: result.text, promptTokens: result.promptTokens, outputTokens: result.outputTokens, truncatedPromptTokens: result.truncatedPromptTokens };
+    this.#insert.run(
+      key, this.#identityHash, this.#identityText, canonicalJson(requestJson(request)), result.text,
+      result.promptTokens, result.outputTokens, result.truncatedPromptTokens, new Date().toISOString(), rowHash(stored),
+    );
+    return { ...result, cached: false };
+  }
+
+  /**
+   * Closes the cache file only. The inner backend stays open: whoever created it owns it (one loaded
+   * model may serve several caches or runs).
+   */
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The local generation backend (METHOD.md §6.4–6.5, §11.8–11.9): a GGUF served by node-llama-cpp,
+ * prompted through the GGUF's own chat template, left-truncated, greedy, with token counts taken
+ * from token ids. N context sequences let N `generate()` calls run in parallel on one loaded model.
+ *
+ * Repetition penalty — Hugging Face vs node-llama-cpp:
+ * - HF `repetition_penalty` (Qwen2.5-7B-Instruct's generation_config: 1.05) rescales, at every step,
+ *   the logit of every distinct token id already in `input_ids` — the whole (truncated) prompt plus
+ *   everything generated so far — once per token regardless of count: logit / p when positive,
+ *   logit · p when negative.
+ * - node-llama-cpp's `repeatPenalty` feeds llama.cpp's penalties sampler: `penalty` does the same
+ *   rescale (logit ≤ 0 → ·p, else /p; they differ only at logit exactly 0, where both leave 0), but
+ *   only over the `punishTokens` it is given, capped to the last `maxPunishTokens` (default 64),
+ *   and `LlamaChatSession` by default punishes only recent *generated* tokens. Its extra
+ *   `frequencyPenalty` (−n·f for a token seen n times) and `presencePenalty` (−p once) have no HF
+ *   counterpart.
+ * - Here: punishTokens = the entire context (prompt tokens + generated tokens), maxPunishTokens =
+ *   the context size, frequency and presence penalties 0 — the same set and the same rule as HF.
+ *   Penalty 1 disables it.
+ *
+ * KV prefix reuse across calls is deliberately off (every call clears its sequence): reusing a
+ * cached prefix would make an output depend on which prompt a sequence served before.
+ * @module
+ */
+import { basename } from "node:path";
+import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
+import { MeritError } from "../errors.ts";
+import { jinjaChatTemplate, modelChatTemplate, type ChatTemplate } from "./chat-template.ts";
+import { sha256File } from "./file-hash.ts";
+import { llamaRuntime, resolveThreads, type GpuSetting } from "./llama-runtime.ts";
+import { loadModelChecked } from "./model-file.ts";
+import { SlotPool } from "./slot-pool.ts";
+import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "./types.ts";
+
+export interface LlamaBackendOptions {
+  /** Path of the GGUF file. */
+  modelPath: string;
+  /** @default false (CPU). `"auto"` uses a GPU when node-llama-cpp finds one. */
+  gpu?: GpuSetting;
+  /** CPU threads per context. @default env MERIT_THREADS, else physical cores */
+  threads?: number;
+  /** Parallel context sequences (concurrent generate() calls). @default 1 */
+  sequences?: number;
+  /** Prompt tokens kept after left truncation (METHOD.md §6.4). @default 4096 */
+  maxInputTokens?: number;
+  /** Largest maxOutputTokens a request may ask for; sizes the context. @default 512 */
+  maxOutputTokensLimit?: number;
+  /** HF-semantics repetition penalty over prompt + generated tokens; 1 disables. @default 1.05 (METHOD.md §11.9) */
+  repetitionPenalty?: number;
+  /** Sampler seed; irrelevant under greedy decoding but fixed and recorded. @default 42 */
+  seed?: number;
+  /** `"left"` drops the prompt's beginning (reference behaviour); `"error"` refuses (METHOD.md §11.5). @default "left" */
+  truncate?: "left" | "error";
+  /** SHA-256 of the model file when already known (e.g. verified by `merit models`); computed otherwise. */
+  modelHash?: string;
+  /** Jinja template overriding the GGUF's own (for studies of other templates). */
+  chatTemplate?: string;
+  /**
+   * An already loaded model of `modelPath` to share (several backends, one copy of the weights);
+   * the caller keeps ownership and `close()` leaves it loaded.
+   */
+  loadedModel?: LlamaModel;
+}
+
+/** Prompt tokens that exceed maxInputTokens when `truncate: "error"`. */
+export class PromptTooLongError extends MeritError {
+  constructor(readonly promptTokens: number, readonly maxInputTokens: number) {
+    super(`prompt has ${promptTokens} tokens after chat templating, more than maxInputTokens ${maxInputTokens}; shorten the prompt, raise maxInputTokens, or set truncate: "left"`);
+    this.name = "PromptTooLongError";
+  }
+}
+
+/** Loads the model and returns a ready backend. @throws ModelFileError when the GGUF cannot be used */
+export async function createLlamaBackend(options: LlamaBackendOptions): Promise<LlamaBackend> {
+  const llama = await llamaRuntime(options.gpu ?? false);
+  const threads = resolveThreads(llama, options.threads);
+  const owned = options.loadedModel === undefined;
+  const model = options.loadedModel ?? (await loadLlamaModel(options.modelPath, options.gpu));
+  try {
+    const maxInputTokens = options.maxInputTokens ?? 4096;
+    const maxOutputTokensLimit = options.maxOutputTokensLimit ?? 512;
+    const context = await model.createContext({
+      contextSize: maxInputTokens + maxOutputTokensLimit,
+      sequences: options.sequences ?? 1,
+      threads,
+      failedCreationRemedy: false,
+    });
+    const template = options.chatTemplate === undefined ? modelChatTemplate(model, options.modelPath) : jinjaChatTemplate(options.chatTemplate, model);
+    const modelHash = options.modelHash ?? (await sha256File(options.modelPath));
+    return new LlamaBackend({ ...options, maxInputTokens, maxOutputTokensLimit, model, owned, context, template, modelHash, threads });
+  } catch (error) {
+    if (owned) await model.dispose();
+    throw error;
+  }
+}
+
+/** Loads a GGUF on the shared runtime (for `loadedModel`). @throws ModelFileError */
+export async function loadLlamaModel(modelPath: string, gpu: GpuSetting = false): Promise<LlamaModel> {
+  const llama = await llamaRuntime(gpu);
+  return loadModelChecked(llama, modelPath, gpu === false ? { gpuLayers: 0 } : {});
+}
+
+interface Resolved extends LlamaBackendOptions {
+  maxInputTokens: number;
+  maxOutputTokensLimit: number;
+  model: LlamaModel;
+  owned: boolean;
+  context: LlamaContext;
+  template: ChatTemplate;
+  modelHash: string;
+  threads: number;
+}
+
+/** A ChatBackend over one loaded GGUF; build it with `createLlamaBackend`. */
+export class LlamaBackend implements ChatBackend {
+  readonly identity: BackendIdentity;
+  /** The loaded model (tokenizer access for callers that count tokens). */
+  readonly model: LlamaModel;
+  /** Threads each context evaluation uses. */
+  readonly threads: number;
+  readonly #context: LlamaContext;
+  readonly #ownsModel: boolean;
+  readonly #template: ChatTemplate;
+  readonly #pool: SlotPool<LlamaContextSequence>;
+  readonly #maxInputTokens: number;
+  readonly #maxOutputTokensLimit: number;
+  readonly #penalty: number;
+  readonly #seed: number;
+  readonly #truncate: "left" | "error";
+
+  constructor(r: Resolved) {
+    this.model = r.model;
+    this.threads = r.threads;
+    this.#context = r.context;
+    this.#ownsModel = r.owned;
+    this.#template = r.template;
+    this.#maxInputTokens = r.maxInputTokens;
+    this.#maxOutputTokensLimit = r.maxOutputTokensLimit;
+    this.#penalty = r.repetitionPenalty ?? 1.05;
+    this.#seed = r.seed ?? 42;
+    this.#truncate = r.truncate ?? "left";
+    if (!(this.#penalty > 0)) throw new MeritError(`repetitionPenalty must be > 0, got ${this.#penalty}; use 1 to disable it`);
+    const sequences = Array.from({ length: r.context.totalSequences }, () => r.context.getSequence());
+    this.#pool = new SlotPool(sequences);
+    this.identity = {
+      kind: "llama.cpp",
+      model: basename(r.modelPath),
+      modelHash: r.modelHash,
+      params: {
+        decoding: "greedy",
+        chatTemplate: r.chatTemplate === undefined ? "gguf" : "custom",
+        maxInputTokens: this.#maxInputTokens,
+        truncation: this.#truncate,
+        repetitionPenalty: this.#penalty,
+        repetitionPenaltyScope: "hf-all-previous-tokens",
+        seed: this.#seed,
+      },
+    };
+  }
+
+  /** The exact prompt text given to the tokenizer: the chat template applied to one user message. */
+  renderPrompt(userMessage: string): string {
+    return this.#template.render(userMessage);
+  }
+
+  /** Prompt token ids after templating and left truncation, plus how many were dropped. */
+  promptTokens(userMessage: string): { tokens: Token[]; truncated: number } {
+    const all = this.model.tokenize(this.renderPrompt(userMessage), true);
+    const truncated = Math.max(0, all.length - this.#maxInputTokens);
+    if (truncated > 0 && this.#truncate === "error") throw new PromptTooLongError(all.length, this.#maxInputTokens);
+    return { tokens: truncated > 0 ? all.slice(truncated) : all, truncated };
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const { maxOutputTokens } = request;
+    if (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1 || maxOutputTokens > this.#maxOutputTokensLimit) {
+      throw new MeritError(`maxOutputTokens must be an integer in 1..${this.#maxOutputTokensLimit}, got ${maxOutputTokens}; raise maxOutputTokensLimit when creating the backend`);
+    }
+    const { tokens, truncated } = this.promptTokens(request.prompt);
+    const output = await this.#pool.use((sequence) => this.#decode(sequence, tokens, maxOutputTokens));
+    // Text is decoded with special tokens skipped (METHOD.md §6.4): the EOG token never adds text,
+    // even when a model's EOS id is an ordinary token.
+    const ended = output.length > 0 && this.model.isEogToken(output[output.length - 1]);
+    return {
+      text: this.model.detokenize(ended ? output.slice(0, -1) : output, false),
+      promptTokens: tokens.length,
+      outputTokens: output.length,
+      truncatedPromptTokens: truncated,
+      cached: false,
+    };
+  }
+
+  /** Greedy decoding on one sequence; the returned ids include the EOG token when one was emitted. */
+  async #decode(sequence: LlamaContextSequence, prompt: Token[], maxOutputTokens: number): Promise<Token[]> {
+    await sequence.clearHistory();
+    const history: Token[] = [...prompt];
+    const output: Token[] = [];
+    const tokens = sequence.evaluate(prompt, {
+      temperature: 0,
+      seed: this.#seed,
+      yieldEogToken: true,
+      repeatPenalty:
+        this.#penalty === 1
+          ? undefined
+          : { punishTokens: () => history, maxPunishTokens: sequence.contextSize, penalty: this.#penalty, frequencyPenalty: 0, presencePenalty: 0 },
+    });
+    for await (const token of tokens) {
+      output.push(token);
+      history.push(token);
+      if (this.model.isEogToken(token) || output.length >= maxOutputTokens) break;
+    }
+    return output;
+  }
+
+  /** Releases the context (and the model when this backend loaded it); safe to call twice. */
+  async close(): Promise<void> {
+    if (!this.#context.disposed) await this.#context.dispose();
+    if (this.#ownsModel && !this.model.disposed) await this.model.dispose();
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The local dense embedder (METHOD.md §5.3, §4.6): a BGE-style GGUF under a node-llama-cpp embedding
+ * context. Vectors come back un-normalised from llama.cpp and are L2-normalised here; inputs longer
+ * than the model's context are cut at the END (sentence-transformers' right truncation, max 512
+ * positions for bge incl. [CLS]/[SEP]) and counted; results are cached in memory by text hash.
+ * @module
+ */
+import { basename } from "node:path";
+import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
+import { sha256Hex } from "../hash.ts";
+import { MeritError } from "../errors.ts";
+import { sha256File } from "./file-hash.ts";
+import { llamaRuntime, resolveThreads, type GpuSetting } from "./llama-runtime.ts";
+import { loadModelChecked } from "./model-file.ts";
+import { l2Normalise } from "./unit-vector.ts";
+import type { BackendIdentity, Embedder } from "./types.ts";
+
+export interface LlamaEmbedderOptions {
+  modelPath: string;
+  /** @default false (CPU) */
+  gpu?: GpuSetting;
+  /** @default env MERIT_THREADS, else physical cores */
+  threads?: number;
+  /** Token positions per input incl. special tokens. @default the model's training context (512 for bge) */
+  maxTokens?: number;
+  /** Texts embedded per batch before yielding to the event loop. @default 32 */
+  batchSize?: number;
+  /** SHA-256 of the model file when known; computed otherwise. */
+  modelHash?: string;
+}
+
+/** Counters since creation: texts embedded by the model, served from the cache, and truncated. */
+export interface EmbedderStats {
+  computed: number;
+  cacheHits: number;
+  truncatedInputs: number;
+  truncatedTokens: number;
+}
+
+/** Loads the model and returns a ready embedder. @throws ModelFileError */
+export async function createLlamaEmbedder(options: LlamaEmbedderOptions): Promise<LlamaEmbedder> {
+  const gpu = options.gpu ?? false;
+  const llama = await llamaRuntime(gpu);
+  const threads = resolveThreads(llama, options.threads);
+  const model = await loadModelChecked(llama, options.modelPath, gpu === false ? { gpuLayers: 0 } : {});
+  try {
+    const trained = model.trainContextSize;
+    const maxTokens = Math.min(options.maxTokens ?? trained, trained);
+    // getEmbeddingFor refuses inputs of length ≥ contextSize, hence one spare position.
+    const context = await model.createEmbeddingContext({ contextSize: maxTokens + 1, threads });
+    const modelHash = options.modelHash ?? (await sha256File(options.modelPath));
+    return new LlamaEmbedder(options, model, context, maxTokens, modelHash);
+  } catch (error) {
+    await model.dispose();
+    throw error;
+  }
+}
+
+/** An Embedder over one embedding GGUF; build it with `createLlamaEmbedder`. */
+export class LlamaEmbedder implements Embedder {
+  readonly identity: BackendIdentity;
+  readonly dimension: number;
+  readonly #model: LlamaModel;
+  readonly #context: LlamaEmbeddingContext;
+  readonly #maxTokens: number;
+  readonly #batchSize: number;
+  readonly #cache = new Map<string, Float32Array>();
+  readonly #stats: EmbedderStats = { computed: 0, cacheHits: 0, truncatedInputs: 0, truncatedTokens: 0 };
+
+  constructor(options: LlamaEmbedderOptions, model: LlamaModel, context: LlamaEmbeddingContext, maxTokens: number, modelHash: string) {
+    this.#model = model;
+    this.#context = context;
+    this.#maxTokens = maxTokens;
+    this.#batchSize = options.batchSize ?? 32;
+    const dimension = model.embeddingVectorSize;
+    if (!dimension) throw new MeritError(`${options.modelPath}: the GGUF reports no embedding size; use an embedding model such as bge-large-en-v1.5 (models/README.md)`);
+    this.dimension = dimension;
+    this.identity = {
+      kind: "llama.cpp-embedding",
+      model: basename(options.modelPath),
+      modelHash,
+      params: { maxTokens, truncation: "right", normalize: "l2" },
+    };
+  }
+
+  /** Counters since creation (a copy). */
+  stats(): EmbedderStats {
+    return { ...this.#stats };
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += this.#batchSize) {
+      for (const text of texts.slice(start, start + this.#batchSize)) out.push(await this.#embedOne(text));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return out;
+  }
+
+  async #embedOne(text: string): Promise<Float32Array> {
+    const key = sha256Hex(text);
+    const hit = this.#cache.get(key);
+    if (hit) {
+      this.#stats.cacheHits++;
+      return hit.slice();
+    }
+    const tokens = this.#truncate(this.#model.tokenize(text, false));
+    // node-llama-cpp returns an empty vector for zero tokens; HF embeds "[CLS] [SEP]" for "".
+    const input = tokens.length > 0 ? tokens : [this.#model.tokens.bos, this.#model.tokens.sep].filter((t): t is Token => t !== null);
+    const { vector } = await this.#context.getEmbeddingFor(input);
+    const normalised = l2Normalise(vector, text);
+    this.#cache.set(key, normalised);
+    this.#stats.computed++;
+    return normalised.slice();
+  }
+
+  /** Keeps the first tokens so that [CLS] + tokens + [SEP] fits in maxTokens positions. */
+  #truncate(tokens: Token[]): Token[] {
+    const specials = this.#context.calculateInputLength([]);
+    const room = this.#maxTokens - specials;
+    if (tokens.length <= room) return tokens;
+    this.#stats.truncatedInputs++;
+    this.#stats.truncatedTokens += tokens.length - room;
+    return tokens.slice(0, room);
+  }
+
+  /** Releases the context and the model; safe to call twice. */
+  async close(): Promise<void> {
+    if (!this.#context.disposed) await this.#context.dispose();
+    if (!this.#model.disposed) await this.#model.dispose();
+  }
+}

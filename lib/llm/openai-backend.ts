@@ -1,0 +1,128 @@
+/**
+ * Remote generation and embeddings over OpenAI-compatible HTTP (METHOD.md §6.4–6.5): one user
+ * message to `/v1/chat/completions` with temperature 0, `max_tokens` and a fixed `seed`; token counts
+ * from the server's `usage` (never re-tokenised here); `/v1/embeddings` vectors L2-normalised.
+ * The SERVER applies the chat template and any truncation: `truncatedPromptTokens` is always 0 here,
+ * so serve with a context ≥ maxInputTokens + max_tokens and compare `usage.prompt_tokens`.
+ * @module
+ */
+import { z } from "zod";
+import { canonicalJson, type JsonValue } from "../hash.ts";
+import { MeritError } from "../errors.ts";
+import { EndpointPool, type EndpointPoolOptions } from "./endpoint-pool.ts";
+import { l2Normalise } from "./unit-vector.ts";
+import type { BackendIdentity, ChatBackend, Embedder, GenerateRequest, GenerateResult } from "./types.ts";
+
+export interface OpenAIOptions extends EndpointPoolOptions {
+  /** The served model id sent as `model`. */
+  model: string;
+  /** Revision or file hash of the served weights, recorded in the identity (cache keys). @default "unpinned" */
+  modelRevision?: string;
+  /** Seed sent with every chat request. @default 42 */
+  seed?: number;
+  /** Extra body fields some servers accept, e.g. `{repetition_penalty: 1.05}` (vLLM) — part of the identity. */
+  extraBody?: Record<string, JsonValue>;
+}
+
+const ChatResponse = z.object({
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullable() }) })).min(1),
+  usage: z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() }),
+});
+
+const EmbeddingResponse = z.object({
+  data: z.array(z.object({ index: z.number().int().nonnegative(), embedding: z.array(z.number()) })),
+});
+
+function parseAnswer<T>(schema: z.ZodType<T>, json: unknown, what: string): T {
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new MeritError(`${what} answer is not OpenAI-shaped: ${issue.path.join(".") || "(root)"}: ${issue.message}; the server must return choices/usage (chat) or data[].embedding (embeddings)`);
+}
+
+function remoteIdentity(kind: string, options: OpenAIOptions, params: BackendIdentity["params"]): BackendIdentity {
+  return {
+    kind,
+    model: options.model,
+    modelHash: `${options.model}@${options.modelRevision ?? "unpinned"}`,
+    params: { ...params, extraBody: options.extraBody ? canonicalJson(options.extraBody) : null },
+  };
+}
+
+/** A ChatBackend over one or more OpenAI-compatible servers. */
+export class OpenAIChatBackend implements ChatBackend {
+  readonly identity: BackendIdentity;
+  /** The transport (exposes per-URL counts). */
+  readonly pool: EndpointPool;
+  readonly #options: OpenAIOptions;
+
+  constructor(options: OpenAIOptions) {
+    this.#options = options;
+    this.pool = new EndpointPool(options);
+    this.identity = remoteIdentity("openai-compatible", options, { decoding: "greedy", temperature: 0, seed: options.seed ?? 42 });
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const json = await this.pool.postJson("/v1/chat/completions", {
+      ...this.#options.extraBody,
+      model: this.#options.model,
+      messages: [{ role: "user", content: request.prompt }],
+      temperature: 0,
+      max_tokens: request.maxOutputTokens,
+      seed: this.#options.seed ?? 42,
+    });
+    const answer = parseAnswer(ChatResponse, json, "chat completion");
+    return {
+      text: answer.choices[0].message.content ?? "",
+      promptTokens: answer.usage.prompt_tokens,
+      outputTokens: answer.usage.completion_tokens,
+      truncatedPromptTokens: 0,
+      cached: false,
+    };
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Creates an embedder, asking the server once for the vector length unless `dimension` is given. */
+export async function createOpenAIEmbedder(options: OpenAIOptions & { dimension?: number; batchSize?: number }): Promise<OpenAIEmbedder> {
+  const pool = new EndpointPool(options);
+  const dimension = options.dimension ?? (await embedBatch(pool, options.model, ["dimension probe"]))[0].length;
+  return new OpenAIEmbedder(options, pool, dimension);
+}
+
+async function embedBatch(pool: EndpointPool, model: string, texts: readonly string[]): Promise<Float32Array[]> {
+  const answer = parseAnswer(EmbeddingResponse, await pool.postJson("/v1/embeddings", { model, input: texts }), "embeddings");
+  if (answer.data.length !== texts.length) throw new MeritError(`embeddings answer has ${answer.data.length} vectors for ${texts.length} inputs; the server dropped inputs`);
+  const byIndex = [...answer.data].sort((a, b) => a.index - b.index);
+  return byIndex.map((d, i) => l2Normalise(d.embedding, texts[i]));
+}
+
+/** An Embedder over OpenAI-compatible `/v1/embeddings`; build it with `createOpenAIEmbedder`. */
+export class OpenAIEmbedder implements Embedder {
+  readonly identity: BackendIdentity;
+  readonly dimension: number;
+  readonly #pool: EndpointPool;
+  readonly #model: string;
+  readonly #batchSize: number;
+
+  constructor(options: OpenAIOptions & { batchSize?: number }, pool: EndpointPool, dimension: number) {
+    this.#pool = pool;
+    this.#model = options.model;
+    this.#batchSize = options.batchSize ?? 64;
+    this.dimension = dimension;
+    this.identity = remoteIdentity("openai-compatible-embedding", options, { normalize: "l2" });
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const batches: Array<Promise<Float32Array[]>> = [];
+    for (let i = 0; i < texts.length; i += this.#batchSize) batches.push(embedBatch(this.#pool, this.#model, texts.slice(i, i + this.#batchSize)));
+    const vectors = (await Promise.all(batches)).flat();
+    for (const v of vectors) {
+      if (v.length !== this.dimension) throw new MeritError(`embedding has ${v.length} dimensions, expected ${this.dimension}; the server changed models`);
+    }
+    return vectors;
+  }
+
+  async close(): Promise<void> {}
+}

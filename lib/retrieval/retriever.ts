@@ -1,0 +1,226 @@
+/**
+ * Retrieval stage (METHOD.md §5.1, §5.5–5.7): for one repair step, builds the legal and typed
+ * pools of each polarity (with the fallback at min_typed_pool), scores them as the policy says
+ * (hybrid dense + BM25 with optional type bonus, or the seeded random shuffle), keeps the top
+ * entries per pool and writes the retrieval log record. Reads the memory, never writes it.
+ *
+ * Choices where METHOD.md is silent: a channel a policy turns off (no_dense_rerank, no_bm25) is
+ * still computed and logged with weight 0, so it still breaks ties in the sort key, and the query
+ * is embedded (one embedding call) whenever some pool is non-empty — except random_same_type,
+ * which never embeds. `fallback_used` is true for a hard-filtered pool with fewer than
+ * min_typed_pool typed entries even when that pool is empty.
+ * @module
+ */
+import { HIGH_RELIABILITY_TYPES, type ErrorType } from "../classify.ts";
+import { MeritError } from "../errors.ts";
+import { PyRandom, randomSameTypeSeed } from "../experiment/random.ts";
+import type { Embedder } from "../llm/types.ts";
+import { bm25Document } from "../memory/entry-text.ts";
+import type { MemoryEntry, Polarity } from "../memory/entry.ts";
+import { ineligibilityReason, isEligible, type EligibilityContext } from "../memory/eligibility.ts";
+import type { MemoryStore } from "../memory/store.ts";
+import { bm25DocStats, bm25ScoresFromStats, bm25Tokens, type Bm25DocStats } from "./bm25.ts";
+import { DenseIndex, type DenseIndexOptions } from "./dense.ts";
+import type { RetrievalPolicy } from "./policies.ts";
+import { channelWeights, rankCandidates, type RankInput } from "./rank.ts";
+import type { PoolKey, RetrievalLogRecord } from "./retrieval-log.ts";
+import { checkDimension, l2Normalize } from "./vector.ts";
+
+/** The current repair step as retrieval sees it. */
+export interface RetrievalQuery {
+  queryId: string;
+  dbId: string;
+  /** 0-based stream position of the current episode. */
+  streamPosition: number;
+  /** 1-based repair step. */
+  repairIteration: number;
+  /** Classifier type of the last outcome; null is treated as `Unknown` (METHOD.md §3). */
+  currentErrorType: string | null;
+  question: string;
+  /** SQL of the last attempt. */
+  currentSql: string;
+  /** failure_context of the last attempt (`attempted_sql=…; status=…; db_error=…`). */
+  failureContext: string;
+}
+
+/** One retrieved entry with its stored scores. */
+export interface RankedEntry {
+  entry: MemoryEntry;
+  row: number;
+  pool: PoolKey;
+  /** Normalised, rounded dense component (0 for random). */
+  dense: number;
+  bm25: number;
+  typeMatch: 0 | 1;
+  final: number;
+}
+
+export interface RetrievalResult {
+  /** Entries for the positive prompt section, ranked (dynamic_rag: its combined pool). */
+  positives: RankedEntry[];
+  /** Entries for the negative prompt section, ranked. */
+  negatives: RankedEntry[];
+  log: RetrievalLogRecord;
+  /** Query embeddings computed (0 or 1). */
+  embeddingCalls: number;
+}
+
+export interface RetrieverOptions extends DenseIndexOptions {
+  /** random_same_type base seed (METHOD.md §5.6: 42). */
+  randomSeed?: number;
+  /** Dense indexes to use (and fill) per memory, e.g. shared between retrievers; default: private. */
+  denseIndexes?: WeakMap<MemoryStore, DenseIndex>;
+}
+
+/** Configured retrieval: keeps one dense index per memory and BM25 document stats per entry. */
+export interface Retriever {
+  retrieve(memory: MemoryStore, query: RetrievalQuery, policy: RetrievalPolicy, embedder: Embedder): Promise<RetrievalResult>;
+}
+
+/** A returned entry that breaks causal eligibility — a kit bug, never a user error. */
+export class CausalityViolationError extends MeritError {
+  constructor(entryId: string, queryId: string, reason: string) {
+    super(`retrieval for query ${queryId} returned entry ${entryId}: ${reason}; this is a bug in the retriever, please report it`, { exitCode: 70 });
+    this.name = "CausalityViolationError";
+  }
+}
+
+/** The query string for BM25 and dense (METHOD.md §5.1): question, SQL, failure context, type. */
+export function retrievalQueryText(query: RetrievalQuery): string {
+  return [query.question, query.currentSql, query.failureContext, query.currentErrorType ?? "Unknown"].join(" ").trim();
+}
+
+interface PoolSpec {
+  key: PoolKey;
+  polarity: Polarity | null;
+  limit: number;
+}
+
+function poolSpecs(policy: RetrievalPolicy): PoolSpec[] {
+  if (policy.pools === "combined") return [{ key: "combined", polarity: null, limit: policy.limits.combined }];
+  const pools: PoolSpec[] = [{ key: "positive", polarity: "positive", limit: policy.limits.positive }];
+  if (policy.pools === "by_polarity") pools.push({ key: "negative", polarity: "negative", limit: policy.limits.negative });
+  return pools;
+}
+
+/** Builds a retriever (STYLE.md §2.4: configure once, then call per repair step). */
+export function createRetriever(opts: RetrieverOptions = {}): Retriever {
+  const randomSeed = opts.randomSeed ?? 42;
+  const denseIndexes = opts.denseIndexes ?? new WeakMap<MemoryStore, DenseIndex>();
+  const statsCache = new WeakMap<MemoryEntry, Bm25DocStats>();
+  const statsOf = (entry: MemoryEntry): Bm25DocStats => {
+    let stats = statsCache.get(entry);
+    if (stats === undefined) statsCache.set(entry, (stats = bm25DocStats(bm25Tokens(bm25Document(entry)))));
+    return stats;
+  };
+  const denseIndexOf = (memory: MemoryStore): DenseIndex => {
+    let index = denseIndexes.get(memory);
+    if (index === undefined) denseIndexes.set(memory, (index = new DenseIndex(memory.dimension, opts)));
+    return index;
+  };
+
+  async function retrieve(memory: MemoryStore, query: RetrievalQuery, policy: RetrievalPolicy, embedder: Embedder): Promise<RetrievalResult> {
+    const errorType = query.currentErrorType ?? "Unknown";
+    const filterApplied =
+      policy.typeFilter === "always" || (policy.typeFilter === "high_reliability" && HIGH_RELIABILITY_TYPES.has(errorType as ErrorType));
+    const bonus = policy.typeBonus > 0 && !filterApplied ? policy.typeBonus : 0;
+    const entries = memory.entries();
+    const pools = poolSpecs(policy).map((spec) => {
+      const ctx: EligibilityContext = {
+        streamPosition: query.streamPosition,
+        queryId: query.queryId,
+        dbId: query.dbId,
+        polarity: spec.polarity,
+        causal: policy.causal,
+        excludeSameDatabase: policy.excludeSameDatabase,
+      };
+      const legal: number[] = [];
+      for (let row = 0; row < entries.length; row++) if (isEligible(entries[row], ctx)) legal.push(row);
+      const typed = legal.filter((row) => entries[row].error_type === errorType);
+      const fallback = filterApplied && typed.length < policy.minTypedPool;
+      const candidates = filterApplied && !fallback ? typed : legal;
+      return { ...spec, ctx, legal, typed, fallback, candidates };
+    });
+
+    let queryVector: Float32Array | null = null;
+    if (policy.scorer === "hybrid" && pools.some((p) => p.candidates.length > 0)) {
+      const [raw] = await embedder.embed([retrievalQueryText(query)]);
+      checkDimension(raw, memory.dimension, "query embedding");
+      queryVector = l2Normalize(raw);
+    }
+    const queryTokens = bm25Tokens(retrievalQueryText(query));
+    const weights = { ...channelWeights(policy.channels), typeBonus: bonus };
+    let denseSearch: RetrievalLogRecord["dense_search"] = queryVector === null ? "none" : "exact";
+
+    const results = pools.map((pool): RankedEntry[] => {
+      if (pool.candidates.length === 0) return [];
+      if (policy.scorer === "random") {
+        const order = [...pool.candidates];
+        new PyRandom(randomSameTypeSeed(randomSeed, query.queryId, query.repairIteration, pool.polarity ?? "positive")).shuffle(order);
+        return order.slice(0, pool.limit).map((row) => ({ entry: entries[row], row, pool: pool.key, dense: 0, bm25: 0, typeMatch: 0, final: 0 }));
+      }
+      const dense = denseIndexOf(memory).scores(queryVector as Float32Array, memory.vectors(), pool.candidates, pool.limit);
+      if (dense.mode === "hnsw") denseSearch = "hnsw";
+      const bm25 = bm25ScoresFromStats(queryTokens, dense.rows.map((row) => statsOf(entries[row])));
+      const inputs: RankInput[] = dense.rows.map((row, i) => ({
+        entryId: entries[row].entry_id,
+        dense: dense.scores[i],
+        bm25: bm25[i],
+        typeMatch: entries[row].error_type === errorType ? 1 : 0,
+      }));
+      return rankCandidates(inputs, weights)
+        .slice(0, pool.limit)
+        .map((r) => {
+          const row = dense.rows[r.index];
+          return { entry: entries[row], row, pool: pool.key, dense: r.dense, bm25: r.bm25, typeMatch: r.typeMatch, final: r.final };
+        });
+    });
+
+    pools.forEach((pool, i) => {
+      for (const ranked of results[i]) {
+        const reason = ineligibilityReason(ranked.entry, pool.ctx);
+        if (reason !== null) throw new CausalityViolationError(ranked.entry.entry_id, query.queryId, reason);
+      }
+    });
+    const all = results.flat();
+    const byPool = <T>(f: (p: (typeof pools)[number]) => T): Partial<Record<PoolKey, T>> => Object.fromEntries(pools.map((p) => [p.key, f(p)]));
+    const log: RetrievalLogRecord = {
+      query_id: query.queryId,
+      repair_iteration: query.repairIteration,
+      current_error_type: errorType,
+      legal_pool_size: pools.reduce((s, p) => s + p.legal.length, 0),
+      typed_pool_size: pools.reduce((s, p) => s + p.typed.length, 0),
+      fallback_used: pools.some((p) => p.fallback),
+      type_filter_applied: filterApplied,
+      type_match_used_as_soft_score: bonus > 0,
+      retrieved_entry_ids: all.map((r) => r.entry.entry_id),
+      retrieved_polarities: all.map((r) => r.entry.polarity),
+      retrieved_error_types: all.map((r) => r.entry.error_type),
+      source_db_ids: all.map((r) => r.entry.source_db_id),
+      source_stream_positions: all.map((r) => r.entry.source_stream_position),
+      dense_scores: all.map((r) => r.dense),
+      bm25_scores: all.map((r) => r.bm25),
+      type_match_scores: all.map((r) => r.typeMatch),
+      final_scores: all.map((r) => r.final),
+      method_name: policy.name,
+      legal_pool_size_by_polarity: byPool((p) => p.legal.length),
+      typed_pool_size_by_polarity: byPool((p) => p.typed.length),
+      fallback_used_by_polarity: byPool((p) => p.fallback),
+      dense_search: denseSearch,
+    };
+    const negatives = policy.pools === "by_polarity" ? results[1] : [];
+    return { positives: results[0], negatives, log, embeddingCalls: queryVector === null ? 0 : 1 };
+  }
+  return { retrieve };
+}
+
+let defaultRetriever: Retriever | null = null;
+
+/**
+ * Retrieval for one repair step with the default options (exact scoring up to 5,000 candidates,
+ * random seed 42). Use `createRetriever` to change them.
+ */
+export function retrieve(memory: MemoryStore, query: RetrievalQuery, policy: RetrievalPolicy, embedder: Embedder): Promise<RetrievalResult> {
+  defaultRetriever ??= createRetriever();
+  return defaultRetriever.retrieve(memory, query, policy, embedder);
+}

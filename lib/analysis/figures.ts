@@ -12,7 +12,7 @@ import type { Table } from "./table.ts";
 import { displayName, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
 
 /** Shared look: white background, DejaVu Sans (present wherever the kit renders PNGs), readable sizes. */
-const CONFIG = {
+export const CONFIG = {
   background: "white",
   font: "DejaVu Sans",
   axis: { labelFontSize: 11, titleFontSize: 12 },
@@ -21,7 +21,7 @@ const CONFIG = {
 } as const;
 
 /** Distinct values in first-seen order (facet order = table order; Vega-Lite would sort them alphabetically). */
-function firstSeen(values: readonly string[]): string[] {
+export function firstSeen(values: readonly string[]): string[] {
   return [...new Set(values)];
 }
 

@@ -15,6 +15,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   grid: async () => (await import("./run.ts")).gridCommand,
   audit: async () => (await import("./audit.ts")).auditCommand,
   report: async () => (await import("./report.ts")).reportCommand,
+  annotate: async () => (await import("./annotate.ts")).annotateCommand,
   "stream-order": async () => (await import("./stream-order.ts")).streamOrderCommand,
   classify: async () => (await import("./classify.ts")).classifyCommand,
   cache: async () => (await import("./cache.ts")).cacheCommand,

@@ -1,26 +1,41 @@
 /**
  * `merit report` (METHOD.md §8, §9): reads the trajectories of finished runs and writes Tables 1–5
- * (CSV, Markdown, LaTeX), one row per run (runs.csv) and the figures (SVG, PNG) to an output directory.
+ * (CSV, Markdown, LaTeX), one row per run (runs.csv), a deterministic manifest.json and the figures
+ * (SVG, PNG) to an output directory, after refusing runs that do not share K, initial cache and data.
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import { goldLabelRows } from "../analysis/annotation-cases.ts";
 import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } from "../analysis/classifier-validation.ts";
 import { renderPng, renderSvg } from "../analysis/figure-render.ts";
+import { failureCompositionFigure } from "../analysis/figure-failures.ts";
 import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from "../analysis/figures.ts";
-import { summarizeRun, type RunSummary } from "../analysis/run-summary.ts";
+import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
+import { readReportInputs } from "../analysis/report-inputs.ts";
+import { reportManifest, type ReportExtras } from "../analysis/report-manifest.ts";
+import { expandRunArgs } from "../analysis/run-paths.ts";
+import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
 import { InputFileError, UsageError } from "../errors.ts";
-import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
+import { sha256Hex } from "../hash.ts";
+import type { Trajectory } from "../repair/trajectory.ts";
+import { writeHtmlReport } from "../report/html-report.ts";
 import { numberFlag, parseFlags, required, type Command } from "./command.ts";
 
-const USAGE = `usage: merit report RUN_DIR... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
+const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
-                    [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures]
+                    [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
+                    [--gold-labels cases.csv [--annotations-dataset NAME]]
 
-Each RUN_DIR is a run directory (with trajectories.jsonl) or a folder searched for them.
-Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv and DIR/figures/*.{svg,png}.
+Each RUN_DIR is a run directory (with trajectories.jsonl) or a folder searched for them; --runs takes
+the same, comma-separated and/or repeated, with globs ('runs/spider-*'). Runs must share K and, per
+dataset, the initial cache and data hashes (manifest.json, config.json), else the report is refused.
+--gold-labels reads the CSV of \`merit annotate\` with gold_type and annotator_id filled in (Table 5).
+Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (input run hashes, K, B,
+seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
+--html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/data.
 Table 2 compares --reference (default: merit, when present) with every other method;
 Table 4 needs --full and --ablations. Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.`;
 
@@ -34,13 +49,15 @@ export const reportCommand: Command = {
       {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
-        labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" },
+        labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
+        runs: { type: "string", multiple: true }, "gold-labels": { type: "string" },
       },
       USAGE,
       true,
     );
     const out = required(values.out, "out", USAGE);
-    if (positionals.length === 0) throw new UsageError(`pass at least one run directory\n${USAGE}`);
+    const inputs = [...positionals, ...expandRunArgs(values.runs ?? [])];
+    if (inputs.length === 0) throw new UsageError(`pass at least one run directory (positional or --runs)\n${USAGE}`);
     const interval = values.interval ?? "percentile";
     if (interval !== "percentile" && interval !== "bca") throw new UsageError(`--interval must be percentile or bca, got "${interval}"`);
     const boot = {
@@ -51,17 +68,9 @@ export const reportCommand: Command = {
     };
     const sel: TableSelection = { labels: parseLabels(values.labels) };
 
-    const files = positionals.flatMap(findTrajectoryFiles);
-    if (files.length === 0) throw new InputFileError(positionals.join(", "), "holds no trajectories.jsonl", "pass directories written by `merit run`");
-    const runs: RunSummary[] = [];
-    const firstTrajectories = new Map<string, Trajectory[]>();
-    for (const file of files) {
-      const trajectories = parseTrajectoryLines(readFileSync(file, "utf8"), file);
-      if (trajectories.length === 0) throw new InputFileError(file, "has no trajectories", "finish the run before reporting it");
-      const run = summarizeRun(trajectories);
-      if (!firstTrajectories.has(run.dataset)) firstTrajectories.set(run.dataset, trajectories);
-      runs.push(run);
-    }
+    const files = [...new Map(inputs.flatMap(findTrajectoryFiles).map((f) => [resolve(f), f])).values()];
+    if (files.length === 0) throw new InputFileError(inputs.join(", "), "holds no trajectories.jsonl", "pass directories written by `merit run`");
+    const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(files.map((f) => dirname(f)));
     io.err(`report: ${runs.length} runs from ${files.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
 
     const tables: Table[] = [exTable(runs, sel)];
@@ -73,7 +82,11 @@ export const reportCommand: Command = {
       const ablations = required(values.ablations, "ablations", USAGE).split(",").map((s) => s.trim()).filter(Boolean);
       tables.push(ablationTable(runs, { ...sel, full, ablations, ...boot }));
     }
-    const validation = loadValidation(values.annotations, values["annotations-dataset"], firstTrajectories);
+    if (values.annotations !== undefined && values["gold-labels"] !== undefined) throw new UsageError(`pass --annotations or --gold-labels, not both\n${USAGE}`);
+    const validation =
+      values["gold-labels"] !== undefined
+        ? loadGoldLabels(values["gold-labels"], values["annotations-dataset"], firstTrajectories)
+        : loadValidation(values.annotations, values["annotations-dataset"], firstTrajectories);
     tables.push(failureTable(runs, { ...sel, validation }));
     for (const [dataset, v] of Object.entries(validation ?? {})) tables.push(confusionTable(v, sel.labels?.[dataset] ?? dataset));
 
@@ -90,13 +103,28 @@ export const reportCommand: Command = {
       io.out(renderMarkdown(t));
     }
     write(join(out, "runs.csv"), runsCsv(runs));
+    const extras: ReportExtras = {};
+    if (values["gold-labels"] !== undefined) extras.gold_labels_sha256 = sha256Hex(readFileSync(values["gold-labels"]));
+    if (values.annotations !== undefined) extras.annotations_sha256 = sha256Hex(readFileSync(values.annotations));
+    // run directories inside the working directory are recorded relative to it, others as passed
+    const shown = identities.map((id) => {
+      const inside = relative(process.cwd(), resolve(id.dir));
+      return { ...id, dir: inside === "" ? "." : inside.startsWith("..") ? id.dir : inside };
+    });
+    write(join(out, "manifest.json"), reportManifest(shown, maxRepairSteps, boot, extras));
     if (!values["no-figures"]) {
       const comparison = tables.find((t) => t.id === "table2");
-      const figures = { "ex-per-method": exFigure(runs, sel), "cumulative-repairs": cumulativeRepairFigure(runs, sel), "tokens-vs-ex": tokensVsExFigure(runs, sel), ...(comparison ? { "forest-delta": forestFigure(comparison, sel) } : {}) };
+      const figures = { "ex-per-method": exFigure(runs, sel), "cumulative-repairs": cumulativeRepairFigure(runs, sel, maxRepairSteps), "tokens-vs-ex": tokensVsExFigure(runs, sel), ...(comparison ? { "forest-delta": forestFigure(comparison, sel) } : {}) };
+      Object.assign(figures, { "failure-composition": failureCompositionFigure(runs, sel), ...(memories.length > 0 ? { "memory-growth": memoryGrowthFigure(memories, sel) } : {}) });
       for (const [name, spec] of Object.entries(figures)) {
         write(join(out, "figures", `${name}.svg`), await renderSvg(spec));
         write(join(out, "figures", `${name}.png`), await renderPng(spec));
       }
+    }
+    if (values.html) {
+      const html = writeHtmlReport({ outDir: out, runDirs: files.map((f) => dirname(f)), tables, figures: written.filter((f) => f.startsWith("figures/") && f.endsWith(".svg")) });
+      for (const w of html.warnings) io.err(`report: html: ${w}`);
+      io.err(`report: html: ${html.episodes} episodes in ${html.chunks} chunks, ${html.files.length} files, ${html.bytes} bytes -> ${join(out, "index.html")}`);
     }
     io.err(`report: wrote ${written.length} files under ${out}`);
     io.out(JSON.stringify({ runs: runs.length, tables: tables.map((t) => t.id), files: written.length, resamples: boot.resamples, seed: boot.seed, interval: boot.interval }));
@@ -123,6 +151,17 @@ function parseLabels(text: string | undefined): Record<string, string> | undefin
   const bad = pairs.find((p) => p.length !== 2 || p[0].trim() === "" || p[1].trim() === "");
   if (bad) throw new UsageError(`--labels expects name=Label pairs separated by commas, got "${bad.join("=")}"`);
   return Object.fromEntries(pairs.map(([k, v]) => [k.trim(), v.trim()]));
+}
+
+/** Table 5 validation from a labelled `merit annotate` CSV; the dataset defaults to the only one reported. */
+function loadGoldLabels(file: string, dataset: string | undefined, trajectories: Map<string, Trajectory[]>): Record<string, ClassifierValidation> {
+  const datasets = [...trajectories.keys()];
+  const name = dataset ?? (datasets.length === 1 ? datasets[0] : undefined);
+  if (name === undefined) throw new UsageError(`--gold-labels: the runs cover ${datasets.join(", ")}; say which with --annotations-dataset NAME\n${USAGE}`);
+  const runTrajectories = trajectories.get(name);
+  if (!runTrajectories) throw new UsageError(`--annotations-dataset ${name} has no runs among the inputs; known: ${datasets.join(", ")}`);
+  if (!existsSync(file)) throw new InputFileError(file, "does not exist", "pass the CSV written by `merit annotate`, labelled");
+  return { [name]: classifierValidation(goldLabelRows(readFileSync(file, "utf8"), file), runTrajectories) };
 }
 
 function loadValidation(file: string | undefined, dataset: string | undefined, trajectories: Map<string, Trajectory[]>): Record<string, ClassifierValidation> | undefined {

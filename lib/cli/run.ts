@@ -9,7 +9,8 @@ import { UsageError } from "../errors.ts";
 import { configHash, loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import { readInitialCache } from "../experiment/initial-cache.ts";
 import { runManifestExtras } from "../experiment/provenance.ts";
-import { runExperiment, type RunProgress } from "../experiment/run.ts";
+import { checkRunDir, runExperiment, type RunProgress, type RunResult } from "../experiment/run.ts";
+import { protocolIdOf } from "../oracle/oracle.ts";
 import { createServices } from "../experiment/services.ts";
 import { getMethod } from "../repair/methods.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
@@ -42,39 +43,51 @@ const FLAGS = {
   sequences: { type: "string" },
 } as const;
 
-interface Stream {
+export interface Stream {
   method: string;
   seed: number;
   outDir: string;
 }
 
-async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO): Promise<number> {
+export interface StreamResult {
+  stream: Stream;
+  result: RunResult;
+}
+
+/** Runs every stream concurrently on one set of services; prints per-stream progress on stderr. */
+export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO): Promise<StreamResult[]> {
   for (const s of streams) getMethod(s.method); // unknown names fail before any model loads
   const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
   const missing = missingDatabases(dataset);
   if (missing.length > 0) io.err(`warning: no database for ${missing.map((m) => `${m.dbId} (${m.examples})`).join(", ")}; those queries are dropped from the stream`);
-  const initialCache = readInitialCache(config.initial_cache, dataset);
+  const initialCache = readInitialCache(config.initial_cache, dataset, protocolIdOf(config.dataset, config.protocol));
+  for (const s of streams) checkRunDir(s.outDir, { config, method: s.method, seed: s.seed, limit }, resume);
   io.err(`config ${configHash(config).slice(0, 12)}, ${config.dataset}, K=${config.max_repair_steps}, protocol ${config.protocol}, initial cache ${initialCache.cache_hash.slice(0, 12)} (${initialCache.identity.model_name})`);
   const services = await createServices(config, dataset);
   try {
     const extras = await runManifestExtras(services.inner);
-    const bars = new Map<string, string>();
-    const render = (key: string, p: RunProgress, started: number) => {
-      const rate = p.done / Math.max(1e-9, (Date.now() - started) / 1000);
-      const eta = rate > 0 ? Math.round((p.total - p.done) / rate) : 0;
-      bars.set(key, `${key}: ${p.done}/${p.total} repaired ${p.repaired} tokens ${p.tokens} ETA ${eta}s`);
-    };
+    // One progress line for the whole grid (STYLE.md §2.18): episodes, streams, repairs, tokens, calls, ETA.
+    const progress = new Map<string, RunProgress>();
+    const started = Date.now();
     let last = 0;
     const flush = (force = false) => {
       if (!force && Date.now() - last < 5000) return;
       last = Date.now();
-      io.err([...bars.values()].join(" | "));
+      const all = [...progress.values()];
+      const done = all.reduce((n, p) => n + p.done, 0);
+      const total = all.reduce((n, p) => n + p.total, 0);
+      const finished = all.filter((p) => p.done === p.total).length;
+      const repaired = all.reduce((n, p) => n + p.repaired, 0);
+      const tokens = all.reduce((n, p) => n + p.tokens, 0);
+      const calls = services.backend.stats();
+      const rate = done / Math.max(1e-9, (Date.now() - started) / 1000);
+      const eta = rate > 0 && total > 0 ? `${Math.round((total - done) / rate)}s` : "?";
+      io.err(`episodes ${done}/${total || "?"} | streams done ${finished}/${streams.length} | repaired ${repaired} | tokens ${tokens} | LLM calls ${calls.computed} computed, ${calls.hits} cached | ETA ${eta}`);
     };
     const results = await Promise.all(
       streams.map(async (s) => {
         const method = getMethod(s.method);
         const key = `${s.method}/s${s.seed}`;
-        const started = Date.now();
         const result = await runExperiment({
           spec: { config, method: s.method, seed: s.seed, limit },
           method,
@@ -90,28 +103,32 @@ async function runStreams(config: ExperimentConfig, streams: Stream[], limit: nu
           },
           manifest: extras,
           onProgress: (p) => {
-            render(key, p, started);
+            progress.set(key, p);
             flush();
           },
           log: (line) => io.err(line),
         });
-        return { s, result };
+        return { stream: s, result };
       }),
     );
     flush(true);
     const stats = services.backend.stats();
     io.err(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})`);
-    for (const { s, result } of results) {
-      const m = result.metrics;
-      io.out(`${s.method} seed ${s.seed}: EX ${(100 * m.final_accuracy).toFixed(2)} (initial ${(100 * m.success_at_1).toFixed(2)}), repaired ${m.repaired_count}, n ${m.total} -> ${s.outDir}`);
-    }
-    return 0;
+    return results;
   } finally {
     await services.close();
   }
 }
 
-function applyOverrides(config: ExperimentConfig, values: { model?: string; threads?: string; sequences?: string }, streams: number): ExperimentConfig {
+async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO): Promise<number> {
+  for (const { stream: s, result } of await runGrid(config, streams, limit, resume, io)) {
+    const m = result.metrics;
+    io.out(`${s.method} seed ${s.seed}: EX ${(100 * m.final_accuracy).toFixed(2)} (initial ${(100 * m.success_at_1).toFixed(2)}), repaired ${m.repaired_count}, n ${m.total} -> ${s.outDir}`);
+  }
+  return 0;
+}
+
+export function applyOverrides(config: ExperimentConfig, values: { model?: string; threads?: string; sequences?: string }, streams: number): ExperimentConfig {
   const model = { ...config.model };
   if (values.model) model.path = values.model;
   if (values.threads) model.threads = numberFlag(values.threads, "threads", 1, { integer: true, min: 1 });

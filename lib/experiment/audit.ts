@@ -1,7 +1,10 @@
 /**
  * Experiment runs, the causal audit (paper §3.1; METHOD.md §4.7): re-reads a finished run directory
  * and checks every logged prompt and retrieval —
- *  1. `gold-sql`: no prompt contains its query's gold SQL (whitespace-normalised, case-insensitive);
+ *  1. `gold-sql`: no prompt contains its query's gold SQL (whitespace-normalised, case-insensitive)
+ *     once the model-authored SQL it may legitimately show is masked out — the attempts of this
+ *     episode made before the prompt, and any attempt of an earlier episode (via memory). Such SQL can
+ *     equal this question's gold (Spider dev has many questions with identical gold SQL) or contain it;
  *  2. `gold-rows`: no prompt contains its query's gold result rows (as the oracle would serialise them);
  *  3. `future-memory`: every retrieved entry comes from a strictly earlier stream position;
  *  4. `own-query`: no retrieved entry comes from the current query, and every `Entry ID:` shown in
@@ -13,6 +16,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Dataset } from "../data/types.ts";
 import { InputFileError } from "../errors.ts";
+import { canonicalJson, type JsonValue } from "../hash.ts";
 import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
 import { RUN_FILES } from "./run.ts";
 
@@ -45,6 +49,11 @@ interface RetrievalLine {
   source_stream_positions: number[];
 }
 
+/** Gold rows as compact JSON with integers unquoted and blobs as hex: how a leak would print them. */
+function rowsJson(rows: unknown[][]): string {
+  return canonicalJson(rows.map((r) => r.map((v) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v))) as JsonValue);
+}
+
 const normalize = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
 
 function readJsonl<T>(path: string): T[] {
@@ -73,6 +82,14 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
   const retrievals = readJsonl<RetrievalLine>(join(runDir, RUN_FILES.retrievalLog));
   const byQuery = new Map(dataset.examples.map((e) => [e.id, e]));
   const position = new Map(trajectories.map((t) => [t.query_id, t.stream_position]));
+  const byPosition = [...trajectories].sort((a, b) => a.stream_position - b.stream_position);
+  const ownAttempts = new Map(trajectories.map((t) => [t.query_id, t.attempts.map(normalize)]));
+  /** Model-authored SQL a prompt at `pos` may show, longest first (a longer one masks first). */
+  const allowedSql = (queryId: string, pos: number, repairsSeen: number): string[] => {
+    const earlier = byPosition.filter((t) => t.stream_position < pos).flatMap((t) => t.attempts.map(normalize));
+    const own = (ownAttempts.get(queryId) ?? []).slice(0, repairsSeen + 1);
+    return [...new Set([...earlier, ...own].filter((a) => a.length > 0))].sort((a, b) => b.length - a.length);
+  };
   const violations: Violation[] = [];
 
   // Retrievals, grouped per (query, step) for the prompt cross-check.
@@ -90,13 +107,17 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
   for (const p of prompts) {
     const example = byQuery.get(p.query_id);
     if (!example) throw new InputFileError(join(runDir, RUN_FILES.prompts), `query ${p.query_id} is not in the dataset`, "audit the run against the dataset it was made with");
-    const text = normalize(p.prompt);
+    const repairsSeen = repairIndex.get(p.query_id) ?? 0;
+    let text = normalize(p.prompt);
     const gold = normalize(example.goldSql.replace(/;\s*$/, ""));
+    if (gold.length > 0 && text.includes(gold)) {
+      for (const sql of allowedSql(p.query_id, p.stream_position, repairsSeen)) if (text.includes(sql)) text = text.split(sql).join(" \u0000 ");
+    }
     if (gold.length > 0 && text.includes(gold)) {
       violations.push({ kind: "gold-sql", queryId: p.query_id, streamPosition: p.stream_position, detail: `a ${p.kind} prompt contains the gold SQL` });
     }
     const rows = goldRows?.get(p.query_id);
-    if (rows && rows.length > 0 && p.prompt.includes(JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v)))) {
+    if (rows && rows.length > 0 && p.prompt.includes(rowsJson(rows))) {
       violations.push({ kind: "gold-rows", queryId: p.query_id, streamPosition: p.stream_position, detail: `a ${p.kind} prompt contains the gold result rows` });
     }
     if (p.kind === "repair") {

@@ -16,7 +16,7 @@ export const ModelSchema = z
     /** `llama` = a local GGUF through node-llama-cpp; `openai` = OpenAI-compatible servers (vLLM, llama.cpp server). */
     backend: z.enum(["llama", "openai"]).default("llama"),
     /** GGUF file for the llama backend (models/README.md says how to get it). */
-    path: z.string().default("models/qwen2.5-7b-instruct-q4_k_m.gguf"),
+    path: z.string().default("models/Qwen2.5-7B-Instruct-Q4_K_M.gguf"),
     /** Base URLs for the openai backend; requests are sharded over them. */
     base_urls: z.array(z.string().url()).default([]),
     /** Served model name for the openai backend. */

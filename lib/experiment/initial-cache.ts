@@ -176,8 +176,11 @@ export function writeInitialCache(path: string, cache: InitialCache): void {
   writeFileAtomic(path, canonicalJson(cache as unknown as JsonValue) + "\n");
 }
 
-/** Reads and verifies a cache; refuses edited files and caches built for other data. */
-export function readInitialCache(path: string, dataset?: Dataset): InitialCache {
+/**
+ * Reads and verifies a cache; refuses edited files, caches built for other data and, when
+ * `evaluationProtocol` is given, caches labelled by another oracle protocol.
+ */
+export function readInitialCache(path: string, dataset?: Dataset, evaluationProtocol?: string): InitialCache {
   const fix = "rebuild it with `merit initial`";
   let value: unknown;
   try {
@@ -201,6 +204,9 @@ export function readInitialCache(path: string, dataset?: Dataset): InitialCache 
       id.dataset_checksum !== dataset.datasetChecksum ? "dataset checksum differs (dev.json or tables file changed)" :
       id.database_manifest_hash !== dataset.databaseManifestHash ? "database manifest differs (databases added, removed or changed)" : null;
     if (mismatch) throw new InputFileError(path, `initial cache was built for other data: ${mismatch}`, fix);
+  }
+  if (evaluationProtocol !== undefined && cache.identity.evaluation_protocol !== evaluationProtocol) {
+    throw new InputFileError(path, `initial cache was labelled by oracle protocol ${cache.identity.evaluation_protocol} but this run scores with ${evaluationProtocol}`, `${fix} using the run's config (protocol)`);
   }
   return cache;
 }

@@ -88,6 +88,26 @@ export interface RunResult {
   metrics: ReturnType<typeof runMetrics>;
 }
 
+/**
+ * The run's identity as stored in config.json: settings that cannot change any output (CPU threads,
+ * parallel sequences) are left out, so a run can resume on another machine or in another grid.
+ */
+export function runIdentity(spec: RunSpec): RunSpec {
+  return { ...spec, config: { ...spec.config, model: { ...spec.config.model, threads: null, sequences: 1 } } };
+}
+
+/**
+ * Checks that `outDir` can take this run — empty, or (with `resume`) holding the same run — before
+ * any model is loaded. Throws MeritError with the fix otherwise.
+ */
+export function checkRunDir(outDir: string, spec: RunSpec, resume: boolean): void {
+  const configPath = join(outDir, RUN_FILES.config);
+  if (!existsSync(configPath)) return;
+  if (!resume) throw new MeritError(`${outDir} already holds a run; pass --resume to continue it or choose another --out`);
+  const specText = canonicalJson(runIdentity(spec) as unknown as JsonValue) + "\n";
+  if (readFileSync(configPath, "utf8") !== specText) throw new MeritError(`${outDir} holds a run with a different config, method, seed or limit; resume it with the same inputs or choose another --out`);
+}
+
 /** Runs (or resumes) one method over one stream order and writes its run directory. */
 export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   const { spec, method, dataset, outDir, services } = opts;
@@ -96,19 +116,15 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
     stdout.append([line]);
   };
   mkdirSync(outDir, { recursive: true });
-  const specText = canonicalJson(spec as unknown as JsonValue) + "\n";
+  const specText = canonicalJson(runIdentity(spec) as unknown as JsonValue) + "\n";
   const configPath = join(outDir, RUN_FILES.config);
   const trajectories = new JsonlJournal(join(outDir, RUN_FILES.trajectories));
   const retrievalLog = new JsonlJournal(join(outDir, RUN_FILES.retrievalLog));
   const prompts = new JsonlJournal(join(outDir, RUN_FILES.prompts));
   const stdout = new JsonlJournal(join(outDir, RUN_FILES.stdout));
 
-  if (existsSync(configPath)) {
-    if (!opts.resume) throw new MeritError(`${outDir} already holds a run; pass --resume to continue it or choose another --out`);
-    if (readFileSync(configPath, "utf8") !== specText) throw new MeritError(`${outDir} holds a run with a different config, method, seed or limit; resume it with the same inputs or choose another --out`);
-  } else {
-    writeFileAtomic(configPath, specText);
-  }
+  checkRunDir(outDir, spec, opts.resume ?? false);
+  if (!existsSync(configPath)) writeFileAtomic(configPath, specText);
   const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined);
   const startedAt = new Date().toISOString();
   writeManifest(outDir, opts, stream.length, "running", startedAt);
@@ -159,7 +175,10 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
       embedder: services.embedder,
     });
     const entry = writes ? finalizeEpisode(result.finished, writes) : null;
-    const trajectory = toTrajectory(episode, result, entry ? 1 : 0);
+    // Embedding calls billed to this episode: its own planned insertion, plus (transductive_batch)
+    // the pre-pass negative seeded for this query's initial failure (METHOD.md §6.5).
+    const prepassInsertion = deferred && item.initial.oracle_correct === false ? 1 : 0;
+    const trajectory = toTrajectory(episode, result, (entry ? 1 : 0) + prepassInsertion);
     retrievalLog.append(result.retrievalLog.map((r) => canonicalJson(r as unknown as JsonValue)));
     prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text })));
     trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
@@ -206,7 +225,7 @@ function writeManifest(outDir: string, opts: RunOptions, streamLength: number, s
     stream_seed: spec.seed,
     limit: spec.limit,
     stream_length: streamLength,
-    config_hash: contentHash(spec as unknown as JsonValue),
+    config_hash: contentHash(runIdentity(spec) as unknown as JsonValue),
     dataset: { name: dataset.name, checksum: dataset.datasetChecksum, database_manifest_hash: dataset.databaseManifestHash },
     initial_cache: { path: spec.config.initial_cache, cache_hash: initialCache.cache_hash, identity: initialCache.identity },
     oracle_protocol: opts.services.oracle.protocolId,

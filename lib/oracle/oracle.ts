@@ -59,7 +59,7 @@ export class Oracle {
 
   /** A stable name of the scoring protocol, recorded in summaries and manifests. */
   get protocolId(): string {
-    return this.dataset === "bird" ? "bird-set-v1" : `spider-test-suite-${this.protocol}-v1`;
+    return protocolIdOf(this.dataset, this.protocol);
   }
 
   /** Scores `predicted` for `example`. Never throws for bad SQL; every failure becomes a status. */
@@ -125,6 +125,11 @@ export class Oracle {
     const correct = birdResultEq(gold.rows, pred.rows);
     return attempt(correct ? "CORRECT" : "DENOTATION_MISMATCH", null, 1, pred.rows);
   }
+}
+
+/** The protocol id an oracle for (dataset, Spider protocol) reports; BIRD has one protocol. */
+export function protocolIdOf(dataset: DatasetName, protocol: SpiderProtocol): string {
+  return dataset === "bird" ? "bird-set-v1" : `spider-test-suite-${protocol}-v1`;
 }
 
 function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: number, rows: Rows | null): Verdict {

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { reportCommand } from "../../lib/cli/report.ts";
 import { MeritError } from "../../lib/errors.ts";
 import { buildTrajectory, repairTrajectory } from "../analysis/build-trajectory.ts";
+import { writeRunDir } from "./run-dir-fixture.ts";
 
 const root = mkdtempSync(join(tmpdir(), "merit-report-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -18,9 +19,7 @@ for (const method of ["merit", "iterative"]) {
       repairTrajectory("1", 1, true, { method, stream_seed: seed }),
       method === "merit" ? repairTrajectory("2", 2, true, { method, stream_seed: seed }) : repairTrajectory("2", 7, false, { method, stream_seed: seed }),
     ].map((t) => JSON.stringify(t));
-    const dir = join(root, "runs", `${method}-${seed}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "trajectories.jsonl"), lines.join("\n") + "\n");
+    writeRunDir(join(root, "runs", `${method}-${seed}`), lines.map((l) => JSON.parse(l)));
   }
 }
 
@@ -37,7 +36,7 @@ describe("merit report", () => {
     const code = await reportCommand.run([join(root, "runs"), "--out", dest, "--resamples", "200", "--labels", "spider=Spider,merit=MERIT"], sink);
     expect(code).toBe(0);
     expect(err[0]).toBe("report: 6 runs from 6 files; bootstrap B = 200, seed 0, percentile");
-    expect(JSON.parse(out.at(-1)!)).toEqual({ runs: 6, tables: ["table1", "table2", "table3", "table5"], files: 4 * 3 + 1 + 8, resamples: 200, seed: 0, interval: "percentile" });
+    expect(JSON.parse(out.at(-1)!)).toEqual({ runs: 6, tables: ["table1", "table2", "table3", "table5"], files: 4 * 3 + 1 + 1 + 10, resamples: 200, seed: 0, interval: "percentile" });
     // EX: merit 3/3 = 100 on every seed, iterative 2/3 = 66.67
     const t1 = readFileSync(join(dest, "tables", "table1.csv"), "utf8");
     expect(t1).toBe("Method,Spider\niterative,66.67 ± 0.00\nMERIT,100.00 ± 0.00\n");

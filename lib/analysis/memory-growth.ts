@@ -1,0 +1,104 @@
+/**
+ * Analysis stage, memory-growth figure (METHOD.md §4.3–§4.5, §9): positive and negative memory
+ * entries over the stream, per memory method (mean over seeds). Derived from each run's persisted
+ * memory/ files (run-directory.ts readEntryBirths): an entry counts from the earliest
+ * source_stream_position among its observations, so merges never add an entry. For methods that
+ * insert only after the stream (deferred writes) this is the memory the same observations would
+ * have built online, not what retrieval saw.
+ * @module
+ */
+import type { TopLevelSpec } from "vega-lite";
+import { CONFIG, firstSeen } from "./figures.ts";
+import { displayName, type TableSelection } from "./table-selection.ts";
+
+export type Polarity = "positive" | "negative";
+
+/** The memory of one run: entry births and the stream length. */
+export interface RunMemory {
+  dataset: string;
+  method: string;
+  stream_seed: number;
+  /** Episodes in the run's stream (its trajectories). */
+  stream_length: number;
+  births: readonly { polarity: Polarity; position: number }[];
+}
+
+/** One point of a growth curve: after `episodes` finished episodes, `entries` entries (mean over seeds). */
+export interface GrowthPoint {
+  dataset: string;
+  method: string;
+  polarity: Polarity;
+  episodes: number;
+  entries: number;
+}
+
+/**
+ * Growth curves, one per (dataset, method, polarity) in first-seen dataset/method order. Points sit
+ * at 0, at every episode count where some seed's count changes, and at the longest stream's end;
+ * between points the curve is a step (the mean of step functions only changes at their steps).
+ */
+export function memoryGrowth(runs: readonly RunMemory[], sel: TableSelection = {}): GrowthPoint[] {
+  const groups = new Map<string, RunMemory[]>();
+  for (const r of runs) {
+    const key = `${r.dataset}\u0000${r.method}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const points: GrowthPoint[] = [];
+  for (const group of groups.values()) {
+    const { dataset, method } = group[0];
+    const end = Math.max(...group.map((r) => r.stream_length));
+    for (const polarity of ["positive", "negative"] as const) {
+      // per seed: sorted episode counts (position + 1) at which an entry of this polarity appears
+      const steps = group.map((r) => r.births.filter((b) => b.polarity === polarity).map((b) => b.position + 1).sort((x, y) => x - y));
+      const xs = [...new Set([0, ...steps.flat(), end])].sort((x, y) => x - y);
+      for (const episodes of xs) {
+        const counts = steps.map((s) => upperBound(s, episodes));
+        points.push({
+          dataset: displayName(dataset, sel),
+          method: displayName(method, sel),
+          polarity,
+          episodes,
+          entries: counts.reduce((s, c) => s + c, 0) / counts.length,
+        });
+      }
+    }
+  }
+  return points;
+}
+
+/** Number of elements ≤ x in an ascending array. */
+function upperBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Figure: entries in memory vs finished episodes; colour = method, dash = polarity, one panel per dataset. */
+export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelection = {}): TopLevelSpec {
+  const values = memoryGrowth(runs, sel);
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: "Memory growth over the stream (mean over seeds)",
+    config: CONFIG,
+    data: { values },
+    facet: { column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
+    resolve: { scale: { x: "independent", y: "independent" } },
+    spec: {
+      width: 300,
+      height: 220,
+      mark: { type: "line", interpolate: "step-after" },
+      encoding: {
+        x: { field: "episodes", type: "quantitative", title: "Stream position (episodes finished)" },
+        y: { field: "entries", type: "quantitative", title: "Memory entries" },
+        color: { field: "method", type: "nominal", title: "Method", sort: null },
+        strokeDash: { field: "polarity", type: "nominal", title: "Polarity", sort: ["positive", "negative"] },
+        detail: { field: "polarity" },
+      },
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Analysis stage, report inputs (METHOD.md §8, §9 shared controls): reads the run directories of one
+ * report — identities (refusing misaligned runs), trajectories summarised with the runs' shared K,
+ * and memory births for the growth figure.
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { InputFileError } from "../errors.ts";
+import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
+import type { RunMemory } from "./memory-growth.ts";
+import { assertAlignedRuns } from "./run-alignment.ts";
+import { readEntryBirths, readRunIdentity, type RunIdentity } from "./run-directory.ts";
+import { summarizeRun, type RunSummary } from "./run-summary.ts";
+
+/** Everything `merit report` reads from its run directories. */
+export interface ReportInputs {
+  identities: RunIdentity[];
+  runs: RunSummary[];
+  /** Memory of the runs that have a memory/ folder. */
+  memories: RunMemory[];
+  /** Trajectories of the first run of each dataset (the initial attempts are shared). */
+  firstTrajectories: Map<string, Trajectory[]>;
+  /** The shared K. */
+  maxRepairSteps: number;
+}
+
+/**
+ * Reads every run directory (each must hold trajectories.jsonl, manifest.json and config.json),
+ * refuses misaligned runs (run-alignment.ts) and runs whose trajectories disagree with their
+ * manifest, and summarises each with the shared K.
+ */
+export function readReportInputs(dirs: readonly string[]): ReportInputs {
+  const identities = dirs.map(readRunIdentity);
+  const maxRepairSteps = assertAlignedRuns(identities);
+  const runs: RunSummary[] = [];
+  const memories: RunMemory[] = [];
+  const firstTrajectories = new Map<string, Trajectory[]>();
+  for (const id of identities) {
+    const file = join(id.dir, "trajectories.jsonl");
+    const trajectories = parseTrajectoryLines(readFileSync(file, "utf8"), file);
+    if (trajectories.length === 0) throw new InputFileError(file, "has no trajectories", "finish the run before reporting it");
+    const run = summarizeRun(trajectories, { maxRepairSteps });
+    if (run.dataset !== id.dataset || run.method !== id.method || run.stream_seed !== id.stream_seed) {
+      throw new InputFileError(
+        file,
+        `holds (${run.dataset}, ${run.method}, seed ${run.stream_seed}) but manifest.json says (${id.dataset}, ${id.method}, seed ${id.stream_seed})`,
+        "keep each run's files together in its own directory",
+      );
+    }
+    if (!firstTrajectories.has(run.dataset)) firstTrajectories.set(run.dataset, trajectories);
+    runs.push(run);
+    const births = readEntryBirths(id.dir);
+    if (births !== null) memories.push({ dataset: id.dataset, method: id.method, stream_seed: id.stream_seed, stream_length: trajectories.length, births });
+  }
+  return { identities, runs, memories, firstTrajectories, maxRepairSteps };
+}

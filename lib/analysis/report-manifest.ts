@@ -1,0 +1,57 @@
+/**
+ * Analysis stage, report manifest (METHOD.md §9 "every table records B, seed and interval type"):
+ * `results/<name>/manifest.json` — the identities of the input runs and the statistics settings.
+ * Deterministic: no timestamps, runs sorted, canonical key order, so the same inputs give the same bytes.
+ * @module
+ */
+import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
+import type { RunIdentity } from "./run-directory.ts";
+
+/** Statistics settings of the report. */
+export interface ReportSettings {
+  resamples: number;
+  seed: number;
+  interval: "percentile" | "bca";
+  level: number;
+}
+
+/** Extra inputs that change the tables (hashes of files, not their paths' machines). */
+export interface ReportExtras {
+  /** sha256 of the gold-label CSV, when one was given. */
+  gold_labels_sha256?: string;
+  /** sha256 of the JSONL annotation file, when one was given. */
+  annotations_sha256?: string;
+}
+
+/** The manifest as pretty JSON with sorted keys and a final newline. */
+export function reportManifest(runs: readonly RunIdentity[], maxRepairSteps: number, settings: ReportSettings, extras: ReportExtras = {}): string {
+  const sorted = [...runs].sort(
+    (x, y) => cmp(x.dataset, y.dataset) || cmp(x.method, y.method) || x.stream_seed - y.stream_seed || cmp(x.dir, y.dir),
+  );
+  const records = sorted.map((r) => ({
+    run_dir: r.dir.replace(/\\/g, "/"),
+    dataset: r.dataset,
+    method: r.method,
+    stream_seed: r.stream_seed,
+    trajectories_sha256: r.trajectories_sha256,
+    config_hash: r.config_hash,
+    cache_hash: r.cache_hash,
+    dataset_checksum: r.dataset_checksum,
+    database_manifest_hash: r.database_manifest_hash,
+  }));
+  // the inputs' hash leaves out run_dir so the same runs copied elsewhere hash alike
+  const inputs_hash = contentHash(records.map(({ run_dir: _dir, ...rest }) => rest));
+  const manifest = {
+    format_version: "merit-report-v1",
+    bootstrap: { resamples: settings.resamples, seed: settings.seed, interval: settings.interval, level: settings.level },
+    max_repair_steps: maxRepairSteps,
+    inputs_hash,
+    runs: records,
+    ...extras,
+  };
+  return JSON.stringify(JSON.parse(canonicalJson(manifest as unknown as JsonValue)), null, 2) + "\n";
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

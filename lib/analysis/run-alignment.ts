@@ -1,0 +1,71 @@
+/**
+ * Analysis stage, run alignment (METHOD.md §9 shared controls, §6.6): the runs one report compares
+ * must share K everywhere and, per dataset, the initial cache and the data hashes; otherwise their
+ * differences are not the methods' doing and the report is refused.
+ * @module
+ */
+import { MeritError } from "../errors.ts";
+import type { RunIdentity } from "./run-directory.ts";
+
+/** Runs that may not be compared; the message names the field, both values and both runs. */
+export class RunMismatchError extends MeritError {
+  constructor(
+    readonly field: string,
+    readonly first: RunIdentity,
+    readonly second: RunIdentity,
+    valueOf: (r: RunIdentity) => string,
+    fix: string,
+  ) {
+    super(
+      `report: runs differ in ${field}: ${first.dir} (${first.method}, seed ${first.stream_seed}) has ${valueOf(first)} but ` +
+        `${second.dir} (${second.method}, seed ${second.stream_seed}) has ${valueOf(second)}; ${fix}`,
+    );
+  }
+}
+
+interface Control {
+  field: string;
+  value: (r: RunIdentity) => string;
+  fix: string;
+}
+
+/** Compared per dataset (in this order, so the first mismatch reported is the most basic one). */
+const PER_DATASET: Control[] = [
+  { field: "dataset checksum (examples and tables files)", value: (r) => r.dataset_checksum, fix: "run every method on the same dataset files" },
+  { field: "database manifest hash", value: (r) => r.database_manifest_hash, fix: "run every method on the same database files" },
+  { field: "initial cache (cache_hash)", value: (r) => r.cache_hash, fix: "run every method from the same initial cache (`initial_cache` in the config)" },
+];
+
+/** Compared across all runs: the Steps metric and repair budgets assume one K. */
+const GLOBAL: Control[] = [
+  { field: "K (max_repair_steps in config.json)", value: (r) => String(r.max_repair_steps), fix: "run every method with the same max_repair_steps" },
+];
+
+/**
+ * Throws RunMismatchError for the first control two runs disagree on, comparing every run with the
+ * first run (in input order) of its dataset, resp. with the very first run for K. Returns the
+ * shared K.
+ */
+export function assertAlignedRuns(runs: readonly RunIdentity[]): number {
+  if (runs.length === 0) throw new MeritError("report: no runs to align; pass run directories");
+  const firstOf = new Map<string, RunIdentity>();
+  for (const run of runs) {
+    const first = firstOf.get(run.dataset);
+    if (first === undefined) {
+      firstOf.set(run.dataset, run);
+      continue;
+    }
+    for (const c of PER_DATASET) if (c.value(first) !== c.value(run)) throw new RunMismatchError(c.field, first, run, c.value, c.fix);
+  }
+  for (const run of runs) {
+    for (const c of GLOBAL) if (c.value(runs[0]) !== c.value(run)) throw new RunMismatchError(c.field, runs[0], run, c.value, c.fix);
+  }
+  const seen = new Map<string, RunIdentity>();
+  for (const run of runs) {
+    const key = `${run.dataset}\u0000${run.method}\u0000${run.stream_seed}`;
+    const other = seen.get(key);
+    if (other) throw new MeritError(`report: ${other.dir} and ${run.dir} are both (${run.dataset}, ${run.method}, seed ${run.stream_seed}); pass each run once`);
+    seen.set(key, run);
+  }
+  return runs[0].max_repair_steps;
+}

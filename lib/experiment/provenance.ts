@@ -41,5 +41,14 @@ export async function runManifestExtras(backend: ChatBackend): Promise<Record<st
     prompt_format_version: PROMPT_FORMAT_VERSION,
     prompt_templates: Object.fromEntries(TEMPLATES.map((t) => [t, templateHash(t)])),
     model_identity: backend.identity as unknown as JsonValue,
+    llama_cpp: llamaRuntimeInfo(backend),
   };
+}
+
+/** node-llama-cpp build and GPU of a llama.cpp backend (null for other backends). */
+function llamaRuntimeInfo(backend: ChatBackend): JsonValue {
+  const model = (backend as { model?: { llama?: { gpu: unknown; buildType: string; llamaCppRelease: { release: string }; cpuMathCores: number } } }).model;
+  const llama = model?.llama;
+  if (!llama) return null;
+  return { gpu: String(llama.gpu), build_type: llama.buildType, release: llama.llamaCppRelease.release, cpu_math_cores: llama.cpuMathCores };
 }

@@ -139,8 +139,8 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   const memory = openMemory(outDir, method, services);
   const writes: MemoryWriteFlags | null = method.memory ? method.memory.writes : null;
   const deferred = method.memory?.transductivePrepass ?? false;
-  if (memory && method.memory?.transductivePrepass) {
-    for (const entry of transductivePrepassEntries(dataset, stream, spec.seed, method.name)) await memory.insert(entry, services.embedder!);
+  if (memory && writes && deferred) {
+    for (const entry of transductivePrepassEntries(dataset, stream, spec.seed, method.name, writes)) await memory.insert(entry, services.embedder!);
   }
   // Replay finalization of committed episodes: inserts whatever a kill prevented (the rest are skips).
   if (memory && writes && !deferred) {

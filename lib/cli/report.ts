@@ -35,7 +35,7 @@ dataset, the initial cache and data hashes (manifest.json, config.json), else th
 --gold-labels reads the CSV of \`merit annotate\` with gold_type and annotator_id filled in (Table 5).
 Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (input run hashes, K, B,
 seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
---html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/data.
+--html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with every other method;
 Table 4 needs --full and --ablations. Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.`;
 

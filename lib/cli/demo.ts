@@ -2,10 +2,11 @@
  * `merit demo` (`make demo`): the main job on the bundled data, end to end —
  *  1. EX of every bundled predictions file with the oracle (official Spider protocol);
  *  2. the shared initial cache from the real DeepSeek-Coder-7B predictions (merit protocol);
- *  3. iterative, reflexion, dynamic_rag and merit over stream orders 0–2 on the first N queries of
- *     each stream, with the Qwen2.5-7B GGUF from models/ when present — otherwise the tiny random
- *     test model, under a loud banner: those numbers are smoke-scale and mean nothing;
- *  4. the causal audit of every run, then the report in results/demo when the analysis is available.
+ *  3. iterative, reflexion, dynamic_rag and merit over stream orders 0–2 on the same N queries (the
+ *     first N of the seed-0 stream, visited in each seed's order), with the Qwen2.5-7B GGUF from
+ *     models/ when present — otherwise the tiny random test model, under a loud banner: those numbers
+ *     are smoke-scale and mean nothing;
+ *  4. the causal audit of every run, then the report (tables, figures, HTML explorer) in results/demo.
  * Re-running is cheap: the LLM call cache makes a warm re-run compute nothing.
  * @module
  */
@@ -27,7 +28,7 @@ import { runGrid } from "./run.ts";
 const USAGE = `usage: merit demo [--limit N] [--config FILE] [--fresh] [--skip-runs]
   The main job on the bundled data: EX of the bundled predictions, the shared initial cache from
   the DeepSeek-Coder-7B predictions, iterative / reflexion / dynamic_rag / merit over stream orders
-  0-2 on the first N queries (default 16 with the tiny test model, 100 with the real model), the
+  0-2 on N queries (default 16 with the tiny test model, 100 with the real model), the
   causal audit, and the report. Runs go to runs/demo/, the report to results/demo/.
   --fresh      delete runs/demo/ first (the LLM call cache too)
   --skip-runs  only score the bundled predictions`;
@@ -122,7 +123,7 @@ export const demoCommand: Command = {
     }
 
     io.out("");
-    io.out(`== 3. ${DEMO_METHODS.join(", ")} x stream orders 0,1,2 on the first ${limit} queries of each stream${tiny ? " (TINY RANDOM MODEL: smoke-scale, meaningless)" : ""}`);
+    io.out(`== 3. ${DEMO_METHODS.join(", ")} x stream orders 0,1,2 on the same ${limit} queries (the first ${limit} of the seed-0 stream)${tiny ? " (TINY RANDOM MODEL: smoke-scale, meaningless)" : ""}`);
     const root = tiny ? "runs/demo/tiny" : "runs/demo/qwen";
     const streams = DEMO_METHODS.flatMap((method) => [0, 1, 2].map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
     for (const s of streams) rmSync(s.outDir, { recursive: true, force: true });
@@ -137,7 +138,7 @@ export const demoCommand: Command = {
 
     io.out("");
     io.out(`== 4. Report: tables and figures in ${REPORT_DIR}${tiny ? " (from the tiny-model smoke runs)" : ""}`);
-    const code = await reportCommand.run([root, "--out", REPORT_DIR, "--reference", "merit"], io);
+    const code = await reportCommand.run([root, "--out", REPORT_DIR, "--reference", "merit", "--html"], io);
     return code;
   },
 };

@@ -35,6 +35,8 @@ function connect(path) {
 }
 
 const REFUSED = "only SELECT or WITH queries may run on the read-only oracle";
+/** First keywords of SQLite statements other than queries (SELECT, WITH, VALUES). */
+const STATEMENT_KEYWORDS = new Set(["ALTER", "ANALYZE", "ATTACH", "BEGIN", "COMMIT", "CREATE", "DELETE", "DETACH", "DROP", "END", "EXPLAIN", "INSERT", "PRAGMA", "REINDEX", "RELEASE", "REPLACE", "ROLLBACK", "SAVEPOINT", "UPDATE", "VACUUM"]);
 const DQS_ERROR = /^no such column: ("(?:[^"]|"")*")(?: - should this be a string literal in single-quotes\?)?$/;
 const LEADING_KEYWORD = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/;
 
@@ -110,11 +112,13 @@ function prepare(db, sql) {
  * @param {{id: number, db: string, sql: string, maxRows: number, maxBytes: number, textErrors: "ignore" | "replace"}} job
  */
 function run(job) {
-  // The keyword is checked BEFORE preparing: SQLite applies flag PRAGMAs (case_sensitive_like,
-  // writable_schema, query_only, ...) while preparing them, even when the statement never runs.
+  // Statements that are not queries are refused BEFORE preparing: SQLite applies flag PRAGMAs
+  // (case_sensitive_like, writable_schema, query_only, ...) while preparing them, even when the
+  // statement never runs. Text that starts with no statement keyword at all (model gibberish) is
+  // prepared so that SQLite itself reports the error (`near "…": syntax error`), as in the reference.
   const keyword = (LEADING_KEYWORD.exec(job.sql)?.[1] ?? "").toUpperCase();
   if (keyword === "" && /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*$/.test(job.sql)) throw new Error("The supplied SQL string contains no statements");
-  if (!["SELECT", "WITH", "VALUES"].includes(keyword)) throw new Error(REFUSED);
+  if (STATEMENT_KEYWORDS.has(keyword)) throw new Error(REFUSED);
   const db = connect(job.db);
   const stmt = prepare(db, job.sql);
   if (!stmt.reader || !stmt.readonly) {

@@ -3,22 +3,33 @@
  * candidate pool given as memory rows.
  *
  * Choice: up to `exactPoolLimit` candidates (default 5,000) every candidate is scored exactly
- * (float64 dot over Float32Array), which is what the reference does and covers every paper run
- * (a pool never exceeds the number of episodes, ≤ 1,534). Above the limit the pool is first cut to
- * an HNSW shortlist (hnswlib-node, space "ip", distance = 1 − dot): `max(4·k, minShortlist)`
- * nearest eligible rows, searched with ef ≥ the shortlist size and filtered by pool membership
- * inside the search, then rescored exactly. The caller must then use the shortlist as the pool
- * (BM25 corpus and min–max included), so results above the limit are approximate by design and
- * reported as `mode: "hnsw"`. The index is built lazily the first time a pool exceeds the limit,
- * then kept in step with the memory on every call: new rows are added (resizeIndex, doubling) and
- * a merged row's new vector replaces the old one (addPoint on an existing label updates it).
- * Known limit: on unstructured random 1,024-dim vectors the default shortlist (64, ef 64) finds
- * few of the exact top 4 (recall@4 0.035 at 100,000 rows, bench/retrieval.ts); raise
- * `efSearch`/`minShortlist` or `exactPoolLimit` when exactness matters more than latency.
+ * (float64 dot over Float32Array, summed in index order), which is what the reference does and
+ * covers every paper run (a pool never exceeds the number of episodes, ≤ 1,534). Above the limit
+ * the pool is first cut to a shortlist of `max(4·k, minShortlist)` rows by HNSW (hnswlib-node,
+ * space "ip", distance = 1 − dot) and the shortlist is rescored exactly; the caller then uses the
+ * shortlist as the pool (BM25 corpus and min–max included), so results above the limit are
+ * approximate by design and reported as `mode: "hnsw"`.
+ *
+ * The HNSW graph is sharded by a key the caller gives per row (the retriever uses polarity +
+ * error type), because every pool of §5.5–5.6 is a union of such shards minus a few ineligible
+ * rows: a typed pool is one shard searched without a filter. The previous single graph over the
+ * whole memory needed a filter callback into JS for every visited node (filtered searches ran
+ * several times slower in a 10,000-row test) and, at ef 64, found few true neighbours (recall@4
+ * 0.035 at 100,000 rows); it also had to be built over every row, not just the shards a pool needs.
+ * Each shard returns its shortlist (a filter callback only drops the shard's rows outside the
+ * pool); a shard with no more pool rows than the shortlist is taken whole, and the union is cut to
+ * the best `shortlist` rows by exact score. Search beam ef = max(efSearch, shortlist).
+ * Defaults (M 16, efConstruction 64, efSearch 2,048) were chosen with bench/retrieval.ts on random
+ * unit vectors in 1,024 dims, the hardest case for HNSW (real embeddings are clustered): on the
+ * ~10,000-row shards of a 100,000-row memory, dense recall@4 of the 64-row shortlist was
+ * 0.28–0.29 / 0.85–0.87 / 0.985–0.990 / 1.000 at ef 64 / 512 / 1,024 / 2,048 (two runs).
+ * A shard's graph is built the first time a pool needs it, then kept in step with the memory:
+ * rows whose vector object changed (an append, or a merge that re-embedded a row) are re-read on
+ * the next call; a row whose key changed is deleted from its old shard. The graph (hence the
+ * shortlist) depends only on the sequence of memory states retrieval saw, never on timing.
  * @module
  */
 import hnswlib from "hnswlib-node";
-import { dot } from "./vector.ts";
 
 const { HierarchicalNSW } = hnswlib;
 type Hnsw = InstanceType<typeof HierarchicalNSW>;
@@ -29,9 +40,9 @@ export interface DenseIndexOptions {
   exactPoolLimit?: number;
   /** HNSW graph degree M. Default 16. */
   m?: number;
-  /** HNSW construction beam. Default 200. */
+  /** HNSW construction beam. Default 64. */
   efConstruction?: number;
-  /** Minimum HNSW search beam. Default 64 (raised to the shortlist size when larger). */
+  /** Minimum HNSW search beam. Default 2,048 (raised to the shortlist size when larger). */
   efSearch?: number;
   /** Minimum shortlist size above the exact limit. Default 64. */
   minShortlist?: number;
@@ -49,66 +60,179 @@ export interface DenseScoring {
   mode: "exact" | "hnsw";
 }
 
-/** Exact inner products of `query` with `vectors[row]` for each row. */
-export function exactDenseScores(query: Float32Array, vectors: readonly Float32Array[], rows: readonly number[]): number[] {
-  return rows.map((row) => dot(query, vectors[row]));
+/** Shard key of a row (rows with equal keys share one HNSW graph). */
+export type ShardKeyOf = (row: number) => string;
+
+/**
+ * Inner product summed in index order in float64 — the same additions in the same order as
+ * `dot` in vector.ts (so bit-identical), unrolled by four with a single accumulator for speed.
+ */
+export function dotInOrder(a: Float32Array, b: Float32Array): number {
+  const n = a.length;
+  let s = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s += a[i] * b[i];
+    s += a[i + 1] * b[i + 1];
+    s += a[i + 2] * b[i + 2];
+    s += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; i++) s += a[i] * b[i];
+  return s;
 }
 
-/** Dense scorer over one memory's vectors, with a lazily built HNSW index for large pools. */
+/** Exact inner products of `query` with `vectors[row]` for each row. */
+export function exactDenseScores(query: Float32Array, vectors: readonly Float32Array[], rows: readonly number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < rows.length; i++) out.push(dotInOrder(query, vectors[rows[i]]));
+  return out;
+}
+
+/** One HNSW graph over the rows of one shard key. */
+interface Shard {
+  index: Hnsw | null;
+  /** Rows of this shard whose current vector is not yet in `index`. */
+  pending: number[];
+  /** Rows whose current key is this shard's. */
+  size: number;
+}
+
+/** Dense scorer over one memory's vectors, with lazily built sharded HNSW graphs for large pools. */
 export class DenseIndex {
   readonly dimension: number;
   readonly exactPoolLimit: number;
   readonly #opts: Required<Omit<DenseIndexOptions, "exactPoolLimit">>;
-  #hnsw: Hnsw | null = null;
-  /** The vector object indexed for each row (identity tells which rows changed). */
-  #indexed: Float32Array[] = [];
+  readonly #shards = new Map<string, Shard>();
+  /** Current shard of each row. */
+  #shardOf: Shard[] = [];
+  /** The shard whose graph holds each row's current vector as a live point (null: none). */
+  #heldBy: (Shard | null)[] = [];
+  /** The vector object last seen for each row (identity tells which rows changed). */
+  #seen: Float32Array[] = [];
+  #indexed = 0;
 
   constructor(dimension: number, opts: DenseIndexOptions = {}) {
     this.dimension = dimension;
     this.exactPoolLimit = opts.exactPoolLimit ?? 5000;
     this.#opts = {
       m: opts.m ?? 16,
-      efConstruction: opts.efConstruction ?? 200,
-      efSearch: opts.efSearch ?? 64,
+      efConstruction: opts.efConstruction ?? 64,
+      efSearch: opts.efSearch ?? 2048,
       minShortlist: opts.minShortlist ?? 64,
       seed: opts.seed ?? 100,
     };
   }
 
-  /** Number of rows in the HNSW index (0 until a pool first exceeds the exact limit or `sync` is called). */
+  /** Number of row vectors held by the HNSW graphs (0 until a pool first needs one). */
   get indexedCount(): number {
-    return this.#indexed.length;
+    return this.#indexed;
   }
 
-  /** Brings the HNSW index up to date with `vectors` (row order): adds new rows, replaces changed ones. */
-  sync(vectors: readonly Float32Array[]): void {
-    if (this.#hnsw === null) {
-      this.#hnsw = new HierarchicalNSW("ip", this.dimension);
-      this.#hnsw.initIndex(Math.max(1024, vectors.length), this.#opts.m, this.#opts.efConstruction, this.#opts.seed);
-    }
-    const index = this.#hnsw;
-    if (vectors.length > index.getMaxElements()) index.resizeIndex(Math.max(vectors.length, 2 * index.getMaxElements()));
+  /** Sets the HNSW search beam of later searches (the bench sweeps it). */
+  setEfSearch(ef: number): void {
+    this.#opts.efSearch = ef;
+  }
+
+  /**
+   * Records which rows changed since the last call (new rows, replaced vector objects) and their
+   * shard keys; graphs are updated lazily when a search needs them. `build` = shard keys whose
+   * graphs to bring up to date now (default none).
+   */
+  sync(vectors: readonly Float32Array[], keyOf: ShardKeyOf = () => "", build: (key: string) => boolean = () => false): void {
+    const seen = this.#seen;
     for (let row = 0; row < vectors.length; row++) {
-      if (this.#indexed[row] === vectors[row]) continue;
-      index.addPoint(Array.from(vectors[row]), row);
-      this.#indexed[row] = vectors[row];
+      if (seen[row] === vectors[row]) continue;
+      seen[row] = vectors[row];
+      const key = keyOf(row);
+      let shard = this.#shards.get(key);
+      if (shard === undefined) this.#shards.set(key, (shard = { index: null, pending: [], size: 0 }));
+      const old = this.#shardOf[row];
+      if (old !== shard) {
+        if (old !== undefined) old.size -= 1;
+        shard.size += 1;
+        this.#shardOf[row] = shard;
+      }
+      const holder = this.#heldBy[row];
+      if (holder !== null && holder !== undefined && holder !== shard) {
+        (holder.index as Hnsw).markDelete(row);
+        this.#heldBy[row] = null;
+        this.#indexed -= 1;
+      }
+      shard.pending.push(row);
     }
+    for (const [key, shard] of this.#shards) if (build(key)) this.#flush(shard, vectors);
+  }
+
+  /** Adds the shard's pending rows to its graph (creating or growing it). */
+  #flush(shard: Shard, vectors: readonly Float32Array[]): Hnsw {
+    let index = shard.index;
+    if (index === null) {
+      index = new HierarchicalNSW("ip", this.dimension);
+      index.initIndex(Math.max(1024, shard.size), this.#opts.m, this.#opts.efConstruction, this.#opts.seed);
+      shard.index = index;
+    }
+    for (const row of shard.pending) {
+      if (this.#shardOf[row] !== shard) continue; // moved on since
+      if (this.#heldBy[row] !== shard) {
+        if (index.getCurrentCount() >= index.getMaxElements()) index.resizeIndex(2 * index.getMaxElements());
+        this.#indexed += 1;
+      }
+      index.addPoint(Array.from(vectors[row]), row); // an existing label is updated (and undeleted)
+      this.#heldBy[row] = shard;
+    }
+    shard.pending = [];
+    return index;
   }
 
   /**
    * Dense scores of `candidateRows` for `query` (exact up to `exactPoolLimit`, else an HNSW
-   * shortlist of max(4·k, minShortlist) rows rescored exactly). `k` = how many will be kept.
+   * shortlist of max(4·k, minShortlist) rows rescored exactly). `k` = how many will be kept;
+   * `keyOf` = shard key per row (default: one shard).
    */
-  scores(query: Float32Array, vectors: readonly Float32Array[], candidateRows: readonly number[], k: number): DenseScoring {
+  scores(query: Float32Array, vectors: readonly Float32Array[], candidateRows: readonly number[], k: number, keyOf?: ShardKeyOf): DenseScoring {
     if (candidateRows.length <= this.exactPoolLimit)
       return { rows: [...candidateRows], scores: exactDenseScores(query, vectors, candidateRows), mode: "exact" };
-    this.sync(vectors);
-    const index = this.#hnsw as Hnsw;
+    this.sync(vectors, keyOf);
     const shortlist = Math.min(candidateRows.length, Math.max(4 * k, this.#opts.minShortlist));
-    index.setEf(Math.max(this.#opts.efSearch, shortlist));
-    const inPool = new Set(candidateRows);
-    const found = new Set(index.searchKnn(Array.from(query), shortlist, (label) => inPool.has(label)).neighbors);
-    const rows = candidateRows.filter((row) => found.has(row));
-    return { rows, scores: exactDenseScores(query, vectors, rows), mode: "hnsw" };
+    const groups = new Map<Shard, number[]>();
+    for (const row of candidateRows) {
+      const shard = this.#shardOf[row];
+      const group = groups.get(shard);
+      if (group === undefined) groups.set(shard, [row]);
+      else group.push(row);
+    }
+    const found: number[] = [];
+    const queryArray = Array.from(query);
+    let inPool: Uint8Array | null = null;
+    for (const [shard, group] of groups) {
+      if (group.length <= shortlist) {
+        found.push(...group);
+        continue;
+      }
+      const index = this.#flush(shard, vectors);
+      index.setEf(Math.max(this.#opts.efSearch, shortlist));
+      let filter: ((label: number) => boolean) | undefined;
+      if (group.length < shard.size) {
+        const mask = (inPool ??= poolMask(candidateRows, vectors.length));
+        filter = (label) => mask[label] === 1;
+      }
+      found.push(...index.searchKnn(queryArray, shortlist, filter).neighbors);
+    }
+    const foundScores = exactDenseScores(query, vectors, found);
+    const keep = new Set(found);
+    if (found.length > shortlist) {
+      const order = found.map((_, i) => i).sort((a, b) => foundScores[b] - foundScores[a] || found[a] - found[b]);
+      for (const i of order.slice(shortlist)) keep.delete(found[i]);
+    }
+    const scoreOf = new Map(found.map((row, i) => [row, foundScores[i]]));
+    const rows = candidateRows.filter((row) => keep.has(row));
+    return { rows, scores: rows.map((row) => scoreOf.get(row) as number), mode: "hnsw" };
   }
+}
+
+/** 1 at each pool row. */
+function poolMask(rows: readonly number[], size: number): Uint8Array {
+  const mask = new Uint8Array(size);
+  for (const row of rows) mask[row] = 1;
+  return mask;
 }

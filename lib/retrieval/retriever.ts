@@ -9,6 +9,10 @@
  * is embedded (one embedding call) whenever some pool is non-empty — except random_same_type,
  * which never embeds. `fallback_used` is true for a hard-filtered pool with fewer than
  * min_typed_pool typed entries even when that pool is empty.
+ *
+ * Per call the cost is one scan of the memory (cached copies of the fields eligibility reads), the
+ * dense scores (dense.ts; HNSW shards keyed by polarity|error_type above the exact limit), BM25
+ * from per-entry cached document stats, and the ranking; none of it changes what is computed.
  * @module
  */
 import { HIGH_RELIABILITY_TYPES, type ErrorType } from "../classify.ts";
@@ -20,7 +24,7 @@ import type { MemoryEntry, Polarity } from "../memory/entry.ts";
 import { ineligibilityReason, isEligible, type EligibilityContext } from "../memory/eligibility.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import { bm25DocStats, bm25ScoresFromStats, bm25Tokens, type Bm25DocStats } from "./bm25.ts";
-import { DenseIndex, type DenseIndexOptions } from "./dense.ts";
+import { DenseIndex, type DenseIndexOptions, type ShardKeyOf } from "./dense.ts";
 import type { RetrievalPolicy } from "./policies.ts";
 import { channelWeights, rankCandidates, type RankInput } from "./rank.ts";
 import type { PoolKey, RetrievalLogRecord } from "./retrieval-log.ts";
@@ -85,9 +89,47 @@ export class CausalityViolationError extends MeritError {
   }
 }
 
+/** HNSW shard of an entry (dense.ts): polarity and error type, so a typed pool is one shard. */
+export function denseShardKey(entry: MemoryEntry): string {
+  return `${entry.polarity}|${entry.error_type}`;
+}
+
 /** The query string for BM25 and dense (METHOD.md §5.1): question, SQL, failure context, type. */
 export function retrievalQueryText(query: RetrievalQuery): string {
   return [query.question, query.currentSql, query.failureContext, query.currentErrorType ?? "Unknown"].join(" ").trim();
+}
+
+/**
+ * The entry fields the pool scan reads (isEligible's rules and the type test), copied into small
+ * objects cached per row: reading them from the full entry objects was ~7× slower at 100,000 rows
+ * (bench/retrieval.ts). A row's view is rebuilt whenever its entry object changes (merges make new
+ * objects), so the scan sees exactly what isEligible would see on the entry.
+ */
+type ScanView = Pick<MemoryEntry, "source_stream_position" | "source_query_id" | "polarity" | "source_db_id" | "applicability_scope" | "error_type">;
+
+interface ScanCache {
+  source: MemoryEntry[];
+  views: ScanView[];
+}
+
+/** Brings `cache` in step with `entries` (row order) and returns its views. */
+function scanViews(cache: ScanCache, entries: readonly MemoryEntry[]): readonly ScanView[] {
+  const { source, views } = cache;
+  if (source.length > entries.length) source.length = views.length = entries.length;
+  for (let row = 0; row < entries.length; row++) {
+    const e = entries[row];
+    if (source[row] === e) continue;
+    source[row] = e;
+    views[row] = {
+      source_stream_position: e.source_stream_position,
+      source_query_id: e.source_query_id,
+      polarity: e.polarity,
+      source_db_id: e.source_db_id,
+      applicability_scope: e.applicability_scope,
+      error_type: e.error_type,
+    };
+  }
+  return views;
 }
 
 interface PoolSpec {
@@ -113,6 +155,12 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
     if (stats === undefined) statsCache.set(entry, (stats = bm25DocStats(bm25Tokens(bm25Document(entry)))));
     return stats;
   };
+  const scanCaches = new WeakMap<MemoryStore, ScanCache>();
+  const viewsOf = (memory: MemoryStore, entries: readonly MemoryEntry[]): readonly ScanView[] => {
+    let cache = scanCaches.get(memory);
+    if (cache === undefined) scanCaches.set(memory, (cache = { source: [], views: [] }));
+    return scanViews(cache, entries);
+  };
   const denseIndexOf = (memory: MemoryStore): DenseIndex => {
     let index = denseIndexes.get(memory);
     if (index === undefined) denseIndexes.set(memory, (index = new DenseIndex(memory.dimension, opts)));
@@ -125,7 +173,7 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
       policy.typeFilter === "always" || (policy.typeFilter === "high_reliability" && HIGH_RELIABILITY_TYPES.has(errorType as ErrorType));
     const bonus = policy.typeBonus > 0 && !filterApplied ? policy.typeBonus : 0;
     const entries = memory.entries();
-    const pools = poolSpecs(policy).map((spec) => {
+    const scans = poolSpecs(policy).map((spec) => {
       const ctx: EligibilityContext = {
         streamPosition: query.streamPosition,
         queryId: query.queryId,
@@ -134,9 +182,20 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
         causal: policy.causal,
         excludeSameDatabase: policy.excludeSameDatabase,
       };
-      const legal: number[] = [];
-      for (let row = 0; row < entries.length; row++) if (isEligible(entries[row], ctx)) legal.push(row);
-      const typed = legal.filter((row) => entries[row].error_type === errorType);
+      return { spec, ctx, legal: [] as number[], typed: [] as number[] };
+    });
+    // One pass over the memory's scan views for all pools. The polarity test is isEligible's own
+    // rule 3, done first as a cheap pre-check; isEligible reads only ScanView's fields.
+    const views = viewsOf(memory, entries);
+    for (let row = 0; row < views.length; row++) {
+      const entry = views[row];
+      for (const scan of scans) {
+        if ((scan.spec.polarity !== null && entry.polarity !== scan.spec.polarity) || !isEligible(entry as MemoryEntry, scan.ctx)) continue;
+        scan.legal.push(row);
+        if (entry.error_type === errorType) scan.typed.push(row);
+      }
+    }
+    const pools = scans.map(({ spec, ctx, legal, typed }) => {
       const fallback = filterApplied && typed.length < policy.minTypedPool;
       const candidates = filterApplied && !fallback ? typed : legal;
       return { ...spec, ctx, legal, typed, fallback, candidates };
@@ -151,6 +210,7 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
     const queryTokens = bm25Tokens(retrievalQueryText(query));
     const weights = { ...channelWeights(policy.channels), typeBonus: bonus };
     let denseSearch: RetrievalLogRecord["dense_search"] = queryVector === null ? "none" : "exact";
+    const shardKeyOf: ShardKeyOf = (row) => denseShardKey(entries[row]);
 
     const results = pools.map((pool): RankedEntry[] => {
       if (pool.candidates.length === 0) return [];
@@ -159,7 +219,7 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
         new PyRandom(randomSameTypeSeed(randomSeed, query.queryId, query.repairIteration, pool.polarity ?? "positive")).shuffle(order);
         return order.slice(0, pool.limit).map((row) => ({ entry: entries[row], row, pool: pool.key, dense: 0, bm25: 0, typeMatch: 0, final: 0 }));
       }
-      const dense = denseIndexOf(memory).scores(queryVector as Float32Array, memory.vectors(), pool.candidates, pool.limit);
+      const dense = denseIndexOf(memory).scores(queryVector as Float32Array, memory.vectors(), pool.candidates, pool.limit, shardKeyOf);
       if (dense.mode === "hnsw") denseSearch = "hnsw";
       const bm25 = bm25ScoresFromStats(queryTokens, dense.rows.map((row) => statsOf(entries[row])));
       const inputs: RankInput[] = dense.rows.map((row, i) => ({

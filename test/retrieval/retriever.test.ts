@@ -1,13 +1,15 @@
-// Tests lib/retrieval/retriever.ts: typed pools with fallback at 3, type bonus only in merit_typerel, dynamic_rag's combined pool, cross-database and causal exclusion, random_same_type, hand-computed dense ranking, and the §5.7 log.
+// Tests lib/retrieval/retriever.ts: typed pools with fallback at 3 (pool sizes equal to isEligible counted per polarity), one HNSW shard per typed pool above the exact limit, type bonus only in merit_typerel, dynamic_rag's combined pool, cross-database and causal exclusion, random_same_type, hand-computed dense ranking, and the §5.7 log.
 import { describe, expect, it } from "vitest";
 import { PyRandom, randomSameTypeSeed } from "../../lib/experiment/random.ts";
 import type { MemoryEntry } from "../../lib/memory/entry.ts";
 import { bm25Document } from "../../lib/memory/entry-text.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
+import type { MemoryStore } from "../../lib/memory/store.ts";
 import { bm25Scores } from "../../lib/retrieval/bm25.ts";
 import { getPolicy } from "../../lib/retrieval/policies.ts";
 import { minMaxNormalize, pyRound } from "../../lib/retrieval/rank.ts";
-import { createRetriever, retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
+import { isEligible } from "../../lib/memory/eligibility.ts";
+import { createRetriever, denseShardKey, retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
 import { makeEntry, ScriptedEmbedder, type EntrySpec } from "../memory/fixtures.ts";
 
 /** Vectors are written into questions as v[a,b,c,d]; anything else embeds to (0,0,0,1). */
@@ -216,3 +218,69 @@ describe("retrieval log and embedding calls", () => {
     expect(r.log.dense_search).toBe("hnsw");
   });
 });
+
+describe("pool scan and sharded dense search", () => {
+  it("legal and typed pool sizes equal isEligible counted per polarity (one scan serves every pool)", async () => {
+    const rng = new PyRandom(5);
+    const pick = <T>(xs: readonly T[]): T => xs[rng.randbelow(xs.length)];
+    const specs: EntrySpec[] = Array.from({ length: 60 }, () => ({
+      polarity: pick(["positive", "negative"] as const),
+      errorType: pick(["Syntax", "Schema Linking", "Unknown"]),
+      dbId: pick(["db_cur", "db1", "db2"]),
+      queryId: pick(["cur", "other1", "other2"]),
+      position: rng.randbelow(150), // some at or after the current position 100
+      scope: pick(["global", "same_database", "cross_database"] as const),
+    }));
+    const memory = await memoryOf(specs);
+    const q = query();
+    for (const name of ["merit", "dynamic_rag", "cross_database_only", "transductive_batch", "no_type_filter"]) {
+      const policy = getPolicy(name);
+      const r = await retrieve(memory, q, policy, embedder());
+      for (const [key, polarity] of [["positive", "positive"], ["negative", "negative"], ["combined", null]] as const) {
+        if (r.log.legal_pool_size_by_polarity[key] === undefined) continue;
+        const ctx = { streamPosition: 100, queryId: "cur", dbId: "db_cur", polarity, causal: policy.causal, excludeSameDatabase: policy.excludeSameDatabase };
+        const legal = memory.entries().filter((e) => isEligible(e, ctx));
+        expect(r.log.legal_pool_size_by_polarity[key], `${name} ${key}`).toBe(legal.length);
+        expect(r.log.typed_pool_size_by_polarity[key], `${name} ${key}`).toBe(legal.filter((e) => e.error_type === "Syntax").length);
+      }
+    }
+  });
+
+  it("a row whose entry object is replaced is re-read by the next scan", async () => {
+    const source = await memoryOf([{ errorType: "Syntax" }, { errorType: "Syntax" }, { errorType: "Syntax" }]);
+    const rows = [...source.entries()];
+    const memory: MemoryStore = {
+      dimension: 4,
+      size: 3,
+      entries: () => rows,
+      vectors: () => source.vectors(),
+      rowOf: () => undefined,
+      hasEpisode: () => false,
+      insert: () => Promise.reject(new Error("read-only")),
+    };
+    const retriever = createRetriever();
+    const first = await retriever.retrieve(memory, query(), getPolicy("merit"), embedder());
+    expect(first.log.legal_pool_size_by_polarity).toEqual({ positive: 3, negative: 0 });
+    rows[1] = { ...rows[1], polarity: "negative" }; // a new object at row 1 of the same store, as a merge makes
+    const second = await retriever.retrieve(memory, query(), getPolicy("merit"), embedder());
+    expect(second.log.legal_pool_size_by_polarity).toEqual({ positive: 2, negative: 1 });
+  });
+
+  it("above the exact limit a typed pool is searched in its own shard (polarity|type) and its exact best wins", async () => {
+    const specs: EntrySpec[] = [];
+    // 11 Syntax positives off the query direction, 1 on it; 12 Schema Linking positives exactly on it.
+    for (let i = 0; i < 11; i++) specs.push({ errorType: "Syntax", question: `v[0,1,0,${i / 10}] other words` });
+    specs.push({ errorType: "Syntax", question: "v[1,0,0,0] how many singers" });
+    for (let i = 0; i < 12; i++) specs.push({ errorType: "Schema Linking", question: "v[1,0,0,0] how many singers" });
+    specs.push({ errorType: "Syntax", polarity: "negative" });
+    const memory = await memoryOf(specs);
+    const r = await createRetriever({ exactPoolLimit: 5, minShortlist: 4 }).retrieve(memory, query(), getPolicy("merit"), embedder());
+    expect(r.log.dense_search).toBe("hnsw");
+    expect(r.log.typed_pool_size_by_polarity.positive).toBe(12);
+    expect(types(r.positives)).toEqual(["Syntax", "Syntax", "Syntax"]);
+    expect(r.positives[0].entry.question).toBe("v[1,0,0,0] how many singers");
+    expect(r.positives[0].dense).toBe(1);
+    expect(denseShardKey(r.positives[0].entry)).toBe("positive|Syntax");
+  });
+});
+

@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo test typecheck bench models data-spider data-bird clean
+.PHONY: install demo test typecheck bench models data-spider data-bird clean notebooks
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -25,6 +25,10 @@ test: install
 
 typecheck: install
 	npx tsc --noEmit
+
+## Executes every notebook headlessly with Debian's jupyter (after `make demo`); last line `N passed, N failed`.
+notebooks: install
+	/usr/bin/python3 notebooks/run.py
 
 bench: install
 	for b in oracle retrieval bootstrap llm; do npx tsx bench/$$b.ts || exit 1; done

@@ -17,7 +17,10 @@
  * Errors are never cached; a sampled (non-greedy) backend must put its seed in `identity.params`.
  * @module
  */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { InputFileError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "./types.ts";
 
@@ -60,7 +63,13 @@ CREATE INDEX IF NOT EXISTS calls_identity ON calls(identity_hash);
 
 /** Opens (creating if needed) a cache file with WAL and a busy timeout for concurrent writers. */
 export function openCacheDatabase(path: string, opts: { readonly?: boolean } = {}): Database.Database {
-  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  } catch (error) {
+    throw new InputFileError(path, `cannot open the LLM call cache (${(error as Error).message})`, "check the call_cache path in the config (its folder must be writable)", error);
+  }
   db.pragma("busy_timeout = 30000");
   if (!opts.readonly) {
     db.pragma("journal_mode = WAL");

@@ -1,0 +1,20 @@
+/**
+ * Notebooks, kernel launcher (DESIGN.md §3): starts the tslab kernel in the project root — tslab
+ * compiles local modules only under its working directory — with tsx's ESM hooks registered, so
+ * `await import("./lib/…/x.ts")` loads the real lib/ (ESM, `.ts` imports, node-llama-cpp's
+ * top-level await) exactly as the CLI does. Usage (kernel.json): node start.mjs CONNECTION_FILE.
+ */
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { register } from "tsx/esm/api";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+process.chdir(root);
+register();
+const connectionFile = process.argv[2];
+if (!connectionFile) {
+  console.error("usage: node start.mjs CONNECTION_FILE (Jupyter passes it; see notebooks/README.md)");
+  process.exit(2);
+}
+const { startKernel } = createRequire(import.meta.url)("tslab/dist/main.js");
+startKernel({ configPath: connectionFile, enableFindLocal: false });

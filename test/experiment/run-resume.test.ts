@@ -21,10 +21,11 @@ import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { cacheFromPredictionsFile, DEEPSEEK_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
 import { lineCount, listFiles, memoryWriteInFlight, runCli, type ChildOutcome } from "../helpers/killable-run.ts";
 
-// Stream seed 4, first 15 queries: 3 initial failures (positions 2, 9, 12) ⇒ 21 repair calls and 3
-// negative memory entries, the later failures retrieving the earlier ones.
+// Stream seed 4 over the --limit 24 subset (the first 24 queries of the seed-0 stream): 4 initial
+// failures (positions 3, 6, 8, 15) ⇒ 28 repair calls and 4 negative memory entries, the later
+// failures retrieving the earlier ones.
 const SEED = "4";
-const LIMIT = "15";
+const LIMIT = "24";
 const EXCLUDED = new Set(["manifest.json", "stdout.log"]);
 
 /** mulberry32: a tiny seeded PRNG so the kill points are reproducible. */
@@ -53,9 +54,9 @@ const args = (out: string, extra: string[] = []) => ["run", "--config", configPa
 async function interruptedRun(cwd: string): Promise<void> {
   const traj = join(resumed, "trajectories.jsonl");
   const random = rng(20261130);
-  // Commit lines 3 and 10 are failed episodes (positions 2 and 9): a kill right after them lands
+  // Commit lines 4 and 9 are failed episodes (positions 3 and 8): a kill right after them lands
   // between the trajectory commit and its memory insertion, which the resume must replay.
-  const k1 = random() < 0.5 ? 3 : 10;
+  const k1 = random() < 0.5 ? 4 : 9;
   const delay = 20 + Math.floor(random() * 300);
   const schedule: { point: string; killWhen: (base: number) => () => boolean; delayMs?: number }[] = [
     { point: `right after trajectory ${k1} is committed`, killWhen: () => () => lineCount(traj) >= k1 },
@@ -125,12 +126,12 @@ describe("merit run survives kill -9 and resumes to the same bytes", () => {
     );
     for (const f of files) expect(readFileSync(join(resumed, f)).equals(readFileSync(join(reference, f))), f).toBe(true);
     expect(lineCount(join(reference, "trajectories.jsonl"))).toBe(Number(LIMIT));
-    expect(lineCount(join(reference, "memory", "memory_negative.jsonl"))).toBe(3);
+    expect(lineCount(join(reference, "memory", "memory_negative.jsonl"))).toBe(4);
   });
 
   it("marks both runs completed and logs the resumption", () => {
     for (const dir of [reference, resumed]) expect(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).status).toBe("completed");
-    expect(readFileSync(join(resumed, "stdout.log"), "utf8")).toMatch(/resuming .* at stream position \d+\/15/);
+    expect(readFileSync(join(resumed, "stdout.log"), "utf8")).toMatch(/resuming .* at stream position \d+\/24/);
   });
 });
 

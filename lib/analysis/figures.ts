@@ -103,7 +103,8 @@ export function cumulativeRepairFigure(runs: readonly RunSummary[], sel: TableSe
       mark: { type: "line", point: true },
       encoding: {
         x: { field: "step", type: "quantitative", title: "Repair step", axis: { tickMinStep: 1 }, scale: { domain: [0, maxRepairSteps] } },
-        y: { field: "repaired", type: "quantitative", title: "Repaired queries" },
+        // At least [0, 1], so a run with no repairs still shows a readable axis.
+        y: { field: "repaired", type: "quantitative", title: "Repaired queries", scale: { domainMin: 0, domainMax: Math.max(1, ...values.map((v) => v.repaired)) } },
         color: { field: "method", type: "nominal", title: "Method", sort: null },
       },
     },
@@ -137,9 +138,24 @@ export function tokensVsExFigure(runs: readonly RunSummary[], sel: TableSelectio
         method: displayName(method, sel),
         tokens: meanStd(selected.map((r) => r.metrics.accounting.total_tokens / 1e6)).mean,
         ex: meanStd(selected.map((r) => r.metrics.final_accuracy * 100)).mean,
+        labelAbove: "",
+        labelBelow: "",
       }];
     }),
   );
+  // Methods at the same point would print their names on top of each other: label each distinct
+  // point once, with every method it stands for.
+  const groups = new Map<string, typeof values>();
+  for (const v of values) {
+    const key = `${v.dataset}|${v.tokens.toPrecision(6)}|${v.ex.toPrecision(6)}`;
+    groups.set(key, [...(groups.get(key) ?? []), v]);
+  }
+  // Neighbouring points alternate above / below, in token order, so close labels do not collide.
+  [...groups.values()]
+    .sort((a, b) => a[0].tokens - b[0].tokens)
+    .forEach((group, i) => {
+      group[0][i % 2 === 0 ? "labelAbove" : "labelBelow"] = group.map((v) => v.method).join(", ");
+    });
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: "Token cost vs execution accuracy",
@@ -153,7 +169,8 @@ export function tokensVsExFigure(runs: readonly RunSummary[], sel: TableSelectio
     },
     layer: [
       { mark: { type: "point", filled: true, size: 70 }, encoding: { color: { field: "method", type: "nominal", title: "Method", sort: null }, shape: { field: "dataset", type: "nominal", title: "Dataset", sort: null } } },
-      { mark: { type: "text", align: "left", dx: 6, fontSize: 10 }, encoding: { text: { field: "method" } } },
+      { mark: { type: "text", align: "left", dx: 7, dy: -9, fontSize: 10 }, encoding: { text: { field: "labelAbove" } } },
+      { mark: { type: "text", align: "left", dx: 7, dy: 11, fontSize: 10 }, encoding: { text: { field: "labelBelow" } } },
     ],
   };
 }

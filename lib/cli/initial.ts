@@ -6,44 +6,64 @@
 import { loadDataset } from "../data/index.ts";
 import { UsageError } from "../errors.ts";
 import { loadConfig } from "../experiment/config.ts";
-import { initialCacheFromPredictions, writeInitialCache } from "../experiment/initial-cache.ts";
+import { initialCacheFromModel, initialCacheFromPredictions, writeInitialCache, type InitialCache } from "../experiment/initial-cache.ts";
+import { createServices } from "../experiment/services.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
 import { parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { defaultJobs } from "./eval.ts";
+import { progressReporter } from "./progress.ts";
 
-const USAGE = `usage: merit initial --config FILE [--from-pred FILE [--encoding utf8|latin1]] [--out FILE]
-  Builds the shared initial cache of a config: one greedy call per query with the config's model,
-  or, with --from-pred, the SQL of a real predictions file (token counts recorded as unknown).
-  --out  where to write (default: the config's initial_cache)`;
+const USAGE = `usage: merit initial --config FILE [--from-pred FILE [--encoding utf8|latin1]] [--model GGUF] [--out FILE]
+  Builds the shared initial cache of a config: one greedy call per query with the config's model
+  (through the config's LLM call cache), or, with --from-pred, the SQL of a real predictions file
+  (token counts recorded as unknown).
+  --model  GGUF overriding the config's model.path
+  --out    where to write (default: the config's initial_cache)`;
 
 export const initialCommand: Command = {
   name: "initial",
   summary: "build the shared initial cache (from the model or a predictions file)",
   usage: USAGE,
   async run(argv: string[], io: CommandIO): Promise<number> {
-    const { values } = parseFlags(argv, { config: { type: "string" }, "from-pred": { type: "string" }, encoding: { type: "string" }, out: { type: "string" } }, USAGE);
-    const config = loadConfig(required(values.config, "config", USAGE));
+    const { values } = parseFlags(argv, { config: { type: "string" }, "from-pred": { type: "string" }, encoding: { type: "string" }, model: { type: "string" }, out: { type: "string" } }, USAGE);
+    const base = loadConfig(required(values.config, "config", USAGE));
+    const config = values.model ? { ...base, model: { ...base.model, path: values.model } } : base;
     const out = values.out ?? config.initial_cache;
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
-    const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000, jobs: defaultJobs() });
-    try {
-      if (values["from-pred"] === undefined) {
-        throw new UsageError("building the cache with the model needs the LLM runtime, which is not wired into `merit initial` yet; use --from-pred FILE");
+    let cache: InitialCache;
+    if (values["from-pred"] === undefined) {
+      if (values.encoding !== undefined) throw new UsageError("--encoding applies to --from-pred only");
+      const services = await createServices(config, dataset, { jobs: defaultJobs() });
+      try {
+        io.err(`merit initial: one greedy call per query (${dataset.examples.length}) with ${services.inner.identity.model}`);
+        cache = await initialCacheFromModel(dataset, services.backend, services.oracle, {
+          maxOutputTokens: config.decoding.max_output_tokens,
+          maxInputTokens: config.decoding.max_input_tokens,
+          onProgress: progressReporter(io, "initial"),
+        });
+        const stats = services.backend.stats();
+        io.err(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})`);
+      } finally {
+        await services.close();
       }
+    } else {
       const encoding = (values.encoding ?? "utf8") as PredictionEncoding;
       if (encoding !== "utf8" && encoding !== "latin1") throw new UsageError(`--encoding must be utf8 or latin1, got "${encoding}"`);
       const predictions = readPredictions(values["from-pred"], encoding, dataset.examples.length);
-      const cache = await initialCacheFromPredictions(dataset, predictions, oracle);
-      writeInitialCache(out, cache);
-      const scored = cache.records.filter((r) => r.oracle_correct !== null);
-      const correct = scored.filter((r) => r.oracle_correct).length;
-      io.err(`token counts are unknown for imported predictions (recorded as null)`);
-      io.out(`wrote ${out}: ${cache.records.length} records, initial EX ${((100 * correct) / Math.max(1, scored.length)).toFixed(2)} (${correct}/${scored.length}), protocol ${cache.identity.evaluation_protocol}`);
-      io.out(`cache_hash ${cache.cache_hash}`);
-      return 0;
-    } finally {
-      await oracle.close();
+      const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000, jobs: defaultJobs() });
+      try {
+        cache = await initialCacheFromPredictions(dataset, predictions, oracle);
+      } finally {
+        await oracle.close();
+      }
+      io.err("token counts are unknown for imported predictions (recorded as null)");
     }
+    writeInitialCache(out, cache);
+    const scored = cache.records.filter((r) => r.oracle_correct !== null);
+    const correct = scored.filter((r) => r.oracle_correct).length;
+    io.out(`wrote ${out}: ${cache.records.length} records, initial EX ${((100 * correct) / Math.max(1, scored.length)).toFixed(2)} (${correct}/${scored.length}), protocol ${cache.identity.evaluation_protocol}`);
+    io.out(`cache_hash ${cache.cache_hash}`);
+    return 0;
   },
 };

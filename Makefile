@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo test typecheck bench models data-spider data-bird clean notebooks
+.PHONY: install demo test typecheck bench models data-spider data-bird clean notebooks reproduce
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -25,6 +25,19 @@ test: install
 
 typecheck: install
 	npx tsc --noEmit
+
+## The paper's full grid, for a GPU machine (or OpenAI-compatible servers set in the configs): needs
+## `make models` and `make data-bird` first. Both datasets, every method and ablation plus the
+## non-causal control, stream orders 0-2, then the report in results/paper. Restartable: a rerun
+## resumes unfinished runs and the LLM call cache answers every call already made.
+PAPER_METHODS := zeroshot,iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only,transductive_batch
+ABLATIONS := positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
+reproduce: install
+	$(MERIT) initial --config configs/spider.json
+	$(MERIT) initial --config configs/bird.json
+	$(MERIT) grid --config configs/spider.json --methods $(PAPER_METHODS) --seeds 0,1,2 --out runs/paper/spider --resume
+	$(MERIT) grid --config configs/bird.json --methods $(PAPER_METHODS) --seeds 0,1,2 --out runs/paper/bird --resume
+	$(MERIT) report --runs runs/paper/spider,runs/paper/bird --out results/paper --reference merit --full merit --ablations $(ABLATIONS) --html
 
 ## Executes every notebook headlessly with Debian's jupyter (after `make demo`); last line `N passed, N failed`.
 notebooks: install

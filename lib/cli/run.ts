@@ -66,23 +66,39 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
   const services = await createServices(config, dataset);
   try {
     const extras = await runManifestExtras(services.inner);
-    // One progress line for the whole grid (STYLE.md §2.18): episodes, streams, repairs, tokens, calls, ETA.
-    const progress = new Map<string, RunProgress>();
+    // Progress (STYLE.md §2.18). On a terminal: one bar per stream (done/total, repaired, tokens, ETA),
+    // redrawn in place. Otherwise: one aggregate line every 5 s, plus a line as each stream completes.
+    const progress = new Map<string, RunProgress & { started: number }>();
     const started = Date.now();
+    const tty = Boolean(process.stderr.isTTY);
+    let drawn = 0;
     let last = 0;
+    const eta = (done: number, total: number, since: number) => {
+      const rate = done / Math.max(1e-9, (Date.now() - since) / 1000);
+      return rate > 0 && total > 0 ? `${Math.round((total - done) / rate)}s` : "?";
+    };
     const flush = (force = false) => {
-      if (!force && Date.now() - last < 5000) return;
+      if (!force && Date.now() - last < (tty ? 250 : 5000)) return;
       last = Date.now();
-      const all = [...progress.values()];
-      const done = all.reduce((n, p) => n + p.done, 0);
-      const total = all.reduce((n, p) => n + p.total, 0);
-      const finished = all.filter((p) => p.done === p.total).length;
-      const repaired = all.reduce((n, p) => n + p.repaired, 0);
-      const tokens = all.reduce((n, p) => n + p.tokens, 0);
+      const all = [...progress.entries()];
       const calls = services.backend.stats();
-      const rate = done / Math.max(1e-9, (Date.now() - started) / 1000);
-      const eta = rate > 0 && total > 0 ? `${Math.round((total - done) / rate)}s` : "?";
-      io.err(`episodes ${done}/${total || "?"} | streams done ${finished}/${streams.length} | repaired ${repaired} | tokens ${tokens} | LLM calls ${calls.computed} computed, ${calls.hits} cached | ETA ${eta}`);
+      if (tty) {
+        const width = 24;
+        const lines = all.map(([key, p]) => {
+          const filled = Math.round((width * p.done) / Math.max(1, p.total));
+          return `${key.padEnd(28)} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done}/${p.total} repaired ${p.repaired} tokens ${p.tokens} ETA ${eta(p.done, p.total, p.started)}`;
+        });
+        lines.push(`LLM calls ${calls.computed} computed, ${calls.hits} cached`);
+        process.stderr.write((drawn > 0 ? `\x1b[${drawn}F` : "") + lines.map((l) => `\x1b[2K${l}`).join("\n") + "\n");
+        drawn = lines.length;
+        return;
+      }
+      const done = all.reduce((n, [, p]) => n + p.done, 0);
+      const total = all.reduce((n, [, p]) => n + p.total, 0);
+      const finished = all.filter(([, p]) => p.done === p.total).length;
+      const repaired = all.reduce((n, [, p]) => n + p.repaired, 0);
+      const tokens = all.reduce((n, [, p]) => n + p.tokens, 0);
+      io.err(`episodes ${done}/${total || "?"} | streams done ${finished}/${streams.length} | repaired ${repaired} | tokens ${tokens} | LLM calls ${calls.computed} computed, ${calls.hits} cached | ETA ${eta(done, total, started)}`);
     };
     const results = await Promise.all(
       streams.map(async (s) => {
@@ -103,10 +119,12 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
           },
           manifest: extras,
           onProgress: (p) => {
-            progress.set(key, p);
-            flush();
+            progress.set(key, { ...p, started: progress.get(key)?.started ?? Date.now() });
+            flush(p.done === p.total);
           },
-          log: (line) => io.err(line),
+          log: (line) => {
+            if (!tty) io.err(line);
+          },
         });
         return { stream: s, result };
       }),

@@ -86,7 +86,8 @@ function demoConfig(file: string, io: CommandIO): { config: ExperimentConfig; ti
     config: {
       ...config,
       call_cache: "runs/demo/llm-call-cache-tiny.sqlite",
-      model: { ...config.model, path: TINY_CHAT, gpu: false },
+      // One CPU thread: the thread count changes greedy outputs, and 1 exists on every machine.
+      model: { ...config.model, path: TINY_CHAT, gpu: false, threads: 1 },
       embedder: { ...config.embedder, path: existsSync(config.embedder.path) ? config.embedder.path : TINY_EMBEDDER },
       // The random model never stops by itself; shorter outputs keep the smoke run inside minutes.
       decoding: { ...config.decoding, max_output_tokens: 64 },

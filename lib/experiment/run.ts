@@ -89,11 +89,13 @@ export interface RunResult {
 }
 
 /**
- * The run's identity as stored in config.json: settings that cannot change any output (CPU threads,
- * parallel sequences) are left out, so a run can resume on another machine or in another grid.
+ * The run's identity as stored in config.json. The number of parallel sequences is left out so a
+ * run can resume inside another grid; note that llama.cpp is not batch-invariant, so a resume with a
+ * different number of sequences can change greedy outputs at near-tied logits (README,
+ * "Reproducibility"). The CPU thread count stays in: it demonstrably changes outputs.
  */
 export function runIdentity(spec: RunSpec): RunSpec {
-  return { ...spec, config: { ...spec.config, model: { ...spec.config.model, threads: null, sequences: 1 } } };
+  return { ...spec, config: { ...spec.config, model: { ...spec.config.model, sequences: 1 } } };
 }
 
 /**

@@ -154,6 +154,10 @@ export class LlamaBackend implements ChatBackend {
         repetitionPenalty: this.#penalty,
         repetitionPenaltyScope: "hf-all-previous-tokens",
         seed: this.#seed,
+        // CPU thread count changes ggml's reduction order, and greedy choices at near-tied logits
+        // with it (observed: one prompt of the tiny test model, 1 vs 2 threads), so it is part of
+        // the identity and of every cache key.
+        threads: this.threads,
       },
     };
   }

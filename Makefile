@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo test typecheck bench models data-spider data-bird clean notebooks reproduce
+.PHONY: install demo test typecheck bench models data-spider data-bird clean notebooks notebooks-paper reproduce
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -42,6 +42,11 @@ reproduce: install
 ## Executes every notebook headlessly with Debian's jupyter (after `make demo`); last line `N passed, N failed`.
 notebooks: install
 	/usr/bin/python3 notebooks/run.py
+
+## The same notebooks on the Spider paper grid of `make reproduce` (and `make demo`, which 02, 05 and 07
+## also read); set MERIT_RUNS / MERIT_RESULTS yourself for another grid.
+notebooks-paper: install
+	MERIT_RUNS=runs/paper/spider MERIT_RESULTS=results/paper /usr/bin/python3 notebooks/run.py
 
 bench: install
 	for b in oracle retrieval bootstrap llm; do npx tsx bench/$$b.ts || exit 1; done

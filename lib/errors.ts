@@ -3,6 +3,7 @@
  * and the CLI prints its message as one line and exits with `exitCode` (STYLE.md §2.10).
  * @module
  */
+import { levenshtein } from "./levenshtein.ts";
 
 /** Base class: a problem the user can fix. The message is one line: what, where, and what to do. */
 export class MeritError extends Error {
@@ -38,26 +39,11 @@ export function nearestName(name: string, known: readonly string[]): string | un
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    const d = editDistance(name, candidate);
+    const d = levenshtein(name, candidate);
     if (d < bestDistance) {
       bestDistance = d;
       best = candidate;
     }
   }
   return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length];
 }

@@ -3,6 +3,7 @@
  * oscillation rate and the normalised token edit distance between consecutive attempts.
  * @module
  */
+import { levenshtein } from "../levenshtein.ts";
 
 /**
  * Normalise an attempt for comparison (METHOD.md §8): strip, remove trailing `;` characters,
@@ -30,18 +31,7 @@ export function sqlTokens(normalized: string): string[] {
 
 /** Levenshtein distance between two token sequences (unit insert, delete and substitute costs). */
 export function tokenLevenshtein(a: readonly string[], b: readonly string[]): number {
-  const row = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) row[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(above + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
+  return levenshtein(a, b);
 }
 
 /**

@@ -10,6 +10,7 @@ export * from "./finalize.ts";
 export * from "./entry-text.ts";
 export * from "./eligibility.ts";
 export * from "./store.ts";
+export * from "./table-store.ts";
 export * from "./memory-table.ts";
 export * from "./in-memory-store.ts";
 export * from "./jsonl-store.ts";

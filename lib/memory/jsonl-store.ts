@@ -22,7 +22,8 @@ import type { Embedder } from "../llm/types.ts";
 import { entryProblems, type MemoryEntry } from "./entry.ts";
 import type { InsertionPlan } from "./merge.ts";
 import { MemoryTable } from "./memory-table.ts";
-import type { InsertResult, MemoryStore } from "./store.ts";
+import type { InsertResult } from "./store.ts";
+import { TableMemoryStore } from "./table-store.ts";
 
 export const MEMORY_FORMAT_VERSION = 3;
 export const MEMORY_FILES = {
@@ -60,17 +61,15 @@ export interface JsonlStoreOptions {
 }
 
 /** MemoryStore persisted in a run directory (see module header for the on-disk protocol). */
-export class JsonlMemoryStore implements MemoryStore {
+export class JsonlMemoryStore extends TableMemoryStore {
   readonly dir: string;
-  #table: MemoryTable;
   #onPhase: (phase: CommitPhase) => void;
-  #queue: Promise<unknown> = Promise.resolve();
   /** Set when a write failed part-way: memory and disk may differ until the store is reopened. */
   #failure: unknown = null;
 
   private constructor(dir: string, table: MemoryTable, onPhase: (phase: CommitPhase) => void) {
+    super(table);
     this.dir = dir;
-    this.#table = table;
     this.#onPhase = onPhase;
   }
 
@@ -82,39 +81,14 @@ export class JsonlMemoryStore implements MemoryStore {
     return new JsonlMemoryStore(dir, table, opts.onCommitPhase ?? (() => undefined));
   }
 
-  get dimension(): number {
-    return this.#table.dimension;
-  }
-  get size(): number {
-    return this.#table.size;
-  }
-  entries(): readonly MemoryEntry[] {
-    return this.#table.entries();
-  }
-  vectors(): readonly Float32Array[] {
-    return this.#table.vectors();
-  }
-  rowOf(entryId: string): number | undefined {
-    return this.#table.rowOf(entryId);
-  }
-  hasEpisode(episodeId: string): boolean {
-    return this.#table.hasEpisode(episodeId);
-  }
-
-  insert(entry: MemoryEntry, embedder: Embedder): Promise<InsertResult> {
-    const next = this.#queue.then(() => this.#insertNow(entry, embedder));
-    this.#queue = next.catch(() => undefined);
-    return next;
-  }
-
-  async #insertNow(entry: MemoryEntry, embedder: Embedder): Promise<InsertResult> {
+  protected async insertNow(entry: MemoryEntry, embedder: Embedder): Promise<InsertResult> {
     if (this.#failure !== null)
       throw new InputFileError(this.dir, "an earlier memory write failed part-way", "reopen the store with JsonlMemoryStore.open(), which recovers it", this.#failure);
-    const plan = this.#table.plan(entry);
-    const vector = await this.#table.embedPlan(plan, embedder);
+    const plan = this.table.plan(entry);
+    const vector = await this.table.embedPlan(plan, embedder);
     if (plan.kind !== "skip" && vector !== null) {
-      const entries = [...this.#table.entries()];
-      const vectors = [...this.#table.vectors()];
+      const entries = [...this.table.entries()];
+      const vectors = [...this.table.vectors()];
       entries[plan.row] = plan.entry;
       vectors[plan.row] = vector;
       try {
@@ -124,7 +98,7 @@ export class JsonlMemoryStore implements MemoryStore {
         throw error;
       }
     }
-    this.#table.apply(plan as InsertionPlan, vector);
+    this.table.apply(plan as InsertionPlan, vector);
     return MemoryTable.resultOf(plan, entry);
   }
 }

@@ -1,5 +1,5 @@
 // Tests lib/cli/report.ts: `merit report` over synthetic run directories writes every table and figure and ends with a JSON summary line.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

@@ -9,8 +9,9 @@
  * the shortlist is the BM25 corpus and the min–max range (dense.ts). Prints medians; never
  * asserted in tests. The one-off HNSW build over the positive shards is timed separately; before
  * timing, one warm-up call per error type fills the caches, as a long run would. Side by side in
- * the same run: exact dense scoring with `dot` per row vs `exactDenseScores`, the pool scan over
- * entry objects vs cached field copies, and the old search beam (ef 64) in the sweep. About 3–4
+ * the same run: exact dense scoring with `dot` per row vs `exactDenseScores` (four rows at a time),
+ * the pool scan with isEligible over entry objects vs the retriever's typed-array columns, and the
+ * old search beam (ef 64) in the sweep. About 3–4
  * minutes at load average ~5 on 2 shared cores.
  * Run: `npx tsx bench/retrieval.ts [--large N] [--queries Q] [--ef-construction E] [--m M]
  * [--ef-sweep 64,512,1024] [--exact-limit L] [--no-type-filter]` (the last also times
@@ -21,8 +22,10 @@ import type { Embedder } from "../lib/llm/types.ts";
 import { observationOf, type MemoryEntry } from "../lib/memory/entry.ts";
 import { isEligible } from "../lib/memory/eligibility.ts";
 import { entryId } from "../lib/memory/identity.ts";
+import { VectorArena } from "../lib/memory/memory-table.ts";
 import type { InsertResult, MemoryStore } from "../lib/memory/store.ts";
 import { DenseIndex, exactDenseScores } from "../lib/retrieval/dense.ts";
+import { MemoryColumns } from "../lib/retrieval/memory-columns.ts";
 import { getPolicy } from "../lib/retrieval/policies.ts";
 import { createRetriever, denseShardKey, type RetrievalQuery, type RetrievalResult } from "../lib/retrieval/retriever.ts";
 import { dot } from "../lib/retrieval/vector.ts";
@@ -91,9 +94,10 @@ function syntheticEntry(rng: PyRandom, i: number): MemoryEntry {
   };
 }
 
-/** Read-only memory filled directly (the benchmark times retrieval, not insertion). */
+/** Read-only memory filled directly (the benchmark times retrieval, not insertion); never changes, so one revision. */
 class FixedMemory implements MemoryStore {
   readonly dimension = DIM;
+  readonly revision = 0;
   constructor(readonly rows: MemoryEntry[], readonly vecs: Float32Array[]) {}
   get size() {
     return this.rows.length;
@@ -135,13 +139,15 @@ const percentile = (xs: number[], p: number) => {
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const secs = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 
+/** Vectors are stored as the memory stores store them (MemoryTable's VectorArena). */
 function buildMemory(n: number, seed: number): FixedMemory {
   const rng = new PyRandom(seed);
+  const arena = new VectorArena(DIM);
   const rows: MemoryEntry[] = [];
   const vecs: Float32Array[] = [];
   for (let i = 0; i < n; i++) {
     rows.push(syntheticEntry(rng, i));
-    vecs.push(unitVector(rng));
+    vecs.push(arena.store(unitVector(rng)));
   }
   return new FixedMemory(rows, vecs);
 }
@@ -215,26 +221,19 @@ function exactDenseTiming(memory: FixedMemory, query: Float32Array) {
   console.log(`exact dense scores of all ${rows.length} rows: dot per row ${ms(before.p50)}, exactDenseScores ${ms(after.p50)} (bit-identical: ${same})`);
 }
 
-/** The per-call pool scan (isEligible on every row, both polarities) over entry objects (before) vs small copies of the fields it reads (after, as the retriever caches them). */
+/** The per-call pool scan, both polarities: isEligible on every entry object (before) vs the retriever's typed-array columns (after). */
 function scanTiming(memory: FixedMemory) {
   const ctx = (polarity: "positive" | "negative") => ({ streamPosition: memory.size, queryId: "cur", dbId: "db0", polarity, causal: true, excludeSameDatabase: false });
   const pools = [ctx("positive"), ctx("negative")];
-  const views = memory.rows.map((e) => ({
-    source_stream_position: e.source_stream_position,
-    source_query_id: e.source_query_id,
-    polarity: e.polarity,
-    source_db_id: e.source_db_id,
-    applicability_scope: e.applicability_scope,
-    error_type: e.error_type,
-  }));
-  const scan = (rows: readonly Pick<MemoryEntry, keyof (typeof views)[number]>[]) => () => {
+  const before = timeIt(() => {
     let legal = 0;
-    for (const e of rows) for (const c of pools) if (e.polarity === c.polarity && isEligible(e as MemoryEntry, c)) legal += 1;
+    for (const e of memory.rows) for (const c of pools) if (isEligible(e, c)) legal += 1;
     return [legal];
-  };
-  const before = timeIt(scan(memory.rows));
-  const after = timeIt(scan(views));
-  console.log(`pool scan of ${memory.size} rows (both polarities): entry objects ${ms(before.p50)}, cached field copies ${ms(after.p50)} (same count: ${before.out[0] === after.out[0]})`);
+  });
+  const columns = new MemoryColumns();
+  columns.sync(memory.rows);
+  const after = timeIt(() => [pools.reduce((sum, c) => sum + columns.count(c, "Syntax").legal, 0)]);
+  console.log(`pool scan of ${memory.size} rows (both polarities): isEligible on entry objects ${ms(before.p50)}, memory columns ${ms(after.p50)} (same count: ${before.out[0] === after.out[0]})`);
 }
 
 /** Dense recall@4 on each query's merit positive pool (one shard), for each ef of the sweep. */

@@ -11,6 +11,38 @@ import { denseText } from "./entry-text.ts";
 import { planInsertion, type InsertionPlan, type MemoryView } from "./merge.ts";
 import type { InsertResult } from "./store.ts";
 
+/**
+ * Append-only storage for vectors of one dimension in large shared buffers: `store` copies a vector
+ * into the next free slot and returns a view of it. Slots are never overwritten, so a returned
+ * view never changes. Scoring a pool reads many vectors in a row; neighbouring slots in one buffer
+ * make that about twice as fast as separately allocated arrays (bench/retrieval.ts at 100,000 rows).
+ */
+export class VectorArena {
+  readonly dimension: number;
+  readonly #slotsPerBuffer: number;
+  #buffer: Float32Array | null = null;
+  #used = 0;
+
+  constructor(dimension: number, slotsPerBuffer = 256) {
+    this.dimension = dimension;
+    this.#slotsPerBuffer = slotsPerBuffer;
+  }
+
+  /** A copy of `vector` in the arena (length must equal the dimension). */
+  store(vector: ArrayLike<number>): Float32Array {
+    checkDimension(vector, this.dimension, "vector");
+    if (this.#buffer === null || this.#used === this.#slotsPerBuffer) {
+      this.#buffer = new Float32Array(this.#slotsPerBuffer * this.dimension);
+      this.#used = 0;
+    }
+    const start = this.#used * this.dimension;
+    const view = this.#buffer.subarray(start, start + this.dimension);
+    view.set(vector);
+    this.#used += 1;
+    return view;
+  }
+}
+
 /** Row-ordered entries and vectors with their lookups. */
 export class MemoryTable implements MemoryView {
   readonly dimension: number;
@@ -18,13 +50,20 @@ export class MemoryTable implements MemoryView {
   #vectors: Float32Array[] = [];
   #rowById = new Map<string, number>();
   #rowByEpisode = new Map<string, number>();
+  #revision = 0;
+  readonly #arena: VectorArena;
 
   constructor(dimension: number) {
     this.dimension = dimension;
+    this.#arena = new VectorArena(dimension);
   }
 
   get size(): number {
     return this.#entries.length;
+  }
+  /** Incremented by every applied insert or merge. */
+  get revision(): number {
+    return this.#revision;
   }
   entries(): readonly MemoryEntry[] {
     return this.#entries;
@@ -63,8 +102,9 @@ export class MemoryTable implements MemoryView {
     if (plan.kind === "skip") return;
     if (vector === null) throw new TypeError("MemoryTable.apply: an insert or merge needs its vector");
     checkDimension(vector, this.dimension, `vector of entry ${plan.entry.entry_id}`);
+    this.#revision += 1;
     this.#entries[plan.row] = plan.entry;
-    this.#vectors[plan.row] = vector;
+    this.#vectors[plan.row] = this.#arena.store(vector); // a new object per insert or merge
     this.#rowById.set(plan.entry.entry_id, plan.row);
     for (const record of plan.entry.provenance_history) this.#rowByEpisode.set(record.source_episode_id, plan.row);
   }
@@ -75,7 +115,7 @@ export class MemoryTable implements MemoryView {
     return { kind: plan.kind, row: plan.row, entryId: plan.entry.entry_id, embeddingCalls: 1 };
   }
 
-  /** A copy holding the same rows (entries are immutable and shared; vectors are shared). */
+  /** A copy holding the same rows (entries are immutable and shared; vectors are copied into its arena). */
   clone(): MemoryTable {
     const copy = new MemoryTable(this.dimension);
     this.#entries.forEach((entry, row) => copy.apply({ kind: "insert", row, entry }, this.#vectors[row]));

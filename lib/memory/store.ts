@@ -29,6 +29,12 @@ export interface MemoryStore {
   readonly dimension: number;
   /** Number of rows. */
   readonly size: number;
+  /**
+   * Optional change counter: a value that changes whenever a row is added or replaced. Readers that
+   * cache per-row data (the retriever's columns and HNSW shards) skip re-checking every row while it
+   * is unchanged; without it they compare row objects on every call.
+   */
+  readonly revision?: number;
   /** Entries in row order (a snapshot array; do not mutate). */
   entries(): readonly MemoryEntry[];
   /** Vectors in row order, aligned with `entries()`. */

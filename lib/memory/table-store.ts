@@ -22,6 +22,9 @@ export abstract class TableMemoryStore implements MemoryStore {
   get size(): number {
     return this.table.size;
   }
+  get revision(): number {
+    return this.table.revision;
+  }
   entries(): readonly MemoryEntry[] {
     return this.table.entries();
   }

@@ -31,48 +31,146 @@ export function bm25Tokens(text: string): string[] {
   return TOKENIZER.tokenize(text.toLowerCase()) as string[];
 }
 
-/** What BM25 needs to know about one document: its token count and term frequencies. */
-export interface Bm25DocStats {
-  readonly length: number;
-  readonly tf: ReadonlyMap<string, number>;
-}
-
-/** Token count and term frequencies of a tokenised document (cacheable per document). */
-export function bm25DocStats(tokens: readonly string[]): Bm25DocStats {
-  const tf = new Map<string, number>();
-  for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-  return { length: tokens.length, tf };
-}
-
 /**
- * BM25 over a corpus given as document stats (the corpus is exactly `docs`: N, avgdl and df are
- * computed over it). Each document sums its query-token contributions in query order; tokens it
- * lacks contribute 0.
+ * A corpus of tokenised documents addressed by number, scored with BM25 over any subset of them
+ * (the retriever's corpus is the current candidate pool, METHOD.md §5.2). Tokens are interned to
+ * ids once per document; a scoring call makes one pass over the subset's distinct tokens for df and
+ * term frequencies, then sums each document's query-token contributions in query order. The
+ * arithmetic is exactly that of the formula in the module comment, operation for operation.
  */
-export function bm25ScoresFromStats(queryTokens: readonly string[], docs: readonly Bm25DocStats[], opts: Bm25Options = {}): number[] {
-  const k1 = opts.k1 ?? BM25_DEFAULTS.k1;
-  const b = opts.b ?? BM25_DEFAULTS.b;
-  const n = docs.length;
-  if (n === 0) return [];
-  let totalLength = 0;
-  for (const d of docs) totalLength += d.length;
-  const avgdl = totalLength / n;
-  const idf = new Map<string, number>();
-  for (const t of queryTokens) {
-    if (idf.has(t)) continue;
-    let df = 0;
-    for (const d of docs) if (d.tf.has(t)) df += 1;
-    idf.set(t, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+export class Bm25Corpus {
+  readonly #vocab = new Map<string, number>();
+  /** Per document: offset of its distinct token ids in #ids/#tfs (−1: not set), their count, its token count. */
+  #start = new Int32Array(1024).fill(-1);
+  #distinct = new Int32Array(1024);
+  #length = new Int32Array(1024);
+  #size = 0;
+  /** Distinct token ids and their term frequencies of every document, back to back (append-only). */
+  #ids = new Int32Array(16384);
+  #tfs = new Int32Array(16384);
+  #used = 0;
+  /** Scratch: query-token slot per token id during a call, −1 elsewhere. */
+  #slot = new Int32Array(64).fill(-1);
+  /** Scratch: the documents × query-slots term-frequency table, reused across calls (fresh large buffers are slow to fault in). */
+  #table = new Int32Array(1024);
+
+  /** Number of document numbers in use (0 … size − 1; some may be unset). */
+  get size(): number {
+    return this.#size;
   }
-  return docs.map((d) => {
-    let score = 0;
-    for (const t of queryTokens) {
-      const tf = d.tf.get(t);
-      if (tf === undefined) continue;
-      score += ((idf.get(t) as number) * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * d.length) / avgdl));
+
+  /** true when document `doc` has been set. */
+  has(doc: number): boolean {
+    return Number.isInteger(doc) && doc >= 0 && doc < this.#size && this.#start[doc] !== -1;
+  }
+
+  /** Sets (or replaces) document `doc` from its tokens (`bm25Tokens`). */
+  set(doc: number, tokens: readonly string[]): void {
+    const tf = new Map<number, number>();
+    for (const token of tokens) {
+      let id = this.#vocab.get(token);
+      if (id === undefined) this.#vocab.set(token, (id = this.#vocab.size));
+      tf.set(id, (tf.get(id) ?? 0) + 1);
     }
-    return score;
-  });
+    if (this.#vocab.size > this.#slot.length) {
+      const slot = new Int32Array(Math.max(2 * this.#slot.length, this.#vocab.size)).fill(-1);
+      slot.set(this.#slot);
+      this.#slot = slot;
+    }
+    if (doc >= this.#start.length) {
+      const size = Math.max(doc + 1, 2 * this.#start.length);
+      this.#start = grown(this.#start, size, -1);
+      this.#distinct = grown(this.#distinct, size, 0);
+      this.#length = grown(this.#length, size, 0);
+    }
+    if (this.#used + tf.size > this.#ids.length) {
+      const size = Math.max(this.#used + tf.size, 2 * this.#ids.length);
+      this.#ids = grown(this.#ids, size, 0);
+      this.#tfs = grown(this.#tfs, size, 0);
+    }
+    this.#start[doc] = this.#used;
+    this.#distinct[doc] = tf.size;
+    this.#length[doc] = tokens.length;
+    for (const [id, count] of tf) {
+      this.#ids[this.#used] = id;
+      this.#tfs[this.#used] = count;
+      this.#used += 1;
+    }
+    this.#size = Math.max(this.#size, doc + 1);
+  }
+
+  /**
+   * BM25 score of each of `docs` (document numbers, all set) for `queryTokens`, with N, avgdl and
+   * df computed over exactly those documents. Repeated query tokens count again.
+   */
+  scores(queryTokens: readonly string[], docs: readonly number[], opts: Bm25Options = {}): number[] {
+    const k1 = opts.k1 ?? BM25_DEFAULTS.k1;
+    const b = opts.b ?? BM25_DEFAULTS.b;
+    const n = docs.length;
+    if (n === 0) return [];
+    const slot = this.#slot;
+    const unique: number[] = [];
+    const sequence = new Int32Array(queryTokens.length);
+    queryTokens.forEach((token, i) => {
+      const id = this.#vocab.get(token);
+      if (id === undefined) return void (sequence[i] = -1); // in no document: contributes nothing
+      if (slot[id] === -1) slot[id] = unique.push(id) - 1;
+      sequence[i] = slot[id];
+    });
+    const width = unique.length;
+    if (n * width > this.#table.length) this.#table = new Int32Array(Math.max(n * width, 2 * this.#table.length));
+    const tfs = this.#table;
+    tfs.fill(0, 0, n * width);
+    const df = new Float64Array(width);
+    const lengths = new Float64Array(n);
+    let totalLength = 0;
+    const ids = this.#ids;
+    const counts = this.#tfs;
+    try {
+      for (let i = 0; i < n; i++) {
+        const doc = docs[i];
+        if (!this.has(doc)) throw new RangeError(`Bm25Corpus.scores: document ${doc} is not set`);
+        const start = this.#start[doc];
+        const end = start + this.#distinct[doc];
+        lengths[i] = this.#length[doc];
+        totalLength += this.#length[doc];
+        for (let j = start; j < end; j++) {
+          const u = slot[ids[j]];
+          if (u === -1) continue;
+          tfs[i * width + u] = counts[j];
+          df[u] += 1;
+        }
+      }
+    } finally {
+      for (const id of unique) slot[id] = -1;
+    }
+    const avgdl = totalLength / n;
+    const idf = new Float64Array(width);
+    for (let u = 0; u < width; u++) idf[u] = Math.log(1 + (n - df[u] + 0.5) / (df[u] + 0.5));
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      // k1·(1 − b + b·|d|/avgdl), evaluated once per document: the same operations on the same
+      // values as inside the formula, so every term is bit-identical to the formula written out.
+      const norm = k1 * (1 - b + (b * lengths[i]) / avgdl);
+      let score = 0;
+      for (let q = 0; q < sequence.length; q++) {
+        const u = sequence[q];
+        if (u === -1) continue;
+        const tf = tfs[i * width + u];
+        if (tf === 0) continue;
+        score += (idf[u] * tf * (k1 + 1)) / (tf + norm);
+      }
+      out[i] = score;
+    }
+    return out;
+  }
+}
+
+/** A copy of `a` with length `size`, new cells set to `fill`. */
+function grown(a: Int32Array, size: number, fill: number): Int32Array {
+  const next = new Int32Array(size).fill(fill, a.length);
+  next.set(a);
+  return next;
 }
 
 /** A BM25 scorer configured once over a fixed corpus (STYLE.md §2.4: configure, then call). */
@@ -89,12 +187,18 @@ export interface Bm25Scorer {
 
 /** Precomputes the document stats of `docs` (raw strings, or token arrays from `bm25Tokens`). */
 export function createBm25(docs: readonly (string | readonly string[])[], opts: Bm25Options = {}): Bm25Scorer {
-  const stats = docs.map((doc) => bm25DocStats(typeof doc === "string" ? bm25Tokens(doc) : doc));
-  const total = stats.reduce((sum, d) => sum + d.length, 0);
-  const scoresForTokens = (queryTokens: readonly string[]) => bm25ScoresFromStats(queryTokens, stats, opts);
+  const corpus = new Bm25Corpus();
+  let total = 0;
+  docs.forEach((doc, i) => {
+    const tokens = typeof doc === "string" ? bm25Tokens(doc) : doc;
+    corpus.set(i, tokens);
+    total += tokens.length;
+  });
+  const all = docs.map((_, i) => i);
+  const scoresForTokens = (queryTokens: readonly string[]) => corpus.scores(queryTokens, all, opts);
   return {
-    size: stats.length,
-    averageLength: stats.length === 0 ? 0 : total / stats.length,
+    size: docs.length,
+    averageLength: docs.length === 0 ? 0 : total / docs.length,
     scores: (query: string) => scoresForTokens(bm25Tokens(query)),
     scoresForTokens,
   };

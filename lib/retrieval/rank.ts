@@ -119,6 +119,76 @@ export function rankCandidates(inputs: readonly RankInput[], weights: FusionWeig
   return ranked.sort(compareRanked);
 }
 
+/** A pool given column-wise to `topRanked`: raw scores by position, the rest read on demand. */
+export interface RankColumns {
+  /** Raw inner products. */
+  dense: ArrayLike<number>;
+  /** Raw BM25 scores over the pool (same length as `dense`). */
+  bm25: ArrayLike<number>;
+  /** 1 when candidate `i`'s error_type equals the current one (read only when a bonus applies). */
+  typeMatch(i: number): 0 | 1;
+  /** Entry ID of candidate `i` (read only for candidates that can reach the top). */
+  entryId(i: number): string;
+}
+
+/**
+ * The first `k` of `rankCandidates` for the same pool, without rounding and sorting the whole pool.
+ * Rounding to 12 decimals moves a value by at most 0.5e−12 (plus one ulp), so a candidate whose
+ * unrounded final score is more than 2e−12 below the k-th largest unrounded final score rounds
+ * strictly below at least k others and cannot be in the top k. Only the candidates within that
+ * margin are rounded and sorted with the full five-key order.
+ */
+export function topRanked(pool: RankColumns, weights: FusionWeights, k: number): RankedScore[] {
+  const n = pool.dense.length;
+  if (k <= 0 || n === 0) return [];
+  const denseNorm = minMaxNormalize(Array.from(pool.dense));
+  const bm25Norm = minMaxNormalize(Array.from(pool.bm25));
+  const finals = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const typeMatch = weights.typeBonus > 0 ? pool.typeMatch(i) : 0;
+    finals[i] = weights.dense * denseNorm[i] + weights.bm25 * bm25Norm[i] + weights.typeBonus * typeMatch;
+  }
+  const threshold = kthLargest(finals, Math.min(k, n)) - TOP_K_MARGIN;
+  const near: RankedScore[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!(finals[i] >= threshold)) continue;
+    const typeMatch = weights.typeBonus > 0 ? pool.typeMatch(i) : 0;
+    near.push({ index: i, entryId: pool.entryId(i), dense: pyRound(denseNorm[i]), bm25: pyRound(bm25Norm[i]), typeMatch, final: pyRound(finals[i]) });
+  }
+  return near.sort(compareRanked).slice(0, k);
+}
+
+/** `RankColumns` over an array of `RankInput`s. */
+export function rankColumnsOf(inputs: readonly RankInput[]): RankColumns {
+  return {
+    dense: inputs.map((c) => c.dense),
+    bm25: inputs.map((c) => c.bm25),
+    typeMatch: (i) => inputs[i].typeMatch,
+    entryId: (i) => inputs[i].entryId,
+  };
+}
+
+/** Margin of `topRanked`: four times the largest move rounding to 12 decimals can make. */
+const TOP_K_MARGIN = 2e-12;
+
+/** The k-th largest value (1-based k ≤ length) of finite `values`. */
+function kthLargest(values: Float64Array, k: number): number {
+  if (k <= 8) {
+    const best: number[] = [];
+    for (const v of values) {
+      if (best.length === k && v <= best[k - 1]) continue;
+      let j = best.length === k ? k - 1 : best.length;
+      while (j > 0 && best[j - 1] < v) {
+        best[j] = best[j - 1];
+        j -= 1;
+      }
+      best[j] = v;
+    }
+    return best[k - 1];
+  }
+  return Float64Array.from(values).sort()[values.length - k];
+}
+
 /** Sort key: final desc, dense desc, BM25 desc, type_match desc, entry_id ascending. */
 export function compareRanked(a: RankedScore, b: RankedScore): number {
   if (a.final !== b.final) return b.final - a.final;

@@ -10,23 +10,24 @@
  * which never embeds. `fallback_used` is true for a hard-filtered pool with fewer than
  * min_typed_pool typed entries even when that pool is empty.
  *
- * Per call the cost is one scan of the memory (cached copies of the fields eligibility reads), the
- * dense scores (dense.ts; HNSW shards keyed by polarity|error_type above the exact limit), BM25
- * from per-entry cached document stats, and the ranking; none of it changes what is computed.
+ * Per call the cost is one scan of the memory (memory-columns.ts: typed-array copies of the fields
+ * eligibility reads), the dense scores (dense.ts; HNSW shards keyed by polarity|error_type above the
+ * exact limit), BM25 over interned per-row documents, and the ranking, which rounds and sorts only
+ * the candidates that can reach the top (rank.ts `topRanked`); none of it changes what is computed.
  * @module
  */
 import { HIGH_RELIABILITY_TYPES, type ErrorType } from "../classify.ts";
 import { MeritError } from "../errors.ts";
 import { PyRandom, randomSameTypeSeed } from "../experiment/random.ts";
 import type { Embedder } from "../llm/types.ts";
-import { bm25Document } from "../memory/entry-text.ts";
 import type { MemoryEntry, Polarity } from "../memory/entry.ts";
-import { ineligibilityReason, isEligible, type EligibilityContext } from "../memory/eligibility.ts";
+import { ineligibilityReason, type EligibilityContext } from "../memory/eligibility.ts";
 import type { MemoryStore } from "../memory/store.ts";
-import { bm25DocStats, bm25ScoresFromStats, bm25Tokens, type Bm25DocStats } from "./bm25.ts";
+import { bm25Tokens } from "./bm25.ts";
 import { DenseIndex, type DenseIndexOptions, type ShardKeyOf } from "./dense.ts";
 import type { RetrievalPolicy } from "./policies.ts";
-import { channelWeights, rankCandidates, type RankInput } from "./rank.ts";
+import { MemoryColumns } from "./memory-columns.ts";
+import { channelWeights, topRanked, type RankColumns } from "./rank.ts";
 import type { PoolKey, RetrievalLogRecord } from "./retrieval-log.ts";
 import { checkDimension, l2Normalize } from "./vector.ts";
 
@@ -99,39 +100,6 @@ export function retrievalQueryText(query: RetrievalQuery): string {
   return [query.question, query.currentSql, query.failureContext, query.currentErrorType ?? "Unknown"].join(" ").trim();
 }
 
-/**
- * The entry fields the pool scan reads (isEligible's rules and the type test), copied into small
- * objects cached per row: reading them from the full entry objects was ~7× slower at 100,000 rows
- * (bench/retrieval.ts). A row's view is rebuilt whenever its entry object changes (merges make new
- * objects), so the scan sees exactly what isEligible would see on the entry.
- */
-type ScanView = Pick<MemoryEntry, "source_stream_position" | "source_query_id" | "polarity" | "source_db_id" | "applicability_scope" | "error_type">;
-
-interface ScanCache {
-  source: MemoryEntry[];
-  views: ScanView[];
-}
-
-/** Brings `cache` in step with `entries` (row order) and returns its views. */
-function scanViews(cache: ScanCache, entries: readonly MemoryEntry[]): readonly ScanView[] {
-  const { source, views } = cache;
-  if (source.length > entries.length) source.length = views.length = entries.length;
-  for (let row = 0; row < entries.length; row++) {
-    const e = entries[row];
-    if (source[row] === e) continue;
-    source[row] = e;
-    views[row] = {
-      source_stream_position: e.source_stream_position,
-      source_query_id: e.source_query_id,
-      polarity: e.polarity,
-      source_db_id: e.source_db_id,
-      applicability_scope: e.applicability_scope,
-      error_type: e.error_type,
-    };
-  }
-  return views;
-}
-
 interface PoolSpec {
   key: PoolKey;
   polarity: Polarity | null;
@@ -149,17 +117,12 @@ function poolSpecs(policy: RetrievalPolicy): PoolSpec[] {
 export function createRetriever(opts: RetrieverOptions = {}): Retriever {
   const randomSeed = opts.randomSeed ?? 42;
   const denseIndexes = opts.denseIndexes ?? new WeakMap<MemoryStore, DenseIndex>();
-  const statsCache = new WeakMap<MemoryEntry, Bm25DocStats>();
-  const statsOf = (entry: MemoryEntry): Bm25DocStats => {
-    let stats = statsCache.get(entry);
-    if (stats === undefined) statsCache.set(entry, (stats = bm25DocStats(bm25Tokens(bm25Document(entry)))));
-    return stats;
-  };
-  const scanCaches = new WeakMap<MemoryStore, ScanCache>();
-  const viewsOf = (memory: MemoryStore, entries: readonly MemoryEntry[]): readonly ScanView[] => {
-    let cache = scanCaches.get(memory);
-    if (cache === undefined) scanCaches.set(memory, (cache = { source: [], views: [] }));
-    return scanViews(cache, entries);
+  const columnsByMemory = new WeakMap<MemoryStore, MemoryColumns>();
+  const columnsOf = (memory: MemoryStore, entries: readonly MemoryEntry[]): MemoryColumns => {
+    let columns = columnsByMemory.get(memory);
+    if (columns === undefined) columnsByMemory.set(memory, (columns = new MemoryColumns()));
+    columns.sync(entries, memory.revision);
+    return columns;
   };
   const denseIndexOf = (memory: MemoryStore): DenseIndex => {
     let index = denseIndexes.get(memory);
@@ -173,32 +136,22 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
       policy.typeFilter === "always" || (policy.typeFilter === "high_reliability" && HIGH_RELIABILITY_TYPES.has(errorType as ErrorType));
     const bonus = policy.typeBonus > 0 && !filterApplied ? policy.typeBonus : 0;
     const entries = memory.entries();
-    const scans = poolSpecs(policy).map((spec) => {
-      const ctx: EligibilityContext = {
+    const columns = columnsOf(memory, entries);
+    const specs = poolSpecs(policy);
+    const contexts = specs.map(
+      (spec): EligibilityContext => ({
         streamPosition: query.streamPosition,
         queryId: query.queryId,
         dbId: query.dbId,
         polarity: spec.polarity,
         causal: policy.causal,
         excludeSameDatabase: policy.excludeSameDatabase,
-      };
-      return { spec, ctx, legal: [] as number[], typed: [] as number[] };
-    });
-    // One pass over the memory's scan views for all pools. The polarity test is isEligible's own
-    // rule 3, done first as a cheap pre-check; isEligible reads only ScanView's fields.
-    const views = viewsOf(memory, entries);
-    for (let row = 0; row < views.length; row++) {
-      const entry = views[row];
-      for (const scan of scans) {
-        if ((scan.spec.polarity !== null && entry.polarity !== scan.spec.polarity) || !isEligible(entry as MemoryEntry, scan.ctx)) continue;
-        scan.legal.push(row);
-        if (entry.error_type === errorType) scan.typed.push(row);
-      }
-    }
-    const pools = scans.map(({ spec, ctx, legal, typed }) => {
-      const fallback = filterApplied && typed.length < policy.minTypedPool;
-      const candidates = filterApplied && !fallback ? typed : legal;
-      return { ...spec, ctx, legal, typed, fallback, candidates };
+      }),
+    );
+    const scanned = columns.pools(contexts, errorType, ({ typed }) => filterApplied && typed >= policy.minTypedPool);
+    const pools = specs.map((spec, i) => {
+      const { legal, typed, rows } = scanned[i];
+      return { ...spec, ctx: contexts[i], legal, typed, fallback: filterApplied && typed < policy.minTypedPool, candidates: rows };
     });
 
     let queryVector: Float32Array | null = null;
@@ -219,21 +172,19 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
         new PyRandom(randomSameTypeSeed(randomSeed, query.queryId, query.repairIteration, pool.polarity ?? "positive")).shuffle(order);
         return order.slice(0, pool.limit).map((row) => ({ entry: entries[row], row, pool: pool.key, dense: 0, bm25: 0, typeMatch: 0, final: 0 }));
       }
-      const dense = denseIndexOf(memory).scores(queryVector as Float32Array, memory.vectors(), pool.candidates, pool.limit, shardKeyOf);
+      const dense = denseIndexOf(memory).scores(queryVector as Float32Array, memory.vectors(), pool.candidates, pool.limit, shardKeyOf, memory.revision);
       if (dense.mode === "hnsw") denseSearch = "hnsw";
-      const bm25 = bm25ScoresFromStats(queryTokens, dense.rows.map((row) => statsOf(entries[row])));
-      const inputs: RankInput[] = dense.rows.map((row, i) => ({
-        entryId: entries[row].entry_id,
-        dense: dense.scores[i],
-        bm25: bm25[i],
-        typeMatch: entries[row].error_type === errorType ? 1 : 0,
-      }));
-      return rankCandidates(inputs, weights)
-        .slice(0, pool.limit)
-        .map((r) => {
-          const row = dense.rows[r.index];
-          return { entry: entries[row], row, pool: pool.key, dense: r.dense, bm25: r.bm25, typeMatch: r.typeMatch, final: r.final };
-        });
+      const bm25 = columns.bm25Scores(queryTokens, dense.rows);
+      const columnsOfPool: RankColumns = {
+        dense: dense.scores,
+        bm25,
+        typeMatch: (i) => (columns.hasType(dense.rows[i], errorType) ? 1 : 0),
+        entryId: (i) => entries[dense.rows[i]].entry_id,
+      };
+      return topRanked(columnsOfPool, weights, pool.limit).map((r) => {
+        const row = dense.rows[r.index];
+        return { entry: entries[row], row, pool: pool.key, dense: r.dense, bm25: r.bm25, typeMatch: r.typeMatch, final: r.final };
+      });
     });
 
     pools.forEach((pool, i) => {
@@ -248,8 +199,8 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
       query_id: query.queryId,
       repair_iteration: query.repairIteration,
       current_error_type: errorType,
-      legal_pool_size: pools.reduce((s, p) => s + p.legal.length, 0),
-      typed_pool_size: pools.reduce((s, p) => s + p.typed.length, 0),
+      legal_pool_size: pools.reduce((s, p) => s + p.legal, 0),
+      typed_pool_size: pools.reduce((s, p) => s + p.typed, 0),
       fallback_used: pools.some((p) => p.fallback),
       type_filter_applied: filterApplied,
       type_match_used_as_soft_score: bonus > 0,
@@ -263,8 +214,8 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
       type_match_scores: all.map((r) => r.typeMatch),
       final_scores: all.map((r) => r.final),
       method_name: policy.name,
-      legal_pool_size_by_polarity: byPool((p) => p.legal.length),
-      typed_pool_size_by_polarity: byPool((p) => p.typed.length),
+      legal_pool_size_by_polarity: byPool((p) => p.legal),
+      typed_pool_size_by_polarity: byPool((p) => p.typed),
       fallback_used_by_polarity: byPool((p) => p.fallback),
       dense_search: denseSearch,
     };

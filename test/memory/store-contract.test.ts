@@ -82,6 +82,21 @@ for (const [name, create] of IMPLEMENTATIONS) {
       expect(store.entries()[0].confirmation_count).toBe(4);
     });
 
+    it("revision changes on every insert and merge, not on a skip", async () => {
+      const store = create(16);
+      const embedder = new HashedBagEmbedder(16);
+      const seen = [store.revision];
+      const e = makeEntry({ delta: DELTA, queryId: "q1", position: 1 });
+      await store.insert(e, embedder); // insert
+      seen.push(store.revision);
+      await store.insert(makeEntry({ delta: DELTA, queryId: "q2", position: 2 }), embedder); // merge
+      seen.push(store.revision);
+      await store.insert(e, embedder); // skip
+      expect(store.revision).toBe(seen[2]);
+      expect(new Set(seen).size).toBe(3);
+      expect(seen.every((r) => typeof r === "number")).toBe(true);
+    });
+
     it("rejects an embedding of the wrong dimension", async () => {
       const store = create(16);
       await expect(store.insert(makeEntry(), new HashedBagEmbedder(8))).rejects.toThrow(/8 dimensions, the memory expects 16/);

@@ -1,8 +1,9 @@
 /**
  * Benchmark of the LLM layer (METHOD.md §6.4; DESIGN.md "bench/: print ratios and medians; never
  * asserted"): llama backend tokens/s vs a bare node-llama-cpp loop on the tiny Qwen GGUF (target
- * ratio ≥ 0.9), aggregate tokens/s with 1, 2, 4 parallel sequences, call-cache hit latency, and
- * embedding throughput. Run: `npx tsx bench/llm.ts` (env MERIT_THREADS sets threads, default 1).
+ * ratio ≥ 0.9; the bare loop's context has flash attention off like the backend's), aggregate
+ * tokens/s with 1, 2, 4 parallel slots (one context each), call-cache hit latency, and embedding
+ * throughput. Run: `npx tsx bench/llm.ts` (env MERIT_THREADS sets threads, default 1).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,7 +42,7 @@ const hash = "020deda330f28dcc711bc16cb341479964b6d1850c4627c0f1ed7796cda8362f";
 {
   const penalised = await createLlamaBackend({ modelPath: QWEN, loadedModel: model, threads: THREADS, modelHash: hash, maxOutputTokensLimit: OUT });
   const plain = await createLlamaBackend({ modelPath: QWEN, loadedModel: model, threads: THREADS, modelHash: hash, maxOutputTokensLimit: OUT, repetitionPenalty: 1 });
-  const context = await model.createContext({ contextSize: 4096 + OUT, threads: THREADS });
+  const context = await model.createContext({ contextSize: 4096 + OUT, threads: THREADS, flashAttention: false });
   const sequence = context.getSequence();
   // The bare loop optionally applies the same whole-context penalty, to separate llama.cpp's own
   // sampler cost (it scans all 151,936 candidates per step) from the wrapper's overhead.
@@ -105,7 +106,7 @@ const hash = "020deda330f28dcc711bc16cb341479964b6d1850c4627c0f1ed7796cda8362f";
   await penalised.close();
 }
 
-// 2. Aggregate throughput with 1, 2, 4 parallel sequences (N concurrent calls per round).
+// 2. Aggregate throughput with 1, 2, 4 parallel slots (N concurrent calls per round).
 for (const n of [1, 2, 4]) {
   const backend = await createLlamaBackend({ modelPath: QWEN, loadedModel: model, threads: THREADS, sequences: n, modelHash: hash, maxOutputTokensLimit: 64 });
   const rates: number[] = [];
@@ -114,7 +115,7 @@ for (const n of [1, 2, 4]) {
     const results = await Promise.all(Array.from({ length: n }, (_, i) => backend.generate({ prompt: prompt(r * 10 + i), maxOutputTokens: 64 })));
     rates.push(results.reduce((s, x) => s + x.outputTokens, 0) / ((now() - t) / 1000));
   }
-  report(`aggregate, ${n} parallel sequence(s)`, `${median(rates).toFixed(1)} tok/s`);
+  report(`aggregate, ${n} parallel slot(s)`, `${median(rates).toFixed(1)} tok/s`);
   await backend.close();
 }
 await model.dispose();

@@ -25,7 +25,7 @@ export const ModelSchema = z
     gpu: GpuSchema.default("auto"),
     /** CPU threads (null = physical cores; the env var MERIT_THREADS overrides). */
     threads: z.number().int().positive().nullable().default(null),
-    /** Parallel context sequences sharing one loaded model (streams of a grid). */
+    /** Parallel slots (one llama.cpp context each) sharing one loaded model: streams of a grid run concurrently. */
     sequences: z.number().int().positive().default(1),
   })
   .strict();

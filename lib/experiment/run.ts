@@ -89,13 +89,12 @@ export interface RunResult {
 }
 
 /**
- * The run's identity as stored in config.json. The number of parallel sequences is left out so a
- * run can resume inside another grid; note that llama.cpp is not batch-invariant, so a resume with a
- * different number of sequences can change greedy outputs at near-tied logits (README,
- * "Reproducibility"). The CPU thread count stays in: it demonstrably changes outputs.
+ * The run's identity as stored in config.json. The number of parallel slots and the CPU thread
+ * count are left out: the llama.cpp backend's outputs do not depend on them (llama-backend.ts,
+ * "Determinism"), so a run can resume inside another grid or on another machine.
  */
 export function runIdentity(spec: RunSpec): RunSpec {
-  return { ...spec, config: { ...spec.config, model: { ...spec.config.model, sequences: 1 } } };
+  return { ...spec, config: { ...spec.config, model: { ...spec.config.model, sequences: 1, threads: null } } };
 }
 
 /**

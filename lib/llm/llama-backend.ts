@@ -1,7 +1,24 @@
 /**
  * The local generation backend (METHOD.md §6.4–6.5, §11.8–11.9): a GGUF served by node-llama-cpp,
  * prompted through the GGUF's own chat template, left-truncated, greedy, with token counts taken
- * from token ids. N context sequences let N `generate()` calls run in parallel on one loaded model.
+ * from token ids. N contexts over one loaded model let N `generate()` calls run in parallel.
+ *
+ * Determinism (greedy outputs identical across runs, processes, CPU thread counts, and sequential
+ * vs parallel calls; test/llm/llama-backend.test.ts): two llama.cpp behaviours break it and are
+ * avoided here.
+ * - Flash attention is off. llama.cpp's CPU flash attention splits the KV cache into one chunk per
+ *   thread once it holds ≥ 512 cells and merges the partial results in f16, so logits depend on the
+ *   thread count (and on how the prompt is split into batches); at near-tied logits the greedy token
+ *   flips. node-llama-cpp's default ("auto") turns it on for CPU. Without it, the top-3
+ *   probabilities of the tiny test model were bit-identical for 1 and 2 threads at every step.
+ * - Each parallel slot is its own context with one sequence, not one context with N sequences.
+ *   With several sequences in one batch, llama.cpp reorders output rows lazily on the first logits
+ *   read, and node-llama-cpp samples sequences concurrently on libuv worker threads, so sequences
+ *   can read each other's logits (observed: two prompts' first tokens swapped; 154 of 240 outputs
+ *   wrong in a 4-sequence stress run). Separate contexts share the loaded weights but never a
+ *   batch, which also keeps every call's computation independent of what else runs (batch
+ *   invariance), on GPUs too. Cost: one KV cache and compute buffer per slot — the same KV memory
+ *   as N sequences, plus N − 1 compute buffers.
  *
  * Repetition penalty — Hugging Face vs node-llama-cpp:
  * - HF `repetition_penalty` (Qwen2.5-7B-Instruct's generation_config: 1.05) rescales, at every step,
@@ -39,7 +56,7 @@ export interface LlamaBackendOptions {
   gpu?: GpuSetting;
   /** CPU threads per context. @default env MERIT_THREADS, else physical cores */
   threads?: number;
-  /** Parallel context sequences (concurrent generate() calls). @default 1 */
+  /** Parallel slots (concurrent generate() calls), one context each. @default 1 */
   sequences?: number;
   /** Prompt tokens kept after left truncation (METHOD.md §6.4). @default 4096 */
   maxInputTokens?: number;
@@ -79,15 +96,28 @@ export async function createLlamaBackend(options: LlamaBackendOptions): Promise<
   try {
     const maxInputTokens = options.maxInputTokens ?? 4096;
     const maxOutputTokensLimit = options.maxOutputTokensLimit ?? 512;
-    const context = await model.createContext({
-      contextSize: maxInputTokens + maxOutputTokensLimit,
-      sequences: options.sequences ?? 1,
-      threads,
-      failedCreationRemedy: false,
-    });
-    const template = options.chatTemplate === undefined ? modelChatTemplate(model, options.modelPath) : jinjaChatTemplate(options.chatTemplate, model);
-    const modelHash = options.modelHash ?? (await sha256File(options.modelPath));
-    return new LlamaBackend({ ...options, maxInputTokens, maxOutputTokensLimit, model, owned, context, template, modelHash, threads });
+    const slots = options.sequences ?? 1;
+    if (!Number.isInteger(slots) || slots < 1) throw new MeritError(`sequences must be a positive integer, got ${slots}`);
+    const contexts: LlamaContext[] = [];
+    try {
+      for (let i = 0; i < slots; i++) {
+        contexts.push(
+          await model.createContext({
+            contextSize: maxInputTokens + maxOutputTokensLimit,
+            sequences: 1,
+            threads,
+            flashAttention: false,
+            failedCreationRemedy: false,
+          }),
+        );
+      }
+      const template = options.chatTemplate === undefined ? modelChatTemplate(model, options.modelPath) : jinjaChatTemplate(options.chatTemplate, model);
+      const modelHash = options.modelHash ?? (await sha256File(options.modelPath));
+      return new LlamaBackend({ ...options, maxInputTokens, maxOutputTokensLimit, model, owned, contexts, template, modelHash, threads });
+    } catch (error) {
+      for (const context of contexts) await context.dispose();
+      throw error;
+    }
   } catch (error) {
     if (owned) await model.dispose();
     throw error;
@@ -105,7 +135,7 @@ interface Resolved extends LlamaBackendOptions {
   maxOutputTokensLimit: number;
   model: LlamaModel;
   owned: boolean;
-  context: LlamaContext;
+  contexts: LlamaContext[];
   template: ChatTemplate;
   modelHash: string;
   threads: number;
@@ -118,7 +148,7 @@ export class LlamaBackend implements ChatBackend {
   readonly model: LlamaModel;
   /** Threads each context evaluation uses. */
   readonly threads: number;
-  readonly #context: LlamaContext;
+  readonly #contexts: LlamaContext[];
   readonly #ownsModel: boolean;
   readonly #template: ChatTemplate;
   readonly #pool: SlotPool<LlamaContextSequence>;
@@ -131,7 +161,7 @@ export class LlamaBackend implements ChatBackend {
   constructor(r: Resolved) {
     this.model = r.model;
     this.threads = r.threads;
-    this.#context = r.context;
+    this.#contexts = r.contexts;
     this.#ownsModel = r.owned;
     this.#template = r.template;
     this.#maxInputTokens = r.maxInputTokens;
@@ -140,8 +170,7 @@ export class LlamaBackend implements ChatBackend {
     this.#seed = r.seed ?? 42;
     this.#truncate = r.truncate ?? "left";
     if (!(this.#penalty > 0)) throw new MeritError(`repetitionPenalty must be > 0, got ${this.#penalty}; use 1 to disable it`);
-    const sequences = Array.from({ length: r.context.totalSequences }, () => r.context.getSequence());
-    this.#pool = new SlotPool(sequences);
+    this.#pool = new SlotPool(r.contexts.map((context) => context.getSequence()));
     this.identity = {
       kind: "llama.cpp",
       model: basename(r.modelPath),
@@ -154,10 +183,9 @@ export class LlamaBackend implements ChatBackend {
         repetitionPenalty: this.#penalty,
         repetitionPenaltyScope: "hf-all-previous-tokens",
         seed: this.#seed,
-        // CPU thread count changes ggml's reduction order, and greedy choices at near-tied logits
-        // with it (observed: one prompt of the tiny test model, 1 vs 2 threads), so it is part of
-        // the identity and of every cache key.
-        threads: this.threads,
+        // Outputs do not depend on the thread count or the number of slots (module comment), so
+        // neither is part of the identity or of cache keys; flash attention would change them.
+        flashAttention: false,
       },
     };
   }
@@ -216,9 +244,9 @@ export class LlamaBackend implements ChatBackend {
     return output;
   }
 
-  /** Releases the context (and the model when this backend loaded it); safe to call twice. */
+  /** Releases the contexts (and the model when this backend loaded it); safe to call twice. */
   async close(): Promise<void> {
-    if (!this.#context.disposed) await this.#context.dispose();
+    for (const context of this.#contexts) if (!context.disposed) await context.dispose();
     if (this.#ownsModel && !this.model.disposed) await this.model.dispose();
   }
 }

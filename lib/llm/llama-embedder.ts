@@ -42,7 +42,10 @@ export async function createLlamaEmbedder(options: LlamaEmbedderOptions): Promis
   const gpu = options.gpu ?? false;
   const llama = await llamaRuntime(gpu);
   const threads = resolveThreads(llama, options.threads);
-  const model = await loadModelChecked(llama, options.modelPath, gpu === false ? { gpuLayers: 0 } : {});
+  // Flash attention off, as for generation (llama-backend.ts, "Determinism"), so no thread- or
+  // batch-dependent attention kernel is involved (the tiny test BGE's vectors were thread-invariant
+  // either way; the tests compare 1 and 2 threads). The embedding context takes the model's default.
+  const model = await loadModelChecked(llama, options.modelPath, { ...(gpu === false ? { gpuLayers: 0 } : {}), defaultContextFlashAttention: false });
   try {
     const trained = model.trainContextSize;
     const maxTokens = Math.min(options.maxTokens ?? trained, trained);

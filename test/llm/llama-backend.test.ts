@@ -15,6 +15,9 @@ const VOCAB_ONLY = `${ROOT}test/fixtures/models/ggml-vocab-bert-bge.gguf`;
 // PROVENANCE.md records this hash; passing it skips re-hashing the file in every load.
 const QWEN_SHA = "020deda330f28dcc711bc16cb341479964b6d1850c4627c0f1ed7796cda8362f";
 const PROMPTS = ["How many singers do we have?", "List the names of all stadiums.", "SELECT 1"];
+// Two demo repair prompts whose output, with CPU flash attention on, changes with the thread count
+// within the first 24 tokens (see the fixture's provenance).
+const THREAD_SENSITIVE: string[] = JSON.parse(readFileSync(`${ROOT}test/fixtures/llm/thread-sensitive-prompts.json`, "utf8")).prompts;
 const MAX_OUT = 24;
 
 let model: LlamaModel; // loaded once; backends with other options share it
@@ -130,14 +133,28 @@ describe("greedy determinism", () => {
     }
   });
 
-  it("same outputs with 2 threads as with 1", async () => {
-    // One prompt only: 2 spinning threads on a busy 2-core machine are slow per token.
-    const request = { prompt: PROMPTS[0], maxOutputTokens: 16 };
-    const first = await backend.generate(request);
+  it("same outputs with 4 parallel slots as sequentially, on prompts of very different lengths", async () => {
+    const prompts = [...PROMPTS, ...THREAD_SENSITIVE, "Why?", `${PROMPTS[1]} ${PROMPTS[0]}`, THREAD_SENSITIVE[0].slice(0, 900)];
+    const sequential = [];
+    for (const prompt of prompts) sequential.push(await backend.generate({ prompt, maxOutputTokens: MAX_OUT }));
+    const four = await shared({ sequences: 4 });
+    try {
+      expect(await Promise.all(prompts.map((prompt) => four.generate({ prompt, maxOutputTokens: MAX_OUT })))).toEqual(sequential);
+    } finally {
+      await four.close();
+    }
+  });
+
+  it("same outputs with 2 threads as with 1, on prompts whose output flash attention makes thread-dependent", async () => {
+    // Few prompts: 2 spinning threads on a busy 2-core machine are slow per token.
+    const requests = THREAD_SENSITIVE.map((prompt) => ({ prompt, maxOutputTokens: MAX_OUT }));
+    const first = [];
+    for (const request of requests) first.push(await backend.generate(request));
     const twoThreads = await shared({ threads: 2 });
     try {
       expect(twoThreads.threads).toBe(2);
-      expect(await twoThreads.generate(request)).toEqual(first);
+      for (const [i, request] of requests.entries()) expect(await twoThreads.generate(request)).toEqual(first[i]);
+      expect(twoThreads.identity).toEqual(backend.identity); // same outputs, so the same cache keys
     } finally {
       await twoThreads.close();
     }
@@ -160,7 +177,8 @@ describe("greedy determinism", () => {
 describe("identity and bad models", () => {
   it("identity names the file, its sha256 and the decoding parameters", () => {
     expect(backend.identity).toMatchObject({ kind: "llama.cpp", model: "tiny-random-qwen2.5-instruct.gguf", modelHash: QWEN_SHA });
-    expect(backend.identity.params).toMatchObject({ decoding: "greedy", maxInputTokens: 4096, seed: 42 });
+    expect(backend.identity.params).toMatchObject({ decoding: "greedy", maxInputTokens: 4096, seed: 42, flashAttention: false });
+    expect(backend.identity.params).not.toHaveProperty("threads");
   });
 
   it("a vocab-only GGUF fails with llama.cpp's reason, the file and `make models`", async () => {

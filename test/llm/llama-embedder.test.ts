@@ -57,6 +57,16 @@ describe("llama embedder", () => {
     }
   });
 
+  it("2 threads give bit-identical vectors", async () => {
+    const texts = ["singer table", "how many heads of departments are older than 56", "x ".repeat(400)];
+    const two = await createLlamaEmbedder({ modelPath: BGE, threads: 2, modelHash: BGE_SHA });
+    try {
+      expect(await two.embed(texts)).toEqual(await embedder.embed(texts));
+    } finally {
+      await two.close();
+    }
+  });
+
   it("cuts inputs longer than 512 positions at the end and counts them", async () => {
     // "word " × 600 → 600 WordPiece tokens; room = 512 − [CLS] − [SEP] = 510 ⇒ 90 tokens dropped.
     const long = "word ".repeat(600);

@@ -24,7 +24,7 @@ import { isEligible } from "../lib/memory/eligibility.ts";
 import { entryId } from "../lib/memory/identity.ts";
 import { VectorArena } from "../lib/memory/memory-table.ts";
 import type { InsertResult, MemoryStore } from "../lib/memory/store.ts";
-import { DenseIndex, exactDenseScores } from "../lib/retrieval/dense.ts";
+import { DEFAULT_EF_SEARCH, DenseIndex, exactDenseScores } from "../lib/retrieval/dense.ts";
 import { MemoryColumns } from "../lib/retrieval/memory-columns.ts";
 import { getPolicy } from "../lib/retrieval/policies.ts";
 import { createRetriever, denseShardKey, type RetrievalQuery, type RetrievalResult } from "../lib/retrieval/retriever.ts";
@@ -46,7 +46,7 @@ const M = flag("m", 16);
 /** Exact pool limit (dense.ts default 5,000; lower it for a quick smoke run at a small --large). */
 const EXACT_LIMIT = flag("exact-limit", 5000);
 const sweepAt = args.indexOf("--ef-sweep");
-const EF_SWEEP = sweepAt >= 0 ? args[sweepAt + 1].split(",").map(Number) : [64, 512, 1024, 2048];
+const EF_SWEEP = sweepAt >= 0 ? args[sweepAt + 1].split(",").map(Number) : [64, 512, 1024, 2048, DEFAULT_EF_SEARCH];
 
 function unitVector(rng: PyRandom): Float32Array {
   const v = new Float32Array(DIM);
@@ -289,12 +289,12 @@ async function main() {
   t = performance.now();
   index.sync(large.vecs, (row) => denseShardKey(large.rows[row]), (key) => key.startsWith("positive|"));
   console.log(`HNSW build (M ${M}, efConstruction ${EF_CONSTRUCTION}) of the 7 positive shards, ${index.indexedCount} vectors: ${secs(t)}`);
-  const approx = await timeRetrievals(large, "merit", EXACT_LIMIT, queries, `N=${n} merit (pos ~10k: HNSW ef 2048; neg ~4.3k: exact)`, shared);
+  const approx = await timeRetrievals(large, "merit", EXACT_LIMIT, queries, `N=${n} merit (pos ~10k: HNSW ef ${DEFAULT_EF_SEARCH}; neg ~4.3k: exact)`, shared);
   const exact = await timeRetrievals(large, "merit", Infinity, queries, `N=${n} merit, exact forced`);
   console.log(`final 4 entries (3 positives + 1 negative) shared with the exact retrieval: ${finalAgreement(approx, exact)} over ${QUERIES} queries`);
   console.log(`HNSW shortlist (64 rows) + exact rescoring on the merit positive pools, ${QUERIES} queries:`);
   denseRecallSweep(large, queries.slice(WARMUP), index);
-  index.setEfSearch(2048); // dense.ts default
+  index.setEfSearch(DEFAULT_EF_SEARCH);
   if (args.includes("--no-type-filter")) {
     await timeRetrievals(large, "no_type_filter", EXACT_LIMIT, queries, `N=${n} no_type_filter (70k/30k pools, HNSW)`, shared);
   }

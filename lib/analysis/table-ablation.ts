@@ -9,26 +9,19 @@ import { pairedClusterBootstrap } from "./bootstrap.ts";
 import { fixed, interval, meanPm, MISSING, signed } from "./number-format.ts";
 import { pairedMatrices, runsOf, type RunSummary } from "./run-summary.ts";
 import type { Cell, DataValue, Table } from "./table.ts";
-import { displayName, seedNote, tableDatasets, type TableSelection } from "./table-selection.ts";
+import { displayName, seedNote, tableBootstrap, tableDatasets, type TableBootstrapOptions, type TableSelection } from "./table-selection.ts";
 
 /** Options of Table 4. */
-export interface AblationTableOptions extends Omit<TableSelection, "methods"> {
+export interface AblationTableOptions extends Omit<TableSelection, "methods">, TableBootstrapOptions {
   /** The full method (e.g. `merit`). */
   full: string;
   /** Ablation methods in row order (e.g. `no_type_filter`, `no_bm25`, …). */
   ablations: string[];
-  resamples?: number;
-  seed?: number;
-  level?: number;
-  interval?: "percentile" | "bca";
 }
 
 /** Table 4: one row per method (full first), per dataset EX, Δ = ablation − full (pp) and its interval. */
 export function ablationTable(runs: readonly RunSummary[], opts: AblationTableOptions): Table {
-  const resamples = opts.resamples ?? 10_000;
-  const seed = opts.seed ?? 0;
-  const level = opts.level ?? 0.95;
-  const method = opts.interval ?? "percentile";
+  const { resamples, seed, level, method } = tableBootstrap(opts);
   const datasets = tableDatasets(runs, opts);
   const methods = [opts.full, ...opts.ablations];
   if (opts.ablations.includes(opts.full)) throw new MeritError(`Table 4: the full method ${opts.full} is also listed as an ablation; list it once, as full`);

@@ -3,6 +3,7 @@
  * order and under which display names, shared by every table builder.
  * @module
  */
+import type { BootstrapOptions } from "./bootstrap.ts";
 import type { RunSummary } from "./run-summary.ts";
 
 /** Which runs a table shows, in which order, under which names. */
@@ -13,6 +14,23 @@ export interface TableSelection {
   methods?: string[];
   /** Display names, e.g. {spider: "Spider", bird: "BIRD", merit: "MERIT"}; default: the raw names. */
   labels?: Record<string, string>;
+}
+
+/** The bootstrap settings of a table with intervals (Tables 2 and 4). */
+export interface TableBootstrapOptions {
+  /** Resamples B. @default 10000 */
+  resamples?: number;
+  /** Resampling seed. @default 0 */
+  seed?: number;
+  /** Confidence level. @default 0.95 */
+  level?: number;
+  /** Interval type. @default "percentile" */
+  interval?: "percentile" | "bca";
+}
+
+/** The table's bootstrap settings with the kit's defaults filled in (as `BootstrapOptions`). */
+export function tableBootstrap(opts: TableBootstrapOptions): Required<BootstrapOptions> {
+  return { resamples: opts.resamples ?? 10_000, seed: opts.seed ?? 0, level: opts.level ?? 0.95, method: opts.interval ?? "percentile" };
 }
 
 const DATASET_ORDER = ["spider", "bird"];

@@ -10,7 +10,7 @@ import { bootstrapPValue, mcnemarExact, pairedClusterBootstrap } from "./bootstr
 import { fixed, grouped, interval, meanPm, MISSING, pValue, signed } from "./number-format.ts";
 import { pairedMatrices, runsOf, type RunSummary } from "./run-summary.ts";
 import { markBest, type Cell, type DataValue, type Table } from "./table.ts";
-import { displayName, seedNote, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
+import { displayName, seedNote, tableBootstrap, tableDatasets, tableMethods, type TableBootstrapOptions, type TableSelection } from "./table-selection.ts";
 
 export { ablationTable, type AblationTableOptions } from "./table-ablation.ts";
 export { failureTable, confusionTable, type FailureTableOptions } from "./table-failures.ts";
@@ -50,21 +50,14 @@ export function exTable(runs: readonly RunSummary[], sel: TableSelection = {}): 
 }
 
 /** Options of Table 2. */
-export interface ComparisonTableOptions extends TableSelection {
+export interface ComparisonTableOptions extends TableSelection, TableBootstrapOptions {
   /** The method compared with every other one (Δ = reference − other). */
   reference: string;
-  resamples?: number;
-  seed?: number;
-  level?: number;
-  interval?: "percentile" | "bca";
 }
 
 /** Table 2: Δ EX (pp) of `reference` vs every other method, paired query-cluster bootstrap CI, bootstrap and McNemar p. */
 export function comparisonTable(runs: readonly RunSummary[], opts: ComparisonTableOptions): Table {
-  const resamples = opts.resamples ?? 10_000;
-  const seed = opts.seed ?? 0;
-  const level = opts.level ?? 0.95;
-  const method = opts.interval ?? "percentile";
+  const { resamples, seed, level, method } = tableBootstrap(opts);
   const others = tableMethods(runs, opts).filter((m) => m !== opts.reference);
   if (!runs.some((r) => r.method === opts.reference)) {
     throw new MeritError(`Table 2: no runs of the reference method ${JSON.stringify(opts.reference)}; known methods: ${tableMethods(runs, {}).join(", ")}`);

@@ -1,6 +1,6 @@
 /**
  * `merit run` and `merit grid`: one method × one stream order, or many at once sharing one loaded
- * model (parallel context sequences) or one set of OpenAI-compatible endpoints.
+ * model (parallel slots, one llama.cpp context each) or one set of OpenAI-compatible endpoints.
  * @module
  */
 import { join } from "node:path";
@@ -25,8 +25,8 @@ const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed 0|1|2 [--
 
 const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... --seeds 0,1,2 [--limit N] [--out DIR] [--resume]
                   [--model GGUF] [--threads N] [--sequences N]
-  Runs every (method, seed) stream at once, sharing one loaded model through parallel sequences
-  (default: one sequence per stream, at most 8). Run directories: OUT/<method>-s<seed>
+  Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
+  (--sequences; default: one per stream, at most 8; outputs do not depend on it). Run directories: OUT/<method>-s<seed>
   (default OUT = runs/<dataset>).`;
 
 const FLAGS = {
@@ -154,6 +154,10 @@ export function applyOverrides(config: ExperimentConfig, values: { model?: strin
   return { ...config, model };
 }
 
+function parseLimit(text: string | undefined): number | null {
+  return text === undefined ? null : numberFlag(text, "limit", 0, { integer: true, min: 1 });
+}
+
 function parseSeed(text: string): number {
   const seed = Number(text);
   if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`seeds must be non-negative integers, got "${text}"`);
@@ -169,7 +173,7 @@ export const runCommand: Command = {
     const base = loadConfig(required(values.config, "config", RUN_USAGE));
     const method = required(values.method, "method", RUN_USAGE);
     const seed = parseSeed(required(values.seed, "seed", RUN_USAGE));
-    const limit = values.limit === undefined ? null : numberFlag(values.limit, "limit", 0, { integer: true, min: 1 });
+    const limit = parseLimit(values.limit);
     const config = applyOverrides(base, values, 1);
     const outDir = values.out ?? join("runs", config.dataset, `${method}-s${seed}`);
     return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io);
@@ -185,7 +189,7 @@ export const gridCommand: Command = {
     const base = loadConfig(required(values.config, "config", GRID_USAGE));
     const methods = required(values.methods, "methods", GRID_USAGE).split(",").map((m) => m.trim()).filter(Boolean);
     const seeds = (values.seeds ?? "0,1,2").split(",").map(parseSeed);
-    const limit = values.limit === undefined ? null : numberFlag(values.limit, "limit", 0, { integer: true, min: 1 });
+    const limit = parseLimit(values.limit);
     const root = values.out ?? join("runs", base.dataset);
     const streams = methods.flatMap((method) => seeds.map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
     const config = applyOverrides(base, values, streams.length);

@@ -121,7 +121,8 @@ async function download(entry: ArchiveEntry, partial: string, target: string, op
   return total === undefined || received >= total;
 }
 
-async function exists(path: string): Promise<boolean> {
+/** true if `path` exists; other stat errors than ENOENT are thrown. */
+export async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
     return true;

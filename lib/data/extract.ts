@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { copyFile, mkdir, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { MeritError } from "../errors.ts";
+import { exists } from "./download.ts";
 import type { ArchiveEntry } from "./downloads.ts";
 import { fileDigest } from "./file-hash.ts";
 
@@ -97,14 +98,4 @@ async function installTree(source: string, target: string, relative: string, rep
 
 async function isDirectory(path: string): Promise<boolean> {
   return (await exists(path)) && (await stat(path)).isDirectory();
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
-  }
 }

@@ -8,6 +8,20 @@ import type { EpisodeAttempt, FinishedEpisode } from "../memory/finalize.ts";
 import type { EpisodeResult, EpisodeSpec } from "./episode.ts";
 import { TrajectorySchema, type Accounting, type Trajectory } from "./trajectory.ts";
 
+/** The token fields of the accounting (METHOD.md §6.5) from per-call prompt and output token counts, initial call first. */
+export function tokenAccounting(prompt: readonly number[], output: readonly number[]) {
+  const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
+  return {
+    initial_prompt_tokens: prompt[0],
+    initial_output_tokens: output[0],
+    repair_prompt_tokens: sum(prompt.slice(1)),
+    repair_output_tokens: sum(output.slice(1)),
+    total_prompt_tokens: sum(prompt),
+    total_output_tokens: sum(output),
+    total_tokens: sum(prompt) + sum(output),
+  } satisfies Partial<Accounting>;
+}
+
 /**
  * The trajectory of a finished episode. `plannedInsertions` is 1 when finalization produced an entry
  * (its embedding is billed to this episode, METHOD.md §6.5), else 0.
@@ -18,13 +32,7 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
   const prompt = calls.map((c) => c.promptTokens);
   const output = calls.map((c) => c.outputTokens);
   const accounting: Accounting = {
-    initial_prompt_tokens: prompt[0],
-    initial_output_tokens: output[0],
-    repair_prompt_tokens: sum(prompt.slice(1)),
-    repair_output_tokens: sum(output.slice(1)),
-    total_prompt_tokens: sum(prompt),
-    total_output_tokens: sum(output),
-    total_tokens: sum(prompt) + sum(output),
+    ...tokenAccounting(prompt, output),
     llm_calls: calls.length,
     db_executions: sum(attempts.map((a) => a.dbExecutions)),
     embedding_calls: result.queryEmbeddings + plannedInsertions,

@@ -154,13 +154,14 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
       return { ...spec, ctx: contexts[i], legal, typed, fallback: filterApplied && typed < policy.minTypedPool, candidates: rows };
     });
 
+    const queryText = retrievalQueryText(query);
     let queryVector: Float32Array | null = null;
     if (policy.scorer === "hybrid" && pools.some((p) => p.candidates.length > 0)) {
-      const [raw] = await embedder.embed([retrievalQueryText(query)]);
+      const [raw] = await embedder.embed([queryText]);
       checkDimension(raw, memory.dimension, "query embedding");
       queryVector = l2Normalize(raw);
     }
-    const queryTokens = bm25Tokens(retrievalQueryText(query));
+    const queryTokens = bm25Tokens(queryText);
     const weights = { ...channelWeights(policy.channels), typeBonus: bonus };
     let denseSearch: RetrievalLogRecord["dense_search"] = queryVector === null ? "none" : "exact";
     const shardKeyOf: ShardKeyOf = (row) => denseShardKey(entries[row]);

@@ -1,5 +1,6 @@
 // Test helper (not a suite): builds schema-valid synthetic trajectories (lib/repair/trajectory.ts) with fixed token counts.
 import type { AttemptStatus } from "../../lib/oracle/types.ts";
+import { tokenAccounting } from "../../lib/repair/trajectory-record.ts";
 import { TrajectorySchema, type CallKind, type ErrorType, type Trajectory } from "../../lib/repair/trajectory.ts";
 
 /** Token counts every synthetic call gets: initial call 100 prompt / 10 output, later calls 200 / 20. */
@@ -42,7 +43,6 @@ export function buildTrajectory(spec: TrajectorySpec): Trajectory {
   const prompt = calls.map((_, i) => (i === 0 ? INITIAL_PROMPT : LATER_PROMPT));
   const output = calls.map((_, i) => (i === 0 ? INITIAL_OUTPUT : LATER_OUTPUT));
   const truncated = calls.map((_, i) => (i === spec.truncatedCall ? 50 : 0));
-  const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
   const record = {
     query_id: spec.query_id,
     db_id: "db",
@@ -65,13 +65,7 @@ export function buildTrajectory(spec: TrajectorySpec): Trajectory {
     initial_tokens_known: true,
     truncated_prompt_tokens: truncated,
     accounting: {
-      initial_prompt_tokens: prompt[0],
-      initial_output_tokens: output[0],
-      repair_prompt_tokens: sum(prompt.slice(1)),
-      repair_output_tokens: sum(output.slice(1)),
-      total_prompt_tokens: sum(prompt),
-      total_output_tokens: sum(output),
-      total_tokens: sum(prompt) + sum(output),
+      ...tokenAccounting(prompt, output),
       llm_calls: calls.length,
       db_executions: n,
       embedding_calls: 0,

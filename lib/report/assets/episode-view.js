@@ -2,7 +2,8 @@
  * Report stage, browser code (METHOD.md §6.1, §5.7, §4.1): renders one episode — question, evidence,
  * schema, every attempt with status, DB error and failure type, tokens per LLM call, reflections and
  * the retrieved memories with dense/BM25/final scores and provenance — the side-by-side diff of two
- * episodes of the same query, and the memory-growth chart. Defines window.MeritEpisodeView.
+ * episodes of the same query, and the memory-growth chart. Defines window.MeritEpisodeView (also
+ * the DOM helpers el and badge that viewer.js uses).
  */
 (function () {
   "use strict";
@@ -19,7 +20,7 @@
     (children || []).forEach(function (c) { if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
     return e;
   }
-  function badge(status) { return el("span", { cls: "badge s-" + String(status).toLowerCase(), text: status }); }
+  function badge(status) { return el("span", { cls: "badge s-" + String(status).toLowerCase(), text: status || "—" }); }
   function fmt(x) { return typeof x === "number" ? x.toFixed(3) : "—"; }
   function table(caption, head, rows, cls) {
     return el("div", { cls: "scroll" }, [el("table", { cls: cls || "" }, [
@@ -183,5 +184,6 @@
     })));
   }
 
-  window.MeritEpisodeView = { render: render, growthChart: growthChart };
+  // el and badge are shared with viewer.js (loaded after this file).
+  window.MeritEpisodeView = { render: render, growthChart: growthChart, el: el, badge: badge };
 })();

@@ -14,17 +14,8 @@
   var waiting = {};
 
   function $(id) { return document.getElementById(id); }
-  function el(tag, attrs, children) {
-    var e = document.createElement(tag);
-    if (attrs) Object.keys(attrs).forEach(function (k) {
-      if (k === "text") e.textContent = attrs[k];
-      else if (k === "cls") e.className = attrs[k];
-      else e.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) { if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
-    return e;
-  }
-  function badge(status) { return el("span", { cls: "badge s-" + String(status).toLowerCase(), text: status || "—" }); }
+  var el = window.MeritEpisodeView.el;
+  var badge = window.MeritEpisodeView.badge;
   function fill(select, values, labels) {
     values.forEach(function (v, i) { select.appendChild(el("option", { value: String(v), text: labels ? labels[i] : String(v) })); });
   }

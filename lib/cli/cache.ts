@@ -6,17 +6,22 @@
 import { existsSync } from "node:fs";
 import { InputFileError, UsageError } from "../errors.ts";
 import { cacheStats, pruneCache, verifyCache } from "../llm/cache-admin.ts";
+import { mergeCaches } from "../llm/cache-merge.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 
 const USAGE = `usage: merit cache stats --cache FILE
        merit cache verify --cache FILE
        merit cache prune --cache FILE [--keep-identity HASH] [--older-than DAYS]
+       merit cache merge A.sqlite B.sqlite ... --into C.sqlite
 
 stats   rows per backend identity (identity hash, kind, model, oldest/newest entry)
 verify  re-hashes every row (key = sha256 of backend identity + request; row hash over text and
         token counts) and lists corrupt rows; exit code 1 when any is found
 prune   deletes rows whose identity hash differs from --keep-identity (see stats) and/or rows
-        older than --older-than days`;
+        older than --older-than days
+merge   unites the call caches of grid shards (merit grid --shard i/n) into --into (created when
+        missing); every source row is verified first, rows already present are skipped, and a key
+        with a different output stops the merge with nothing written`;
 
 export const cacheCommand: Command = {
   name: "cache",
@@ -25,11 +30,13 @@ export const cacheCommand: Command = {
   async run(argv: string[], io: CommandIO): Promise<number> {
     const { values, positionals } = parseFlags(
       argv,
-      { cache: { type: "string" }, "keep-identity": { type: "string" }, "older-than": { type: "string" } },
+      { cache: { type: "string" }, into: { type: "string" }, "keep-identity": { type: "string" }, "older-than": { type: "string" } },
       USAGE,
       true,
     );
     const [action, ...extra] = positionals;
+    if (action === "merge") return merge(extra, values, io);
+    if (values.into !== undefined) throw new UsageError(`--into applies to \`merit cache merge\` only\n${USAGE}`);
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"\n${USAGE}`);
     const file = required(values.cache, "cache", USAGE);
     if (!existsSync(file)) throw new InputFileError(file, "cache file not found", "pass the --cache file a run wrote (its manifest names it)");
@@ -49,6 +56,16 @@ export const cacheCommand: Command = {
     throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected stats, verify or prune)\n${USAGE}`);
   },
 };
+
+function merge(sources: string[], values: { cache?: string; into?: string }, io: CommandIO): number {
+  const into = required(values.into, "into", USAGE);
+  if (values.cache !== undefined) throw new UsageError(`merge takes its sources as arguments, not --cache: merit cache merge A.sqlite B.sqlite --into ${into}`);
+  if (sources.length === 0) throw new UsageError(`merge needs at least one source cache file: merit cache merge A.sqlite B.sqlite --into ${into}`);
+  const summary = mergeCaches(sources, into);
+  for (const s of summary.sources) io.err(`${s.path}: ${s.rows} row(s), ${s.added} added, ${s.duplicates} already present`);
+  io.out(`merged ${summary.sources.length} cache(s) into ${into}: ${summary.rows} row(s)`);
+  return 0;
+}
 
 function stats(file: string, io: CommandIO): number {
   const { rows, identities } = cacheStats(file);

@@ -9,6 +9,7 @@ import { UsageError } from "../errors.ts";
 import { configHash, loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import { readInitialCache } from "../experiment/initial-cache.ts";
 import { runManifestExtras } from "../experiment/provenance.ts";
+import { parseShard, selectShard } from "../experiment/shard.ts";
 import { checkRunDir, runExperiment, type RunProgress, type RunResult } from "../experiment/run.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { createServices } from "../experiment/services.ts";
@@ -24,10 +25,13 @@ const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed 0|1|2 [--
   --model   GGUF overriding the config's model.path`;
 
 const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... --seeds 0,1,2 [--limit N] [--out DIR] [--resume]
-                  [--model GGUF] [--threads N] [--sequences N]
+                  [--model GGUF] [--threads N] [--sequences N] [--shard i/n]
   Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
   (--sequences; default: one per stream, at most 8; outputs do not depend on it). Run directories: OUT/<method>-s<seed>
-  (default OUT = runs/<dataset>).`;
+  (default OUT = runs/<dataset>).
+  --shard i/n  run only shard i (0-based) of n: streams i, i+n, ... of the methods x seeds list, so n
+               machines (a Slurm array) together write exactly the run directories of one machine;
+               unite their call caches afterwards with \`merit cache merge\`.`;
 
 const FLAGS = {
   config: { type: "string" },
@@ -41,6 +45,7 @@ const FLAGS = {
   model: { type: "string" },
   threads: { type: "string" },
   sequences: { type: "string" },
+  shard: { type: "string" },
 } as const;
 
 export interface Stream {
@@ -191,7 +196,11 @@ export const gridCommand: Command = {
     const seeds = (values.seeds ?? "0,1,2").split(",").map(parseSeed);
     const limit = parseLimit(values.limit);
     const root = values.out ?? join("runs", base.dataset);
-    const streams = methods.flatMap((method) => seeds.map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
+    const all = methods.flatMap((method) => seeds.map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
+    const shard = values.shard === undefined ? undefined : parseShard(values.shard);
+    const streams = shard ? selectShard(all, shard) : all;
+    if (shard) io.err(`shard ${shard.index}/${shard.count}: ${streams.length} of ${all.length} stream(s): ${streams.map((s) => `${s.method}-s${s.seed}`).join(", ") || "none"}`);
+    if (streams.length === 0) return 0;
     const config = applyOverrides(base, values, streams.length);
     return runStreams(config, streams, limit, values.resume ?? false, io);
   },

@@ -57,7 +57,8 @@ export function verifyCache(path: string): { rows: number; corrupt: CorruptRow[]
   }
 }
 
-function rowProblem(r: Record<string, unknown>): string | undefined {
+/** Why a stored row fails verification (undefined when it is sound). */
+export function rowProblem(r: Record<string, unknown>): string | undefined {
   const identity = safeParse(String(r.identity));
   const request = safeParse(String(r.request));
   if (identity === undefined) return "identity is not valid JSON";

@@ -95,6 +95,11 @@ export const ExperimentConfigSchema = z
     sql_timeout_s: z.number().positive().default(30),
     /** Seed of random_same_type draws (§5.6). */
     random_seed: z.number().int().nonnegative().default(42),
+    /**
+     * A folder of the user's own prompt templates, named as in prompts/ (`spider-repair-v4.txt`, …);
+     * absent = the kit's prompts/. Manifests and the initial cache record the templates' hashes.
+     */
+    prompts_dir: z.string().min(1).optional(),
     /** SQLite file of the LLM call cache (shared by runs; safe under concurrent writers). */
     call_cache: z.string().default("runs/llm-call-cache.sqlite"),
     model: ModelSchema.default({}),

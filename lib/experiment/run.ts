@@ -172,6 +172,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       feedbackRegime: spec.config.feedback_regime,
       maxRepairSteps: spec.config.max_repair_steps,
       maxOutputTokens: spec.config.decoding.max_output_tokens,
+      promptsDir: spec.config.prompts_dir,
     };
     const result = await runEpisode(episode, {
       backend: services.backend,

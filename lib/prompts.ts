@@ -1,30 +1,50 @@
 /**
- * Prompt templates (METHOD.md §6.3, format `merit-prompts-v3`): loading the versioned files in
- * prompts/, strict rendering, and the three prompts of an episode (initial, repair, reflection) built
- * from plain data. Rendering is deterministic; `promptHash` is the SHA-256 of the rendered text before
- * chat templating, logged per call.
+ * Prompt templates (METHOD.md §6.3, format `merit-prompts-v4`): loading the versioned files in
+ * prompts/ (or a user's own folder of files with the same names, config `prompts_dir`), strict
+ * rendering, and the three prompts of an episode (initial, repair, reflection) built from plain data.
+ * Rendering is deterministic; `promptHash` is the SHA-256 of the rendered text before chat
+ * templating, logged per call, and `templateSetHash` identifies a template folder in manifests.
+ *
+ * Structure kept from the reference (§6.3): attempts are numbered from 1 in the attempt history and
+ * the reflection prompt; memory blocks follow each other with no blank line between them; Spider's
+ * empty dataset context still ends with its newline, so two blank lines separate the schema from
+ * `QUESTION:` (the templates hold that layout).
  * @module
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { DatasetName } from "./data/types.ts";
 import { MeritError } from "./errors.ts";
-import { sha256Hex } from "./hash.ts";
+import { contentHash, sha256Hex } from "./hash.ts";
 
-export const PROMPT_FORMAT_VERSION = "merit-prompts-v3";
-const PROMPTS_DIR = fileURLToPath(new URL("../prompts/", import.meta.url));
+export const PROMPT_FORMAT_VERSION = "merit-prompts-v4";
+/** The kit's own templates. */
+export const PROMPTS_DIR = fileURLToPath(new URL("../prompts/", import.meta.url));
 
 export type PromptKind = "initial" | "repair" | "reflection";
 
-/** Template name for a dataset and kind, e.g. `bird-repair-v3`. */
+/** Template name for a dataset and kind, e.g. `bird-repair-v4`. */
 export function templateName(dataset: DatasetName, kind: PromptKind): string {
-  return `${dataset}-${kind}-v3`;
+  return `${dataset}-${kind}-v4`;
+}
+
+/** Every template file of a template folder (the BIRD context partial included). */
+export const TEMPLATE_NAMES: readonly string[] = [
+  ...(["spider", "bird"] as const).flatMap((d) => (["initial", "repair", "reflection"] as const).map((k) => templateName(d, k))),
+  "bird-context-v4",
+];
+
+/** A template folder with a trailing slash (null/undefined = the kit's prompts/). */
+function folder(dir: string | null | undefined): string {
+  if (dir === null || dir === undefined) return PROMPTS_DIR;
+  return dir.endsWith("/") ? dir : `${dir}/`;
 }
 
 const cache = new Map<string, string>();
 
 /** The template text with partials (`{{> name}}`) expanded; cached per process. */
-export function loadTemplate(name: string, dir: string = PROMPTS_DIR): string {
+export function loadTemplate(name: string, templatesDir?: string | null): string {
+  const dir = folder(templatesDir);
   const key = dir + name;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
@@ -32,7 +52,8 @@ export function loadTemplate(name: string, dir: string = PROMPTS_DIR): string {
   try {
     text = readFileSync(`${dir}${name}.txt`, "utf8");
   } catch (error) {
-    throw new MeritError(`prompt template ${dir}${name}.txt cannot be read; restore it from the repository (git checkout prompts/)`, { cause: error });
+    const fix = dir === PROMPTS_DIR ? "restore it from the repository (git checkout prompts/)" : `copy prompts/${name}.txt into ${dir} and edit it, or unset prompts_dir in the config`;
+    throw new MeritError(`prompt template ${dir}${name}.txt cannot be read; ${fix}`, { cause: error });
   }
   const expanded = text.replace(/\{\{>\s*([\w-]+)\s*\}\}/g, (_, partial: string) => loadTemplate(partial, dir).replace(/\n$/, ""));
   cache.set(key, expanded);
@@ -40,8 +61,18 @@ export function loadTemplate(name: string, dir: string = PROMPTS_DIR): string {
 }
 
 /** SHA-256 of an expanded template (recorded in manifests). */
-export function templateHash(name: string): string {
-  return sha256Hex(loadTemplate(name));
+export function templateHash(name: string, templatesDir?: string | null): string {
+  return sha256Hex(loadTemplate(name, templatesDir));
+}
+
+/** SHA-256 of every expanded template of a folder, by name. */
+export function templateHashes(templatesDir?: string | null): Record<string, string> {
+  return Object.fromEntries(TEMPLATE_NAMES.map((name) => [name, templateHash(name, templatesDir)]));
+}
+
+/** content_hash of `templateHashes`: one value naming a template folder's content (manifests, caches). */
+export function templateSetHash(templatesDir?: string | null): string {
+  return contentHash(templateHashes(templatesDir));
 }
 
 /** SHA-256 of a rendered prompt (before chat templating), logged per call. */
@@ -118,9 +149,9 @@ function contextValues(q: PromptQuestion): Record<string, string> {
 }
 
 /** The initial prompt (one per query; feeds the shared initial cache). */
-export function initialPrompt(q: PromptQuestion): string {
+export function initialPrompt(q: PromptQuestion, templatesDir?: string | null): string {
   const name = templateName(q.dataset, "initial");
-  return renderTemplate(loadTemplate(name), { schema: q.schema, question: q.question, ...contextValues(q) }, name);
+  return renderTemplate(loadTemplate(name, templatesDir), { schema: q.schema, question: q.question, ...contextValues(q) }, name);
 }
 
 export interface RepairPromptInput extends PromptQuestion {
@@ -135,10 +166,11 @@ export interface RepairPromptInput extends PromptQuestion {
 }
 
 /** The repair prompt: sections 1–9 of METHOD.md §6.3 in order. */
-export function repairPrompt(input: RepairPromptInput): string {
+export function repairPrompt(input: RepairPromptInput, templatesDir?: string | null): string {
   const name = templateName(input.dataset, "repair");
   const last = input.attempts[input.attempts.length - 1];
-  const none = (items: string[]) => (items.length === 0 ? "(none)" : items.join("\n\n"));
+  // Memory blocks follow each other with no blank line between them (METHOD.md §6.3).
+  const none = (items: string[]) => (items.length === 0 ? "(none)" : items.join("\n"));
   const positives = input.positives.map((m, i) =>
     [
       `[Confirmed successful repair ${i + 1}]`,
@@ -173,10 +205,10 @@ export function repairPrompt(input: RepairPromptInput): string {
     db_error: last.dbError ?? "(none)",
     schema: input.schema,
     question: input.question,
-    attempts: input.attempts.map((a, i) => `[Attempt ${i} — observed unsuccessful]\n${a.sql}`).join("\n\n"),
+    attempts: input.attempts.map((a, i) => `[Attempt ${i + 1} — observed unsuccessful]\n${a.sql}`).join("\n\n"),
     ...contextValues(input),
   };
-  return renderTemplate(loadTemplate(name), values, name);
+  return renderTemplate(loadTemplate(name, templatesDir), values, name);
 }
 
 export interface ReflectionPromptInput extends PromptQuestion {
@@ -185,9 +217,9 @@ export interface ReflectionPromptInput extends PromptQuestion {
 }
 
 /** The Reflexion-style reflection prompt (METHOD.md §6.3, last paragraph). */
-export function reflectionPrompt(input: ReflectionPromptInput): string {
+export function reflectionPrompt(input: ReflectionPromptInput, templatesDir?: string | null): string {
   const name = templateName(input.dataset, "reflection");
-  const blocks = input.attempts.map((a, i) => `[Attempt ${i}]\nSQL: ${a.sql}\nOutcome: status=${a.status}; db_error=${a.dbError ?? "(none)"}`);
+  const blocks = input.attempts.map((a, i) => `[Attempt ${i + 1}]\nSQL: ${a.sql}\nOutcome: status=${a.status}; db_error=${a.dbError ?? "(none)"}`);
   const values: Record<string, string> = {
     schema: input.schema,
     question: input.question,
@@ -195,7 +227,7 @@ export function reflectionPrompt(input: ReflectionPromptInput): string {
     attempt_outcomes: blocks.join("\n\n"),
     ...contextValues(input),
   };
-  return renderTemplate(loadTemplate(name), values, name);
+  return renderTemplate(loadTemplate(name, templatesDir), values, name);
 }
 
 /** The reflection text of a model response (METHOD.md §6.2): first <reflection> block, else text before a closing tag, else all. */

@@ -13,6 +13,7 @@ import { readPredictions, type PredictionEncoding } from "../oracle/predictions.
 import { parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { defaultJobs } from "./eval.ts";
 import { progressReporter } from "./progress.ts";
+import { templateSetHash } from "../prompts.ts";
 
 const USAGE = `usage: merit initial --config FILE [--from-pred FILE [--encoding utf8|latin1]] [--model GGUF] [--out FILE]
   Builds the shared initial cache of a config: one greedy call per query with the config's model
@@ -34,12 +35,14 @@ export const initialCommand: Command = {
     let cache: InitialCache;
     if (values["from-pred"] === undefined) {
       if (values.encoding !== undefined) throw new UsageError("--encoding applies to --from-pred only");
+      if (config.prompts_dir !== undefined) templateSetHash(config.prompts_dir); // a missing template fails before any model loads
       const services = await createServices(config, dataset, { jobs: defaultJobs() });
       try {
         io.err(`merit initial: one greedy call per query (${dataset.examples.length}) with ${services.inner.identity.model}`);
         cache = await initialCacheFromModel(dataset, services.backend, services.oracle, {
           maxOutputTokens: config.decoding.max_output_tokens,
           maxInputTokens: config.decoding.max_input_tokens,
+          promptsDir: config.prompts_dir,
           onProgress: progressReporter(io, "initial"),
         });
         const stats = services.backend.stats();

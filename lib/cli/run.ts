@@ -10,6 +10,7 @@ import { configHash, loadConfig, type ExperimentConfig } from "../experiment/con
 import { readInitialCache } from "../experiment/initial-cache.ts";
 import { runManifestExtras } from "../experiment/provenance.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
+import { templateSetHash } from "../prompts.ts";
 import { checkRunDir, runExperiment, type RunProgress, type RunResult } from "../experiment/run.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { createServices } from "../experiment/services.ts";
@@ -68,9 +69,10 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
   const initialCache = readInitialCache(config.initial_cache, dataset, protocolIdOf(config.dataset, config.protocol));
   for (const s of streams) checkRunDir(s.outDir, { config, method: s.method, seed: s.seed, limit }, resume);
   io.err(`config ${configHash(config).slice(0, 12)}, ${config.dataset}, K=${config.max_repair_steps}, protocol ${config.protocol}, initial cache ${initialCache.cache_hash.slice(0, 12)} (${initialCache.identity.model_name})`);
+  if (config.prompts_dir !== undefined) templateSetHash(config.prompts_dir); // a missing template fails before any model loads
   const services = await createServices(config, dataset);
   try {
-    const extras = await runManifestExtras(services.inner);
+    const extras = await runManifestExtras(services.inner, config.prompts_dir);
     // Progress (STYLE.md §2.18). On a terminal: one bar per stream (done/total, repaired, tokens, ETA),
     // redrawn in place. Otherwise: one aggregate line every 5 s, plus a line as each stream completes.
     const progress = new Map<string, RunProgress & { started: number }>();

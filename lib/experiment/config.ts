@@ -56,17 +56,23 @@ export const DecodingSchema = z
   })
   .strict();
 
+/**
+ * Retrieval settings. Every key is read: runExperiment applies max_positive, max_negative,
+ * min_typed_pool and type_bonus to the method's policy (lib/retrieval/policies.ts
+ * `configurePolicy`), exact_pool_limit goes to the dense index; the fusion weights cannot be
+ * changed, so any other value is rejected with the reason.
+ */
 export const RetrievalSchema = z
   .object({
-    /** METHOD.md §5.5 limits. */
+    /** METHOD.md §5.5 limits: entries from the positive and the negative pool; dynamic_rag's one pool takes their sum. */
     max_positive: z.number().int().nonnegative().default(3),
     max_negative: z.number().int().nonnegative().default(1),
-    /** Typed pool is used only with at least this many entries (§5.5). */
+    /** Typed pool is used only with at least this many entries, else the fallback to the legal pool (§5.5). */
     min_typed_pool: z.number().int().positive().default(3),
     /** Fusion weights are fixed by the method (config validation requires exactly these, §5.4). */
-    dense_weight: z.literal(0.75).default(0.75),
-    bm25_weight: z.literal(0.25).default(0.25),
-    /** Type-reliability-aware variant's soft bonus (§5.4). */
+    dense_weight: z.literal(0.75, { errorMap: () => ({ message: "the fusion weights are fixed by METHOD.md §5.4 (dense 0.75, BM25 0.25); the ablations no_dense_rerank and no_bm25 turn a channel off" }) }).default(0.75),
+    bm25_weight: z.literal(0.25, { errorMap: () => ({ message: "the fusion weights are fixed by METHOD.md §5.4 (dense 0.75, BM25 0.25); the ablations no_dense_rerank and no_bm25 turn a channel off" }) }).default(0.25),
+    /** Type-reliability-aware variant's soft bonus (§5.4; merit_typerel only, no other method adds one). */
     type_bonus: z.number().nonnegative().default(0.1),
     /** Below this pool size dense scores are exact; above, HNSW candidates are rescored exactly. */
     exact_pool_limit: z.number().int().positive().default(5000),
@@ -89,6 +95,11 @@ export const ExperimentConfigSchema = z
     sql_timeout_s: z.number().positive().default(30),
     /** Seed of random_same_type draws (§5.6). */
     random_seed: z.number().int().nonnegative().default(42),
+    /**
+     * A folder of the user's own prompt templates, named as in prompts/ (`spider-repair-v4.txt`, …);
+     * absent = the kit's prompts/. Manifests and the initial cache record the templates' hashes.
+     */
+    prompts_dir: z.string().min(1).optional(),
     /** SQLite file of the LLM call cache (shared by runs; safe under concurrent writers). */
     call_cache: z.string().default("runs/llm-call-cache.sqlite"),
     model: ModelSchema.default({}),

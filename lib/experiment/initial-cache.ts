@@ -14,7 +14,7 @@ import type { ChatBackend } from "../llm/types.ts";
 import { extractSql, singleStatement } from "../oracle/extract-sql.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import type { PredictionsFile } from "../oracle/predictions.ts";
-import { initialPrompt, PROMPT_FORMAT_VERSION, promptHash } from "../prompts.ts";
+import { initialPrompt, PROMPT_FORMAT_VERSION, promptHash, templateSetHash } from "../prompts.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 
 export const INITIAL_CACHE_FORMAT = "merit-initial-cache-v5" as const;
@@ -133,6 +133,8 @@ export interface ModelInitialOptions {
   maxInputTokens: number;
   /** Called with (done, total) as generations finish. */
   onProgress?: (done: number, total: number) => void;
+  /** The user's template folder (config `prompts_dir`); absent = the kit's prompts/. */
+  promptsDir?: string;
 }
 
 /** Builds the cache with one greedy call per query (METHOD.md §6.6). */
@@ -140,7 +142,7 @@ export async function initialCacheFromModel(dataset: Dataset, backend: ChatBacke
   let done = 0;
   const generations = await Promise.all(
     dataset.examples.map(async (example) => {
-      const prompt = initialPrompt({ dataset: dataset.name, schema: dataset.schemas.get(example.dbId) ?? "", question: example.question, evidence: example.evidence });
+      const prompt = initialPrompt({ dataset: dataset.name, schema: dataset.schemas.get(example.dbId) ?? "", question: example.question, evidence: example.evidence }, opts.promptsDir);
       const result = await backend.generate({ prompt, maxOutputTokens: opts.maxOutputTokens });
       opts.onProgress?.(++done, dataset.examples.length);
       return { prompt, result };
@@ -156,7 +158,8 @@ export async function initialCacheFromModel(dataset: Dataset, backend: ChatBacke
     model_revision: id.modelHash,
     tokenizer_revision: id.modelHash,
     quantization: String(id.params.quantization ?? "gguf"),
-    prompt_format_version: PROMPT_FORMAT_VERSION,
+    // A user's template folder is named by the hash of its templates (the kit's own: the version).
+    prompt_format_version: opts.promptsDir === undefined ? PROMPT_FORMAT_VERSION : `${PROMPT_FORMAT_VERSION}+templates:${templateSetHash(opts.promptsDir)}`,
     max_input_tokens: opts.maxInputTokens,
     max_output_tokens: opts.maxOutputTokens,
     ...evaluationIdentity(oracle),

@@ -8,10 +8,9 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { JsonValue } from "../hash.ts";
 import type { ChatBackend } from "../llm/types.ts";
-import { PROMPT_FORMAT_VERSION, templateHash } from "../prompts.ts";
+import { PROMPT_FORMAT_VERSION, templateHashes, templateSetHash } from "../prompts.ts";
 
 const PACKAGES = ["node-llama-cpp", "better-sqlite3", "hnswlib-node", "natural", "zod"];
-const TEMPLATES = ["spider-initial-v3", "spider-repair-v3", "spider-reflection-v3", "bird-initial-v3", "bird-repair-v3", "bird-reflection-v3", "bird-context-v3"];
 
 function git(args: string[]): string | null {
   try {
@@ -31,15 +30,20 @@ function packageVersion(name: string): string | null {
   }
 }
 
-/** Fields every run manifest records besides the run's own identity. */
-export async function runManifestExtras(backend: ChatBackend): Promise<Record<string, JsonValue>> {
+/**
+ * Fields every run manifest records besides the run's own identity; `promptsDir` is the config's
+ * `prompts_dir` (absent = the kit's prompts/), recorded with the hash of every template it holds.
+ */
+export async function runManifestExtras(backend: ChatBackend, promptsDir?: string): Promise<Record<string, JsonValue>> {
   const status = git(["status", "--porcelain", "--untracked-files=no"]);
   return {
     git: { commit: git(["rev-parse", "HEAD"]), dirty: status === null ? null : status.length > 0 },
     node: process.version,
     packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
     prompt_format_version: PROMPT_FORMAT_VERSION,
-    prompt_templates: Object.fromEntries(TEMPLATES.map((t) => [t, templateHash(t)])),
+    prompts_dir: promptsDir ?? null,
+    prompt_templates: templateHashes(promptsDir),
+    prompt_template_set_hash: templateSetHash(promptsDir),
     model_identity: backend.identity as unknown as JsonValue,
     llama_cpp: llamaRuntimeInfo(backend),
   };

@@ -21,6 +21,7 @@ import { runEpisode, type EpisodeSpec } from "../repair/episode.ts";
 import type { MethodSpec } from "../repair/methods.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
+import { configurePolicy } from "../retrieval/policies.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 import type { ExperimentConfig } from "./config.ts";
@@ -110,7 +111,11 @@ export function checkRunDir(outDir: string, spec: RunSpec, resume: boolean): voi
 }
 
 /** Runs (or resumes) one method over one stream order and writes its run directory. */
-export async function runExperiment(opts: RunOptions): Promise<RunResult> {
+export async function runExperiment(given: RunOptions): Promise<RunResult> {
+  // The config's retrieval settings are applied to the method's policy here, so every run honours
+  // them whoever built its retriever (METHOD.md §5.5–5.6, policies.ts `configurePolicy`).
+  const memoryPolicy = given.method.memory ? configurePolicy(given.method.memory, given.spec.config.retrieval) : null;
+  const opts: RunOptions = memoryPolicy ? { ...given, method: { ...given.method, memory: memoryPolicy, description: memoryPolicy.description } } : given;
   const { spec, method, dataset, outDir, services } = opts;
   const log = (line: string) => {
     opts.log?.(line);
@@ -167,6 +172,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
       feedbackRegime: spec.config.feedback_regime,
       maxRepairSteps: spec.config.max_repair_steps,
       maxOutputTokens: spec.config.decoding.max_output_tokens,
+      promptsDir: spec.config.prompts_dir,
     };
     const result = await runEpisode(episode, {
       backend: services.backend,

@@ -107,6 +107,8 @@ export class Oracle {
       if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${path}: ${gold.error}`);
       const pred = await this.sandbox.execute({ db: path, sql: prediction.sql, textErrors: "ignore" });
       executions += 1;
+      // Over the row/byte cap: more rows or bytes than the gold has, so result_eq is false (METHOD.md §2.3).
+      if (!pred.ok && pred.overCap) return attempt("DENOTATION_MISMATCH", null, executions, null);
       if (!pred.ok) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, executions, null);
       rows = pred.rows;
       if (!spiderResultEq(gold.rows, pred.rows, orderMatters)) return attempt("DENOTATION_MISMATCH", null, executions, rows);
@@ -118,10 +120,13 @@ export class Oracle {
     if (!prediction.ok) return attempt("EXECUTION_ERROR", prediction.error, 0, null);
     // Prediction first, then gold, as the reference does; the gold comes from the cache (§11.2), so a
     // slow gold can no longer turn a correct prediction into a mismatch.
-    const pred = await this.sandbox.execute({ db: db.canonicalPath, sql: prediction.sql });
-    if (!pred.ok) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, 1, null);
+    const pred = await this.sandbox.execute({ db: db.canonicalPath, sql: prediction.sql, distinct: true });
+    if (!pred.ok && !pred.overCap) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, 1, null);
     const gold = await this.#goldRows(db.canonicalPath, example.goldSql.trim());
     if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${db.canonicalPath}: ${gold.error}`);
+    // Over a cap even after de-duplication: more distinct rows (or bytes) than the gold has, so the
+    // sets differ (METHOD.md §2.4). Under it, the distinct rows decide exactly as the full result would.
+    if (!pred.ok) return attempt("DENOTATION_MISMATCH", null, 1, null);
     const correct = birdResultEq(gold.rows, pred.rows);
     return attempt(correct ? "CORRECT" : "DENOTATION_MISMATCH", null, 1, pred.rows);
   }

@@ -1,6 +1,11 @@
 /**
  * Predictions files (DESIGN.md §2 `merit eval`): one SQL per line, in dataset order, decoded strictly
  * (a Latin-1 file read as UTF-8 is an error that names the fix, never silent mojibake).
+ *
+ * The official format `SQL<TAB>db_id` (the gold files' layout, and how many public runs are shared)
+ * is accepted under every protocol: a line holding a tab keeps only its first tab field, as the
+ * test-suite evaluator reads predictions (`line.strip().split('\t')[0]`). Model output in a repair
+ * run never passes through this reader, so a tab inside generated SQL is left alone there.
  * @module
  */
 import { readFileSync } from "node:fs";
@@ -13,8 +18,10 @@ export interface PredictionsFile {
   path: string;
   encoding: PredictionEncoding;
   sha256: string;
-  /** One entry per line (line terminators removed; a final newline does not add an empty line). */
+  /** One SQL per line (line terminators removed, first tab field only; a final newline adds no line). */
   lines: string[];
+  /** Lines that carried a tab (`SQL<TAB>db_id`) and were cut to their first field. */
+  tabbedLines: number;
 }
 
 /** Reads and checks a predictions file against the expected number of examples. */
@@ -47,7 +54,18 @@ export function readPredictions(path: string, encoding: PredictionEncoding, expe
       "write exactly one SQL per line in dataset order (an empty line for a missing prediction)",
     );
   }
-  return { path, encoding, sha256: sha256Hex(bytes), lines };
+  let tabbedLines = 0;
+  const sqls = lines.map((line) => {
+    if (!line.includes("\t")) return line;
+    tabbedLines += 1;
+    return firstTabField(line);
+  });
+  return { path, encoding, sha256: sha256Hex(bytes), lines: sqls, tabbedLines };
+}
+
+/** The SQL of an official-format line: stripped, then everything before the first tab. */
+export function firstTabField(line: string): string {
+  return line.trim().split("\t")[0];
 }
 
 function firstInvalidUtf8Line(bytes: Buffer): number {

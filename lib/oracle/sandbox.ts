@@ -24,8 +24,12 @@ export interface SandboxOptions {
   workerHeapMiB?: number;
 }
 
-/** Result of one execution: rows, or the error text (`TIMEOUT` when the deadline passed). */
-export type ExecResult = { ok: true; rows: Rows } | { ok: false; error: string; timedOut: boolean };
+/**
+ * Result of one execution: rows, or the error text (`TIMEOUT` when the deadline passed). `overCap`
+ * marks a statement that ran but whose result exceeded the row or byte cap: the caps bound memory,
+ * and the oracle judges such a result as a mismatch against the gold (which is under the caps).
+ */
+export type ExecResult = { ok: true; rows: Rows } | { ok: false; error: string; timedOut: boolean; overCap?: boolean };
 
 export interface ExecRequest {
   /** Path of the .sqlite file (opened read-only). */
@@ -33,6 +37,8 @@ export interface ExecRequest {
   sql: string;
   /** How undecodable text bytes are handled: dropped (Python `errors="ignore"`) or U+FFFD. */
   textErrors?: "ignore" | "replace";
+  /** Only the set of rows matters (BIRD): past a cap, duplicates are dropped and only distinct rows count. */
+  distinct?: boolean;
 }
 
 interface Job extends ExecRequest {
@@ -115,7 +121,7 @@ export class SqlSandbox {
     child.stderr?.resume();
     const slot: Slot = { child, job: null, timer: null, dead: false, ready: false };
     child.on("error", () => {}); // EPIPE to a dying child surfaces through its exit handler
-    child.on("message", (msg: { ready?: boolean; id: number; ok: boolean; rows?: Rows; error?: string }) => {
+    child.on("message", (msg: { ready?: boolean; id: number; ok: boolean; rows?: Rows; error?: string; overCap?: boolean }) => {
       if (msg.ready) {
         slot.ready = true;
         this.#dispatch();
@@ -123,7 +129,7 @@ export class SqlSandbox {
       }
       const job = slot.job;
       if (!job || job.id !== msg.id) return;
-      this.#finish(slot, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false });
+      this.#finish(slot, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) });
     });
     child.on("exit", (code, signal) => {
       if (this.#closed) return;
@@ -173,6 +179,7 @@ export class SqlSandbox {
         maxRows: this.#maxRows,
         maxBytes: this.#maxBytes,
         textErrors: job.textErrors ?? "replace",
+        distinct: job.distinct ?? false,
       });
     }
   }

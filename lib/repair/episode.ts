@@ -36,6 +36,8 @@ export interface EpisodeSpec {
   /** K (METHOD.md §6.1: 7). */
   maxRepairSteps: number;
   maxOutputTokens: number;
+  /** The user's template folder (config `prompts_dir`); absent = the kit's prompts/. */
+  promptsDir?: string;
 }
 
 /** The seams an episode calls (STYLE.md §2.2); tests pass scripted doubles. */
@@ -150,7 +152,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   };
   const reflect = async () => {
     const last = attempts[attempts.length - 1];
-    const prompt = reflectionPrompt({ ...question, attempts: attempts.map(asPrompt), currentErrorType: last.errorType ?? "Unknown" });
+    const prompt = reflectionPrompt({ ...question, attempts: attempts.map(asPrompt), currentErrorType: last.errorType ?? "Unknown" }, spec.promptsDir);
     reflections.push(extractReflection((await generate("reflection", prompt)).text));
   };
 
@@ -188,7 +190,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     } else {
       retrieved.push([]);
     }
-    const prompt = repairPrompt({ ...question, positives, negatives, reflections, attempts: attempts.map(asPrompt), currentErrorType });
+    const prompt = repairPrompt({ ...question, positives, negatives, reflections, attempts: attempts.map(asPrompt), currentErrorType }, spec.promptsDir);
     const output = await generate("repair", prompt);
     const attempt = await score(extractSql(output.text));
     attempts.push(attempt);

@@ -32,15 +32,15 @@ export interface RetrievalPolicy {
   description: string;
   pools: PoolLayout;
   typeFilter: TypeFilterRule;
-  /** Typed pool is used only when it has at least this many entries (METHOD.md §5.5: 3). */
+  /** Typed pool is used only when it has at least this many entries (METHOD.md §5.5: 3; config `min_typed_pool`). */
   minTypedPool: number;
   /** `hybrid` = weighted dense + BM25; `random` = seeded shuffle of the pool (no embedding). */
   scorer: "hybrid" | "random";
-  /** Channels with non-zero weight (a disabled channel is still computed and logged). */
+  /** Channels in use; a disabled one is never computed (its scores are 0 everywhere, retriever.ts). */
   channels: Channels;
-  /** Added to the final score of same-type entries when no hard filter applied (0 = off). */
+  /** Added to the final score of same-type entries when no hard filter applied (0 = off; config `type_bonus`). */
   typeBonus: number;
-  /** Entries returned per pool: positive 3, negative 1, combined 4. */
+  /** Entries returned per pool: positive 3, negative 1, combined 4 (config `max_positive`, `max_negative`). */
   limits: { positive: number; negative: number; combined: number };
   /** What finalization writes (METHOD.md §4.3) and with which scope. */
   writes: MemoryWriteFlags;
@@ -158,5 +158,43 @@ export function getPolicy(name: string): RetrievalPolicy {
     channels: { ...row.channels },
     limits: { ...row.limits },
     writes: { ...row.writes },
+  };
+}
+
+/**
+ * The retrieval settings of an experiment config (lib/experiment/config.ts `retrieval`), in the
+ * units METHOD.md §5.4–5.6 uses.
+ */
+export interface RetrievalSettings {
+  /** Entries from the positive pool (§5.5: 3). */
+  max_positive: number;
+  /** Entries from the negative pool (§5.5: 1). */
+  max_negative: number;
+  /** Smallest typed pool the hard filter ranks instead of falling back (§5.5: 3). */
+  min_typed_pool: number;
+  /** The type-reliability-aware variant's same-type bonus (§5.4: 0.10). */
+  type_bonus: number;
+}
+
+/** METHOD.md's values; with them `configurePolicy` returns the table's policy unchanged. */
+export const DEFAULT_RETRIEVAL_SETTINGS: Readonly<RetrievalSettings> = { max_positive: LIMITS.positive, max_negative: LIMITS.negative, min_typed_pool: 3, type_bonus: TYPE_BONUS };
+
+/**
+ * A policy with a config's retrieval settings applied (METHOD.md §5.5–5.6): the positive and
+ * negative limits, the combined pool's limit max_positive + max_negative (dynamic_rag), the fallback
+ * threshold of the hard type filter, and the same-type bonus of the policies that use one (only the
+ * type-reliability-aware variant; the others never add a bonus, so the value does not reach them).
+ * A setting that differs from METHOD.md is named in the description, which manifests record.
+ */
+export function configurePolicy(policy: RetrievalPolicy, settings: RetrievalSettings): RetrievalPolicy {
+  const changed = (Object.keys(DEFAULT_RETRIEVAL_SETTINGS) as (keyof RetrievalSettings)[]).filter((k) => settings[k] !== DEFAULT_RETRIEVAL_SETTINGS[k]);
+  return {
+    ...policy,
+    channels: { ...policy.channels },
+    writes: { ...policy.writes },
+    limits: { positive: settings.max_positive, negative: settings.max_negative, combined: settings.max_positive + settings.max_negative },
+    minTypedPool: settings.min_typed_pool,
+    typeBonus: policy.typeBonus > 0 ? settings.type_bonus : 0,
+    description: changed.length === 0 ? policy.description : `${policy.description} (configured: ${changed.map((k) => `${k} ${settings[k]}`).join(", ")})`,
   };
 }

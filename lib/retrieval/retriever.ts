@@ -4,10 +4,13 @@
  * (hybrid dense + BM25 with optional type bonus, or the seeded random shuffle), keeps the top
  * entries per pool and writes the retrieval log record. Reads the memory, never writes it.
  *
- * Choices where METHOD.md is silent: a channel a policy turns off (no_dense_rerank, no_bm25) is
- * still computed and logged with weight 0, so it still breaks ties in the sort key, and the query
- * is embedded (one embedding call) whenever some pool is non-empty — except random_same_type,
- * which never embeds. `fallback_used` is true for a hard-filtered pool with fewer than
+ * A channel a policy turns off (no_dense_rerank, no_bm25) is not computed at all: its scores are 0
+ * for every candidate, for the fused score and for the tie-breaking keys alike (ties then fall
+ * through to the next keys of METHOD.md §5.4), and it is logged as 0. So no_dense_rerank never
+ * embeds the query and counts no embedding call, as random_same_type; the other policies embed the
+ * query once (one embedding call) whenever some pool is non-empty (§5.3).
+ *
+ * Choice where METHOD.md is silent: `fallback_used` is true for a hard-filtered pool with fewer than
  * min_typed_pool typed entries even when that pool is empty.
  *
  * Per call the cost is one scan of the memory (memory-columns.ts: typed-array copies of the fields
@@ -156,7 +159,8 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
 
     const queryText = retrievalQueryText(query);
     let queryVector: Float32Array | null = null;
-    if (policy.scorer === "hybrid" && pools.some((p) => p.candidates.length > 0)) {
+    const useDense = policy.scorer === "hybrid" && policy.channels.dense;
+    if (useDense && pools.some((p) => p.candidates.length > 0)) {
       const [raw] = await embedder.embed([queryText]);
       checkDimension(raw, memory.dimension, "query embedding");
       queryVector = l2Normalize(raw);
@@ -173,9 +177,11 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
         new PyRandom(randomSameTypeSeed(randomSeed, query.queryId, query.repairIteration, pool.polarity ?? "positive")).shuffle(order);
         return order.slice(0, pool.limit).map((row) => ({ entry: entries[row], row, pool: pool.key, dense: 0, bm25: 0, typeMatch: 0, final: 0 }));
       }
-      const dense = denseIndexOf(memory).scores(queryVector as Float32Array, memory.vectors(), pool.candidates, pool.limit, shardKeyOf, memory.revision);
+      const dense = useDense
+        ? denseIndexOf(memory).scores(queryVector as Float32Array, memory.vectors(), pool.candidates, pool.limit, shardKeyOf, memory.revision)
+        : { rows: pool.candidates, scores: new Float64Array(pool.candidates.length), mode: "exact" as const };
       if (dense.mode === "hnsw") denseSearch = "hnsw";
-      const bm25 = columns.bm25Scores(queryTokens, dense.rows);
+      const bm25 = policy.channels.bm25 ? columns.bm25Scores(queryTokens, dense.rows) : new Float64Array(dense.rows.length);
       const columnsOfPool: RankColumns = {
         dense: dense.scores,
         bm25,

@@ -40,7 +40,7 @@ describe("initial cache from the model", () => {
     const cache = await initialCacheFromModel(dataset, backend, oracle, { maxOutputTokens: 512, maxInputTokens: 4096 });
     expect(backend.prompts).toHaveLength(6);
     expect(cache.identity.decoding_protocol).toBe("greedy-one-sql-v1");
-    expect(cache.identity.prompt_format_version).toBe("merit-prompts-v3");
+    expect(cache.identity.prompt_format_version).toBe("merit-prompts-v4");
     for (const example of dataset.examples) {
       const r = cache.records.find((x) => x.query_id === example.id)!;
       const prompt = initialPrompt({ dataset: "spider", schema: dataset.schemas.get(example.dbId)!, question: example.question, evidence: "" });

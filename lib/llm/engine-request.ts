@@ -12,7 +12,11 @@
  *   penalties → temperature 0 (arg-max). `return_tokens` asks for the generated ids and
  *   `response_fields` keeps only ids and counts, so the server never returns text (the kit decodes);
  *   `cache_prompt: false` evaluates every prompt afresh, like the in-process backend's cleared
- *   sequence. `tokens_evaluated` / `tokens_predicted` are its usage (EOS counted when emitted).
+ *   sequence. The server runs its chat-output parser on the generated text of EVERY endpoint
+ *   (server-queue.cpp → common_chat_parse) and answers HTTP 500 "does not match the expected
+ *   Content-only format" when that text is not valid UTF-8 (a byte-level token cut mid-character,
+ *   common with small or random models); `chat_parser` replaces it with a parser that accepts the
+ *   empty prefix, so the parse cannot fail — the kit reads only the ids, never the server's text. `tokens_evaluated` / `tokens_predicted` are its usage (EOS counted when emitted).
  * - vLLM: `POST /v1/completions` with `repetition_penalty` (HF semantics already), temperature 0,
  *   `return_token_ids` (vLLM ≥ 0.10.2) for the generated ids; `usage` as OpenAI defines it.
  * @module
@@ -74,6 +78,9 @@ function parsed<T>(schema: z.ZodType<T>, json: unknown, what: string, fix: strin
   throw new MeritError(`${what} answer is not shaped as expected: ${issue.path.join(".") || "(root)"}: ${issue.message}; ${fix}`);
 }
 
+/** A llama.cpp PEG parser arena (common/peg-parser.cpp `from_json`) whose root is epsilon: it always succeeds. */
+const ACCEPT_ANYTHING_PARSER = JSON.stringify({ parsers: [{ type: "epsilon" }], rules: {}, root: 0 });
+
 /** The request form of `engine` for these decoding parameters. */
 export function engineRequest(engine: Engine, p: DecodingParams): EngineRequest {
   if (!(p.repetitionPenalty > 0)) throw new MeritError(`repetition penalty must be > 0, got ${p.repetitionPenalty}; use 1 to disable it`);
@@ -89,6 +96,7 @@ export function engineRequest(engine: Engine, p: DecodingParams): EngineRequest 
       cache_prompt: false,
       return_tokens: true,
       stream: false,
+      chat_parser: ACCEPT_ANYTHING_PARSER,
       response_fields: ["tokens", "tokens_evaluated", "tokens_predicted", "truncated", "completion_probabilities"],
     };
     return {

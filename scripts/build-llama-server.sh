@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds `llama-server` and `llama-batched-bench` from the llama.cpp release that node-llama-cpp bundles
 # (node_modules/node-llama-cpp/llama/gitRelease.bundle, tag in llama.cpp.info.json), so the server path
-# runs the same llama.cpp as the in-process backend (DESIGN.md "Inference servers"; issue 16 §1).
+# runs the same llama.cpp as the in-process backend (README "Inference servers"; issue 16 §1).
 # Output folder, outside git and keyed by the release tag and the compute backend:
 #   ${MERIT_LLAMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/merit-kit}/llama.cpp-<tag>-<cpu|cuda>/
 # A present binary is reused. MERIT_LLAMA_GPU=cpu|cuda overrides the automatic choice (CUDA only

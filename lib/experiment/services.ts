@@ -6,6 +6,7 @@
  * @module
  */
 import type { Dataset } from "../data/types.ts";
+import { MeritError } from "../errors.ts";
 import { CallCache } from "../llm/call-cache.ts";
 import { createLlamaBackend } from "../llm/llama-backend.ts";
 import { createLlamaEmbedder } from "../llm/llama-embedder.ts";
@@ -73,7 +74,10 @@ async function chatBackendOf(config: ExperimentConfig): Promise<ChatBackend> {
     if (m.prompt_format === "chat") {
       return new OpenAIChatBackend({ ...remote, engine: m.engine, contextSize: d.max_input_tokens + d.max_output_tokens });
     }
-    const tokenizer = await loadPromptTokenizer({ modelPath: m.path, maxInputTokens: d.max_input_tokens, truncate: d.truncate });
+    const tokenizer = await loadPromptTokenizer({ modelPath: m.path, maxInputTokens: d.max_input_tokens, truncate: d.truncate }).catch((error: unknown) => {
+      if (!(error instanceof MeritError)) throw error;
+      throw new MeritError(`model.path is the served model's GGUF (its tokenizer and chat template build the token-id prompts of model.prompt_format "tokens"): ${error.message}; or set model.prompt_format: "chat" to let the server template`, { cause: error });
+    });
     return new CompletionsBackend({ ...remote, engine: m.engine, tokenizer, ownsTokenizer: true, maxOutputTokensLimit: d.max_output_tokens });
   }
   return createLlamaBackend({

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dataset } from "../../lib/data/index.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
+import { createServices } from "../../lib/experiment/services.ts";
+import { MeritError } from "../../lib/errors.ts";
 import { CallCache } from "../../lib/llm/call-cache.ts";
 import { CompletionsBackend } from "../../lib/llm/completions-backend.ts";
 import { GenerationRefusedError, RetriesExhaustedError } from "../../lib/llm/endpoint-pool.ts";
@@ -83,6 +85,15 @@ describe("per-engine request forms", () => {
     const base = { dataset: "spider", data_dir: "d", initial_cache: "c" };
     expect(parseConfig(base).model).toMatchObject({ engine: "llama.cpp", prompt_format: "tokens", requests_per_url: 4 });
     expect(() => parseConfig({ ...base, model: { backend: "openai", engine: "vlm" } }, "spider.json")).toThrow(/^spider\.json: invalid config — model\.engine: /);
+  });
+
+  it("a missing tokenizer GGUF for token-id prompts is one line naming model.path and both fixes", async () => {
+    const config = parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: "c", call_cache: join(tempDir("server-config"), "c.sqlite"), model: { backend: "openai", path: "models/nope.gguf", base_urls: ["http://127.0.0.1:9"] } });
+    const error = await createServices(config, await loadSpider()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MeritError);
+    expect((error as MeritError).exitCode).toBe(2);
+    expect((error as Error).message).toMatch(/^model\.path is the served model's GGUF .*models\/nope\.gguf: model file is missing; run `make models`.*; or set model\.prompt_format: "chat"/);
+    expect((error as Error).message).not.toContain("\n");
   });
 });
 

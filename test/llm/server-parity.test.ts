@@ -3,11 +3,12 @@
 // real Spider dev questions (12 initial, 12 repair prompts of the kit, lib/prompts.ts), sent as the
 // kit's token ids to /completion, give the same prompt ids, the same generated ids, the same text and
 // the same counts. On a difference the test prints the first differing position and the server's
-// top-2 log-probability gap there (n_probs). Skips with a message when llama-server is not built.
+// top-2 log-probability gap there (n_probs). A 4-slot server answering the same prompts concurrently
+// (batched decoding on the server) gives the same outputs. Skips when llama-server is not built.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dataset } from "../../lib/data/index.ts";
-import { CompletionsBackend } from "../../lib/llm/completions-backend.ts";
+import { CompletionsBackend, type CompletionIds } from "../../lib/llm/completions-backend.ts";
 import { createLlamaBackend, type LlamaBackend } from "../../lib/llm/llama-backend.ts";
 import { loadPromptTokenizer, type PromptTokenizer } from "../../lib/llm/prompt-tokenizer.ts";
 import { initialPrompt, repairPrompt } from "../../lib/prompts.ts";
@@ -86,6 +87,22 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama-server -fa off vs the in-proc
     for (const prompt of [prompts[0], prompts[12]]) {
       const request = { prompt, maxOutputTokens: MAX_OUTPUT };
       expect(await remote.generate(request)).toEqual(await llama.generate(request));
+    }
+  }, 600_000);
+
+  it("4 server slots with 4 requests in flight (batched on the server): the same 24 outputs", async () => {
+    const batched = await startLlamaServer({ model: TINY_QWEN, parallel: 4 });
+    try {
+      const concurrent = new CompletionsBackend({ baseUrls: [batched.url], engine: "llama.cpp", model: "tiny-qwen", tokenizer, maxRetries: 0, maxConcurrencyPerUrl: 4 });
+      const prompts = spiderPrompts();
+      const served = await Promise.all(prompts.map((prompt) => concurrent.generateIds({ prompt, maxOutputTokens: MAX_OUTPUT })));
+      const alone: CompletionIds[] = [];
+      for (const prompt of prompts) alone.push(await remote.generateIds({ prompt, maxOutputTokens: MAX_OUTPUT }));
+      const same = served.filter((s, i) => JSON.stringify(s.output) === JSON.stringify(alone[i].output)).length;
+      console.log(`llama-server -np 4, concurrent: ${same}/${prompts.length} outputs equal the one-slot server's`);
+      expect(same).toBe(prompts.length);
+    } finally {
+      await batched.stop();
     }
   }, 600_000);
 });

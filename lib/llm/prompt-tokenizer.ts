@@ -11,6 +11,7 @@ import type { LlamaModel, Token } from "node-llama-cpp";
 import { MeritError } from "../errors.ts";
 import { jinjaChatTemplate, modelChatTemplate, type ChatTemplate } from "./chat-template.ts";
 import { sha256File } from "./file-hash.ts";
+import { PromptTooLongError } from "./llama-backend.ts";
 import { llamaRuntime } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";
 
@@ -25,14 +26,6 @@ export interface PromptTokenizerOptions {
   chatTemplate?: string;
   /** SHA-256 of the GGUF when known; computed otherwise. */
   modelHash?: string;
-}
-
-/** Prompt tokens that exceed maxInputTokens when `truncate: "error"` (same message as the llama backend). */
-export class PromptTooLongError extends MeritError {
-  constructor(readonly promptTokens: number, readonly maxInputTokens: number) {
-    super(`prompt has ${promptTokens} tokens after chat templating, more than maxInputTokens ${maxInputTokens}; shorten the prompt, raise maxInputTokens, or set truncate: "left"`);
-    this.name = "PromptTooLongError";
-  }
 }
 
 /** Chat template + tokenizer of one GGUF, vocabulary only. */

@@ -4,10 +4,11 @@
 // `failed_generations`); a 5xx that repeats for the same request is a refusal after 2 attempts, a 503
 // is retried until the budget ends; the chat fallback against the real server records the server's
 // chat-output-parser 500s as refusals too. Skips the real-server cases when llama-server is not built.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dataset } from "../../lib/data/index.ts";
+import { gridCommand } from "../../lib/cli/run.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
 import { createServices } from "../../lib/experiment/services.ts";
@@ -158,6 +159,20 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a real llama-server that refuses", 
     expect(backend.stats()).toEqual({ hits: 0, computed: 0, errors: failed });
     expect(inner.pool.served()[0].served).toBe(failed);
     await backend.close();
+  }, 300_000);
+
+  it("merit grid finishes (exit 0) and names the refused calls on stderr", async () => {
+    mkdirSync(join(root, "grid"));
+    const { path } = await cacheFromChosenSql(dataset, oracle, new Map(), join(root, "grid"));
+    const configPath = join(root, "grid.json");
+    writeFileSync(configPath, JSON.stringify({
+      dataset: "spider", data_dir: SPIDER_DIR, initial_cache: path, call_cache: join(root, "grid-calls.sqlite"), max_repair_steps: 1,
+      model: { backend: "openai", path: TINY_QWEN, base_urls: [small.url] }, decoding: { max_output_tokens: 8 },
+    }));
+    const err: string[] = [];
+    const code = await gridCommand.run(["--config", configPath, "--methods", "iterative", "--seeds", "0", "--limit", "2", "--out", join(root, "grid-runs")], { out: () => {}, err: (l) => err.push(l) });
+    expect(code, err.join("\n")).toBe(0);
+    expect(err.join("\n")).toMatch(/LLM calls: 0 computed, 0 from the call cache \(.*\); 2 refused by the server, recorded as failed generations \(metrics\.json failed_generations\)/);
   }, 300_000);
 
   it("the chat fallback sends llama.cpp's penalty fields and records the server's refusals", async () => {

@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo test typecheck bench models data-spider data-bird clean notebooks notebooks-paper reproduce
+.PHONY: install demo test typecheck bench models data-spider data-bird clean notebooks notebooks-paper reproduce llama-server
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -47,6 +47,12 @@ notebooks: install
 ## also read); set MERIT_RUNS / MERIT_RESULTS yourself for another grid.
 notebooks-paper: install
 	MERIT_RUNS=runs/paper/spider MERIT_RESULTS=results/paper /usr/bin/python3 notebooks/run.py
+
+## llama-server + llama-batched-bench built from the llama.cpp release node-llama-cpp bundles, into
+## ${XDG_CACHE_HOME:-~/.cache}/merit-kit/llama.cpp-<tag>-<cpu|cuda>/ (reused when built; ~10 min on
+## 2 cores; MERIT_LLAMA_GPU=cpu|cuda overrides the choice). The last line is the llama-server path.
+llama-server: install
+	@scripts/build-llama-server.sh
 
 bench: install
 	for b in oracle retrieval bootstrap llm; do npx tsx bench/$$b.ts || exit 1; done

@@ -44,6 +44,8 @@ export interface RunMetrics {
   final_failure_breakdown: FailureBreakdown;
   /** Sums of every accounting field over the run's trajectories. */
   accounting: Accounting;
+  /** LLM calls a server refused (trajectory `failed_generations`); present only when > 0 (issue 16 §2). */
+  failed_generations?: number;
 }
 
 /** Options of {@link runMetrics}. */
@@ -80,7 +82,13 @@ export function runMetrics(trajectories: readonly Trajectory[], opts: RunMetrics
     initial_failure_breakdown: breakdown(initialFailures.map((t) => t.error_types[0])),
     final_failure_breakdown: breakdown(trajectories.filter((t) => !t.final_correct).map((t) => t.error_types[t.error_types.length - 1])),
     accounting: sumAccounting(trajectories),
+    ...failedGenerations(trajectories),
   };
+}
+
+function failedGenerations(trajectories: readonly Trajectory[]): { failed_generations?: number } {
+  const n = trajectories.reduce((s, t) => s + (t.failed_generations?.length ?? 0), 0);
+  return n > 0 ? { failed_generations: n } : {};
 }
 
 /** Population variance (divide by n); 0 for fewer than 2 values (METHOD.md §8). */

@@ -138,7 +138,9 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
     );
     flush(true);
     const stats = services.backend.stats();
-    io.err(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})`);
+    // A finished grid's failed calls are server refusals (any other error ends it): say so loudly.
+    const refused = stats.errors > 0 ? `; ${stats.errors} refused by the server, recorded as failed generations (metrics.json failed_generations)` : "";
+    io.err(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})${refused}`);
     return results;
   } finally {
     await services.close();

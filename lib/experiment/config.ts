@@ -15,12 +15,29 @@ export const ModelSchema = z
   .object({
     /** `llama` = a local GGUF through node-llama-cpp; `openai` = OpenAI-compatible servers (vLLM, llama.cpp server). */
     backend: z.enum(["llama", "openai"]).default("llama"),
-    /** GGUF file for the llama backend (models/README.md says how to get it). */
+    /**
+     * GGUF file for the llama backend (models/README.md says how to get it); for the openai backend
+     * with `prompt_format: "tokens"`, the GGUF whose chat template and tokenizer build the prompt ids
+     * (only its vocabulary is loaded).
+     */
     path: z.string().default("models/Qwen2.5-7B-Instruct-Q4_K_M.gguf"),
-    /** Base URLs for the openai backend; requests are sharded over them. */
+    /** Base URLs for the openai backend; requests are sharded over them, and a dead one is failed over. */
     base_urls: z.array(z.string().url()).default([]),
     /** Served model name for the openai backend. */
     model_name: z.string().default("Qwen/Qwen2.5-7B-Instruct"),
+    /** Revision or hash of the served weights, recorded in the backend identity (cache keys). */
+    model_revision: z.string().min(1).default("unpinned"),
+    /** The openai backend's server software: decoding parameters are spelled for it (lib/llm/engine-request.ts). */
+    engine: z.enum(["llama.cpp", "vllm"]).default("llama.cpp"),
+    /**
+     * `tokens` (default): the kit templates, truncates and tokenises with `path`'s GGUF and sends token
+     * ids to the completions endpoint, so prompts equal the llama backend's token for token;
+     * `chat`: the explicit fallback for a server whose tokenizer cannot be loaded here — the server
+     * templates and tokenises (`/v1/chat/completions`), and no truncation is counted.
+     */
+    prompt_format: z.enum(["tokens", "chat"]).default("tokens"),
+    /** In-flight requests per base URL for the openai backend (match the server's --parallel). */
+    requests_per_url: z.number().int().positive().default(4),
     /** GPU use for llama: auto-detect, force a backend, or false for CPU. */
     gpu: GpuSchema.default("auto"),
     /** CPU threads (null = physical cores; the env var MERIT_THREADS overrides). */

@@ -6,10 +6,13 @@
  * @module
  */
 import type { Dataset } from "../data/types.ts";
+import { MeritError } from "../errors.ts";
 import { CallCache } from "../llm/call-cache.ts";
 import { createLlamaBackend } from "../llm/llama-backend.ts";
 import { createLlamaEmbedder } from "../llm/llama-embedder.ts";
+import { CompletionsBackend } from "../llm/completions-backend.ts";
 import { createOpenAIEmbedder, OpenAIChatBackend } from "../llm/openai-backend.ts";
+import { loadPromptTokenizer } from "../llm/prompt-tokenizer.ts";
 import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { createRetriever, type Retriever } from "../retrieval/retriever.ts";
@@ -67,7 +70,15 @@ async function chatBackendOf(config: ExperimentConfig): Promise<ChatBackend> {
   const m = config.model;
   const d = config.decoding;
   if (m.backend === "openai") {
-    return new OpenAIChatBackend({ baseUrls: m.base_urls, model: m.model_name, seed: d.seed, extraBody: { repetition_penalty: d.repetition_penalty } });
+    const remote = { baseUrls: m.base_urls, model: m.model_name, modelRevision: m.model_revision, maxConcurrencyPerUrl: m.requests_per_url, seed: d.seed, repetitionPenalty: d.repetition_penalty };
+    if (m.prompt_format === "chat") {
+      return new OpenAIChatBackend({ ...remote, engine: m.engine, contextSize: d.max_input_tokens + d.max_output_tokens });
+    }
+    const tokenizer = await loadPromptTokenizer({ modelPath: m.path, maxInputTokens: d.max_input_tokens, truncate: d.truncate }).catch((error: unknown) => {
+      if (!(error instanceof MeritError)) throw error;
+      throw new MeritError(`model.path is the served model's GGUF (its tokenizer and chat template build the token-id prompts of model.prompt_format "tokens"): ${error.message}; or set model.prompt_format: "chat" to let the server template`, { cause: error });
+    });
+    return new CompletionsBackend({ ...remote, engine: m.engine, tokenizer, ownsTokenizer: true, maxOutputTokensLimit: d.max_output_tokens });
   }
   return createLlamaBackend({
     modelPath: m.path,

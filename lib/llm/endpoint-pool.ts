@@ -1,8 +1,16 @@
 /**
- * HTTP transport for OpenAI-compatible servers (METHOD.md §6.4): several base URLs with least-busy
- * sharding, bounded concurrency per URL, a timeout per attempt (AbortController), retries with
- * exponential backoff on 429, 5xx, timeouts and network errors, and an immediate, specific error on
- * any other 4xx (status, body excerpt, URL). Backoff has no jitter: lib/ uses no randomness.
+ * HTTP transport for OpenAI-compatible servers (METHOD.md §6.4; issue 16 §2, §5): several base URLs
+ * with least-busy sharding, bounded concurrency per URL, a timeout per attempt (AbortController).
+ * - Transient problems are retried with exponential backoff: 408, 429, 503, timeouts, network errors
+ *   (connection refused or reset: a server that died), and a 5xx met for the first time.
+ * - A server that failed at the network level is set aside for `downMs` and the retry goes to another
+ *   URL at once (no backoff while a healthy URL is left), so a grid survives a killed server and the
+ *   call it had in flight is made exactly once more, elsewhere.
+ * - Deterministic refusals fail at once with HttpStatusError (status, body excerpt, URL): any other
+ *   4xx, and a 5xx other than 503 whose status and body repeat for the same request (a server-side
+ *   bug that no retry fixes, e.g. llama-server's chat-output parser). Backends turn them into a
+ *   recorded failed generation (GenerationRefusedError) instead of ending the run.
+ * Backoff has no jitter: lib/ uses no randomness.
  * @module
  */
 import { MeritError } from "../errors.ts";
@@ -20,15 +28,34 @@ export interface EndpointPoolOptions {
   maxRetries?: number;
   /** First backoff in ms, doubled per retry, capped at 60 s; a larger Retry-After wins. @default 1000 */
   backoffMs?: number;
+  /** How long a URL that failed at the network level (refused, reset, timed out) is set aside. @default 30000 */
+  downMs?: number;
   /** Injected for tests. */
   fetchImpl?: typeof fetch;
 }
 
-/** A non-retryable HTTP answer (4xx other than 429). */
+/** A deterministic HTTP refusal: a 4xx other than 408/429, or a 5xx that repeated for the same request. */
 export class HttpStatusError extends MeritError {
-  constructor(readonly url: string, readonly status: number, readonly bodyExcerpt: string) {
-    super(`${url} answered HTTP ${status}: ${bodyExcerpt}; check the model name, request parameters and API key for this server`);
+  constructor(readonly url: string, readonly status: number, readonly bodyExcerpt: string, readonly repeated = false) {
+    super(`${url} answered HTTP ${status}${repeated ? " twice for the same request" : ""}: ${bodyExcerpt}; check the model name, request parameters and API key for this server`);
     this.name = "HttpStatusError";
+  }
+}
+
+/**
+ * A generation the server refused deterministically (HttpStatusError underneath): the episode records
+ * it as a failed generation with the server's message (no text, 0 output tokens) and goes on.
+ * `promptTokens` is what the kit sent (0 when the server templates, i.e. the chat fallback).
+ */
+export class GenerationRefusedError extends HttpStatusError {
+  constructor(refusal: HttpStatusError, readonly promptTokens: number, readonly truncatedPromptTokens: number) {
+    super(refusal.url, refusal.status, refusal.bodyExcerpt, refusal.repeated);
+    this.name = "GenerationRefusedError";
+  }
+
+  /** The line recorded in the trajectory. */
+  get reason(): string {
+    return `HTTP ${this.status}${this.repeated ? " (repeated)" : ""}: ${this.bodyExcerpt}`;
   }
 }
 
@@ -41,7 +68,15 @@ export class RetriesExhaustedError extends MeritError {
 }
 
 class RetryableProblem extends Error {
-  constructor(message: string, readonly retryAfterMs = 0) {
+  constructor(
+    message: string,
+    readonly retryAfterMs = 0,
+    /** The server is unreachable (set it aside). */
+    readonly down = false,
+    /** `status body` of a 5xx, to recognise one that repeats. */
+    readonly signature: string | null = null,
+    readonly refusal: HttpStatusError | null = null,
+  ) {
     super(message);
   }
 }
@@ -50,6 +85,8 @@ interface Endpoint {
   base: string;
   inFlight: number;
   served: number;
+  /** Date.now() before which the URL is set aside (0 = up). */
+  downUntil: number;
 }
 
 /** Sends JSON POSTs to the least busy of several servers, with retries. */
@@ -60,16 +97,18 @@ export class EndpointPool {
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
   readonly #backoffMs: number;
+  readonly #downMs: number;
   readonly #apiKey?: string;
   readonly #fetch: typeof fetch;
 
   constructor(options: EndpointPoolOptions) {
     if (options.baseUrls.length === 0) throw new MeritError("at least one base URL is required, e.g. http://127.0.0.1:8080");
-    this.#endpoints = options.baseUrls.map((url) => ({ base: url.replace(/\/+$/, "").replace(/\/v1$/, ""), inFlight: 0, served: 0 }));
+    this.#endpoints = options.baseUrls.map((url) => ({ base: url.replace(/\/+$/, "").replace(/\/v1$/, ""), inFlight: 0, served: 0, downUntil: 0 }));
     this.#limit = options.maxConcurrencyPerUrl ?? 4;
     this.#timeoutMs = options.timeoutMs ?? 300_000;
     this.#maxRetries = options.maxRetries ?? 5;
     this.#backoffMs = options.backoffMs ?? 1000;
+    this.#downMs = options.downMs ?? 30_000;
     this.#apiKey = options.apiKey;
     this.#fetch = options.fetchImpl ?? fetch;
   }
@@ -79,35 +118,48 @@ export class EndpointPool {
     return this.#endpoints.map(({ base, served }) => ({ base, served }));
   }
 
-  /** POSTs `body` to `path` (e.g. `/v1/chat/completions`) and resolves to the parsed JSON answer. */
+  /** POSTs `body` to `path` (e.g. `/completion`) and resolves to the parsed JSON answer. */
   async postJson(path: string, body: unknown): Promise<unknown> {
     const payload = JSON.stringify(body);
     let lastProblem = "";
+    let lastSignature: string | null = null;
     for (let attempt = 0; attempt <= this.#maxRetries; attempt++) {
-      let retryAfterMs: number;
+      let problem: RetryableProblem;
       const endpoint = await this.#acquire();
       try {
         return await this.#attempt(endpoint, path, payload);
       } catch (error) {
         if (!(error instanceof RetryableProblem)) throw error;
-        lastProblem = error.message;
-        retryAfterMs = error.retryAfterMs;
+        problem = error;
       } finally {
         endpoint.inFlight--;
         this.#waiting.shift()?.();
       }
+      lastProblem = problem.message;
+      if (problem.refusal && problem.signature !== null && problem.signature === lastSignature) {
+        throw new HttpStatusError(problem.refusal.url, problem.refusal.status, problem.refusal.bodyExcerpt, true);
+      }
+      lastSignature = problem.signature;
+      if (problem.down) endpoint.downUntil = Date.now() + this.#downMs;
       if (attempt === this.#maxRetries) break;
-      const delay = Math.max(Math.min(this.#backoffMs * 2 ** attempt, 60_000), retryAfterMs);
+      // A healthy URL is left: fail over at once; otherwise back off.
+      if (problem.down && this.#endpoints.some((e) => e.downUntil <= Date.now())) continue;
+      const delay = Math.max(Math.min(this.#backoffMs * 2 ** attempt, 60_000), problem.retryAfterMs);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
     throw new RetriesExhaustedError(this.#maxRetries + 1, lastProblem);
   }
 
-  /** The endpoint with the fewest in-flight requests below the limit (first listed on ties). */
+  /**
+   * The endpoint with the fewest in-flight requests below the limit (first listed on ties), among the
+   * URLs that are up; when every URL is set aside, among all of them (a restarted server comes back).
+   */
   async #acquire(): Promise<Endpoint> {
     for (;;) {
+      const now = Date.now();
+      const up = this.#endpoints.filter((e) => e.downUntil <= now);
       let best: Endpoint | undefined;
-      for (const e of this.#endpoints) if (e.inFlight < this.#limit && (!best || e.inFlight < best.inFlight)) best = e;
+      for (const e of up.length > 0 ? up : this.#endpoints) if (e.inFlight < this.#limit && (!best || e.inFlight < best.inFlight)) best = e;
       if (best) {
         best.inFlight++;
         return best;
@@ -128,17 +180,25 @@ export class EndpointPool {
       response = await this.#fetch(url, { method: "POST", headers, body: payload, signal: controller.signal });
       text = await response.text();
     } catch (error) {
-      if (controller.signal.aborted) throw new RetryableProblem(`${url} timed out after ${this.#timeoutMs} ms`);
+      if (controller.signal.aborted) throw new RetryableProblem(`${url} timed out after ${this.#timeoutMs} ms`, 0, true);
       const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-      throw new RetryableProblem(`${url}: network error ${error instanceof Error ? error.message : String(error)}${cause}`);
+      throw new RetryableProblem(`${url}: network error ${error instanceof Error ? error.message : String(error)}${cause}`, 0, true);
     } finally {
       clearTimeout(timer);
     }
     endpoint.served++;
     const excerpt = text.replace(/\s+/g, " ").slice(0, 300);
-    if (response.status === 429 || response.status >= 500) {
+    if (response.status === 408 || response.status === 429 || response.status >= 500) {
       const retryAfter = Number(response.headers.get("retry-after"));
-      throw new RetryableProblem(`${url} answered HTTP ${response.status}: ${excerpt}`, Number.isFinite(retryAfter) ? Math.min(retryAfter, 60) * 1000 : 0);
+      // 503 (loading, overloaded) is always transient; another 5xx that repeats is a refusal.
+      const repeatable = response.status >= 500 && response.status !== 503;
+      throw new RetryableProblem(
+        `${url} answered HTTP ${response.status}: ${excerpt}`,
+        Number.isFinite(retryAfter) ? Math.min(retryAfter, 60) * 1000 : 0,
+        false,
+        repeatable ? `${response.status} ${excerpt}` : null,
+        repeatable ? new HttpStatusError(url, response.status, excerpt) : null,
+      );
     }
     if (!response.ok) throw new HttpStatusError(url, response.status, excerpt);
     try {

@@ -222,6 +222,12 @@ export class LlamaBackend implements ChatBackend {
     };
   }
 
+  /** Prompt and generated token ids of one greedy call, as `generate` computes them (parity checks against servers). */
+  async generateIds(request: GenerateRequest): Promise<{ prompt: Token[]; output: Token[] }> {
+    const { tokens } = this.promptTokens(request.prompt);
+    return { prompt: tokens, output: await this.#pool.use((sequence) => this.#decode(sequence, tokens, request.maxOutputTokens)) };
+  }
+
   /** Greedy decoding on one sequence; the returned ids include the EOG token when one was emitted. */
   async #decode(sequence: LlamaContextSequence, prompt: Token[], maxOutputTokens: number): Promise<Token[]> {
     await sequence.clearHistory();

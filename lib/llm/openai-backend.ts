@@ -1,15 +1,21 @@
 /**
- * Remote generation and embeddings over OpenAI-compatible HTTP (METHOD.md §6.4–6.5): one user
- * message to `/v1/chat/completions` with temperature 0, `max_tokens` and a fixed `seed`; token counts
- * from the server's `usage` (never re-tokenised here); `/v1/embeddings` vectors L2-normalised.
+ * Remote embeddings, and the chat-completions FALLBACK for generation, over OpenAI-compatible HTTP
+ * (METHOD.md §6.4–6.5). The default remote generation path is completions-backend.ts (the kit's own
+ * template and token ids, issue 16 §2); this one is for a server whose tokenizer cannot be loaded
+ * locally (config `model.prompt_format: "chat"`, recorded as `promptFormat: "chat"` in the identity):
+ * one user message to `/v1/chat/completions` with temperature 0, `max_tokens`, a fixed `seed` and the
+ * repetition penalty spelled for the engine (engine-request.ts); token counts from the server's
+ * `usage` (never re-tokenised here); a deterministic refusal becomes GenerationRefusedError.
  * The SERVER applies the chat template and any truncation: `truncatedPromptTokens` is always 0 here,
  * so serve with a context ≥ maxInputTokens + max_tokens and compare `usage.prompt_tokens`.
+ * `/v1/embeddings` vectors are L2-normalised.
  * @module
  */
 import { z } from "zod";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import { MeritError } from "../errors.ts";
-import { EndpointPool, type EndpointPoolOptions } from "./endpoint-pool.ts";
+import { EndpointPool, GenerationRefusedError, HttpStatusError, type EndpointPoolOptions } from "./endpoint-pool.ts";
+import type { Engine } from "./engine-request.ts";
 import { l2Normalise } from "./unit-vector.ts";
 import type { BackendIdentity, ChatBackend, Embedder, GenerateRequest, GenerateResult } from "./types.ts";
 
@@ -20,8 +26,25 @@ export interface OpenAIOptions extends EndpointPoolOptions {
   modelRevision?: string;
   /** Seed sent with every chat request. @default 42 */
   seed?: number;
-  /** Extra body fields some servers accept, e.g. `{repetition_penalty: 1.05}` (vLLM) — part of the identity. */
+  /** Extra body fields some servers accept — part of the identity. */
   extraBody?: Record<string, JsonValue>;
+}
+
+export interface OpenAIChatOptions extends OpenAIOptions {
+  /** Spells the repetition penalty for this engine; without it only `extraBody` carries penalties. */
+  engine?: Engine;
+  /** HF-semantics repetition penalty (needs `engine`). @default 1 (none sent) */
+  repetitionPenalty?: number;
+  /** Context span the llama.cpp penalty looks back over (llama-server `repeat_last_n`). @default 4608 */
+  contextSize?: number;
+}
+
+/** The repetition penalty as `engine` names it in a chat request (engine-request.ts). */
+function chatPenalty(options: OpenAIChatOptions): Record<string, JsonValue> {
+  const p = options.repetitionPenalty ?? 1;
+  if (!options.engine || p === 1) return {};
+  if (options.engine === "vllm") return { repetition_penalty: p };
+  return { repeat_penalty: p, repeat_last_n: options.contextSize ?? 4608, presence_penalty: 0, frequency_penalty: 0 };
 }
 
 const ChatResponse = z.object({
@@ -54,23 +77,40 @@ export class OpenAIChatBackend implements ChatBackend {
   readonly identity: BackendIdentity;
   /** The transport (exposes per-URL counts). */
   readonly pool: EndpointPool;
-  readonly #options: OpenAIOptions;
+  readonly #options: OpenAIChatOptions;
+  readonly #penalty: Record<string, JsonValue>;
 
-  constructor(options: OpenAIOptions) {
+  constructor(options: OpenAIChatOptions) {
     this.#options = options;
+    this.#penalty = chatPenalty(options);
     this.pool = new EndpointPool(options);
-    this.identity = remoteIdentity("openai-compatible", options, { decoding: "greedy", temperature: 0, seed: options.seed ?? 42 });
+    this.identity = remoteIdentity("openai-compatible", options, {
+      decoding: "greedy",
+      temperature: 0,
+      seed: options.seed ?? 42,
+      promptFormat: "chat",
+      engine: options.engine ?? null,
+      penalty: Object.keys(this.#penalty).length > 0 ? canonicalJson(this.#penalty) : null,
+    });
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    const json = await this.pool.postJson("/v1/chat/completions", {
-      ...this.#options.extraBody,
-      model: this.#options.model,
-      messages: [{ role: "user", content: request.prompt }],
-      temperature: 0,
-      max_tokens: request.maxOutputTokens,
-      seed: this.#options.seed ?? 42,
-    });
+    let json: unknown;
+    try {
+      json = await this.pool.postJson("/v1/chat/completions", {
+        ...this.#options.extraBody,
+        ...this.#penalty,
+        model: this.#options.model,
+        messages: [{ role: "user", content: request.prompt }],
+        temperature: 0,
+        max_tokens: request.maxOutputTokens,
+        seed: this.#options.seed ?? 42,
+      });
+    } catch (error) {
+      // The server templates, so the kit does not know the prompt's token count: 0 is recorded.
+      if (error instanceof HttpStatusError) throw new GenerationRefusedError(error, 0, 0);
+      throw error;
+    }
     const answer = parseAnswer(ChatResponse, json, "chat completion");
     return {
       text: answer.choices[0].message.content ?? "",

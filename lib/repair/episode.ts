@@ -11,6 +11,7 @@ import { classifyFailure } from "../classify.ts";
 import type { DatasetName, Example } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
 import type { InitialRecord } from "../experiment/initial-cache.ts";
+import { GenerationRefusedError } from "../llm/endpoint-pool.ts";
 import type { ChatBackend, Embedder, GenerateResult } from "../llm/types.ts";
 import { failureContext, type EpisodeAttempt, type FinishedEpisode } from "../memory/finalize.ts";
 import type { MemoryStore } from "../memory/store.ts";
@@ -59,6 +60,8 @@ export interface CallRecord {
   truncatedPromptTokens: number;
   cached: boolean;
   promptHash: string | null;
+  /** The server's message when it refused this generation deterministically (issue 16 §2), else null. */
+  failure: string | null;
 }
 
 /** One scored attempt. */
@@ -131,6 +134,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     truncatedPromptTokens: 0,
     cached: true,
     promptHash: spec.initial.prompt_hash,
+    failure: null,
   });
 
   const question = { dataset: spec.dataset, schema: spec.schema, question: example.question, evidence: example.evidence };
@@ -139,7 +143,17 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const generate = async (kind: CallKind, prompt: string): Promise<GenerateResult> => {
     const hash = promptHash(prompt);
     prompts.push({ kind, hash, text: prompt });
-    const result = await services.backend.generate({ prompt, maxOutputTokens: spec.maxOutputTokens });
+    let result: GenerateResult;
+    let failure: string | null = null;
+    try {
+      result = await services.backend.generate({ prompt, maxOutputTokens: spec.maxOutputTokens });
+    } catch (error) {
+      // A server's deterministic refusal is a failed generation with no text (so no SQL: the attempt
+      // scores as an execution error), recorded with the server's message; the episode goes on.
+      if (!(error instanceof GenerationRefusedError)) throw error;
+      failure = error.reason;
+      result = { text: "", promptTokens: error.promptTokens, outputTokens: 0, truncatedPromptTokens: error.truncatedPromptTokens, cached: false };
+    }
     calls.push({
       kind,
       promptTokens: result.promptTokens,
@@ -147,6 +161,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       truncatedPromptTokens: result.truncatedPromptTokens,
       cached: result.cached,
       promptHash: hash,
+      failure,
     });
     return result;
   };

@@ -65,6 +65,9 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
     accounting,
     retrieved_entry_ids: result.retrieved,
   };
+  // Only written when a server refused a call, so trajectories without failures keep their bytes.
+  const failures = calls.flatMap((c, i) => (c.failure === null ? [] : [{ call: i, message: c.failure }]));
+  if (failures.length > 0) trajectory.failed_generations = failures;
   return TrajectorySchema.parse(trajectory);
 }
 

@@ -125,6 +125,11 @@ export const TrajectorySchema = z
     accounting: AccountingSchema,
     /** Memory entry ids retrieved at each repair step (index 0 = repair 1); [] for memoryless methods. */
     retrieved_entry_ids: z.array(z.array(z.string())),
+    /**
+     * LLM calls a server refused deterministically (issue 16 §2): the call's index in `call_kinds` and
+     * the server's message. Such a call has no text and 0 output tokens. Absent when there were none.
+     */
+    failed_generations: z.array(z.object({ call: count, message: z.string() }).strict()).min(1).optional(),
   })
   .strict()
   .superRefine((t, ctx) => {
@@ -152,6 +157,10 @@ export const TrajectorySchema = z
     if (t.feedback_regime === "denotation_confirmed") {
       if (t.initial_correct !== (t.statuses[0] === "CORRECT")) issue("initial_correct", "disagrees with statuses[0]");
       if (t.final_correct !== (t.statuses[n - 1] === "CORRECT")) issue("final_correct", "disagrees with the last status");
+    }
+    for (const f of t.failed_generations ?? []) {
+      if (f.call === 0 || f.call >= calls) issue("failed_generations", `call ${f.call} is not a reflection or repair call (1..${calls - 1})`);
+      else if (t.output_tokens[f.call] !== 0) issue("failed_generations", `call ${f.call} failed but has ${t.output_tokens[f.call]} output tokens`);
     }
     checkAccounting(t, issue);
   });

@@ -17,5 +17,5 @@ export {
   type SpiderProtocol,
 } from "./protocol.ts";
 export { extractSql, singleStatement } from "./extract-sql.ts";
-export { readPredictions, type PredictionsFile, type PredictionEncoding } from "./predictions.ts";
+export { firstTabField, readPredictions, type PredictionsFile, type PredictionEncoding } from "./predictions.ts";
 export { evaluatePredictions, writeEvalOutputs, exLine, type EvalResult, type EvalSummary } from "./evaluate.ts";

@@ -111,6 +111,11 @@ describe("results over the row or byte cap are judged against the gold", () => {
     // 1,296 rows, 6 distinct names: set(pred) == set(gold).
     const verdict = await bird.score(example("SELECT Name FROM singer"), cross(4, "s0.Name"));
     expect(verdict).toMatchObject({ status: "CORRECT", dbError: null });
+    // Python's set semantics in the de-duplication: 1 == 1.0, and '1' and x'31' are other values.
+    const mixed = cross(4, "CASE WHEN s0.Singer_ID % 2 = 0 THEN 1 ELSE 1.0 END");
+    expect((await bird.score(example("SELECT 1"), mixed)).status).toBe("CORRECT");
+    expect((await bird.score(example("SELECT '1'"), mixed)).status).toBe("DENOTATION_MISMATCH");
+    expect((await bird.score(example("SELECT x'31'"), cross(4, "CASE WHEN s0.Singer_ID % 2 = 0 THEN x'31' ELSE '1' END"))).status).toBe("DENOTATION_MISMATCH");
     // Another set, still over the cap in rows: a mismatch.
     expect((await bird.score(example("SELECT Name FROM singer"), cross(4, "s1.Country"))).status).toBe("DENOTATION_MISMATCH");
   });

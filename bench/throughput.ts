@@ -288,12 +288,20 @@ interface BatchedBenchRow {
   wallS: number;
 }
 
+interface BatchedBench {
+  rows: BatchedBenchRow[];
+  /** CPU seconds of the whole llama-batched-bench process (all its rows, model load included). */
+  cpuS: number | null;
+}
+
 /** `llama-batched-bench` at 1 and N sequences with the slice's mean prompt length and the output cap. */
-function batchedBench(o: Options, threads: number, promptTokens: number): BatchedBenchRow[] {
+function batchedBench(o: Options, threads: number, promptTokens: number): BatchedBench {
   const bin = join(o.llamaBin!, "llama-batched-bench");
   const npl = o.streams === 1 ? "1" : `1,${o.streams}`;
   const args = ["-m", o.model, "-c", String((promptTokens + o.maxTokens) * o.streams + 256), "-b", "2048", "-ub", "512", "-npp", String(promptTokens), "-ntg", String(o.maxTokens), "-npl", npl, "-t", String(threads), "-fa", "off", "-ngl", o.gpu === false ? "0" : "999"];
-  const run = spawnSync(bin, args, { encoding: "utf8", timeout: 900_000 });
+  // Run under bash so its children's CPU ticks (cutime + cstime of /proc/<bash>/stat) can be read afterwards.
+  const script = 'bench="$1"; shift; "$bench" "$@"; rc=$?; read -r -a s < <(cut -d")" -f2- /proc/$$/stat); echo "CHILD_CPU_TICKS $(( s[13] + s[14] ))" >&2; exit $rc';
+  const run = spawnSync("bash", ["-c", script, "_", bin, ...args], { encoding: "utf8", timeout: 900_000 });
   if (run.status !== 0) throw new Error(`llama-batched-bench failed (${run.status}): ${(run.stderr ?? "").split("\n").slice(-4).join(" | ")}`);
   const rows: BatchedBenchRow[] = [];
   for (const line of `${run.stdout}\n${run.stderr}`.split("\n")) {
@@ -303,7 +311,8 @@ function batchedBench(o: Options, threads: number, promptTokens: number): Batche
     rows.push({ pp: n[0], tg: n[1], b: n[2], ppTokS: n[5], tgTokS: n[7], wallS: n[8], totalTokS: n[9] });
   }
   if (rows.length === 0) throw new Error("llama-batched-bench printed no result table");
-  return rows;
+  const ticks = /CHILD_CPU_TICKS (\d+)/.exec(run.stderr ?? "")?.[1];
+  return { rows, cpuS: ticks === undefined ? null : Number(ticks) / 100 };
 }
 
 const fmt = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "—");
@@ -317,7 +326,7 @@ async function main(): Promise<void> {
   const queries = await failedQueries(o.streams * o.queries);
   const model = await loadLlamaModel(o.model, o.gpu);
   const results: Measured[] = [];
-  let bench: BatchedBenchRow[] | null = null;
+  let bench: BatchedBench | null = null;
   const skipped: string[] = [];
   const template = await createLlamaBackend({ modelPath: o.model, modelHash: "bench", loadedModel: model, gpu: o.gpu, maxInputTokens: MAX_INPUT, maxOutputTokensLimit: o.maxTokens, log: () => {} });
   try {
@@ -343,10 +352,10 @@ async function main(): Promise<void> {
     await model.dispose();
   }
 
-  const anchor = bench?.find((r) => r.b === o.streams) ?? null;
+  const anchor = bench?.rows.find((r) => r.b === o.streams) ?? null;
   const header = ["engine", "N", "calls", "failed", "wall s", "CPU s", "prompt tok", "gen tok", "prompt tok/s", "gen tok/s", "total tok/s", "tok per CPU s"];
   const rows = results.map((r) => [r.engine, String(o.streams), String(r.calls), String(r.failedCalls), fmt(r.wallS), r.cpuS === null ? "—" : fmt(r.cpuS), String(r.promptTokens), String(r.generatedTokens), fmt(r.promptTokens / r.wallS), fmt(r.generatedTokens / r.wallS), fmt((r.promptTokens + r.generatedTokens) / r.wallS), r.cpuS ? fmt((r.promptTokens + r.generatedTokens) / r.cpuS) : "—"]);
-  for (const row of bench ?? []) rows.push([`llama-batched-bench (pp ${row.pp}, tg ${row.tg})`, String(row.b), "—", "—", fmt(row.wallS), "—", String(row.pp * row.b), String(row.tg * row.b), fmt(row.ppTokS), fmt(row.tgTokS), fmt(row.totalTokS), "—"]);
+  for (const row of bench?.rows ?? []) rows.push([`llama-batched-bench (pp ${row.pp}, tg ${row.tg})`, String(row.b), "—", "—", fmt(row.wallS), "—", String(row.pp * row.b), String(row.tg * row.b), fmt(row.ppTokS), fmt(row.tgTokS), fmt(row.totalTokS), "—"]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => "| " + r.map((c, i) => c.padEnd(widths[i])).join(" | ") + " |";
   console.log(line(header));
@@ -362,6 +371,14 @@ async function main(): Promise<void> {
   if (thr && det) ratios.throughput_vs_deterministic = total(thr) / total(det);
   if (thr && srv) ratios.kit_overhead_vs_server = srv.wallS > 0 ? (thr.wallS / srv.wallS) * ((srv.promptTokens + srv.generatedTokens) / (thr.promptTokens + thr.generatedTokens)) - 1 : NaN;
   console.log("");
+  if (bench?.cpuS) {
+    const benchTokens = bench.rows.reduce((n, r) => n + (r.pp + r.tg) * r.b, 0);
+    const benchWall = bench.rows.reduce((n, r) => n + r.wallS, 0);
+    // Model load and warm-up included in the CPU time; a small overestimate of the anchor's cost.
+    console.log(`llama-batched-bench: ${fmt(bench.cpuS)} CPU s for ${benchTokens} tokens in ${fmt(benchWall)} s of runs (all rows): ${fmt(benchTokens / bench.cpuS)} tok per CPU s`);
+    if (thr?.cpuS) ratios.throughput_vs_batched_bench_cpu = (thr.promptTokens + thr.generatedTokens) / thr.cpuS / (benchTokens / bench.cpuS);
+  }
+  if (ratios.throughput_vs_batched_bench_cpu !== undefined) console.log(`throughput mode / llama-batched-bench tokens per CPU second: ${fmt(ratios.throughput_vs_batched_bench_cpu, 2)}`);
   if (ratios.throughput_vs_batched_bench !== undefined) console.log(`throughput mode / llama-batched-bench total tok/s at N=${o.streams}: ${fmt(ratios.throughput_vs_batched_bench, 2)} (target ≥ 0.9)`);
   if (ratios.throughput_vs_deterministic !== undefined) console.log(`throughput mode / deterministic mode total tok/s: ${fmt(ratios.throughput_vs_deterministic, 2)}`);
   if (thr?.cpuS && srv?.cpuS) ratios.kit_cpu_overhead_vs_server = (thr.cpuS / (thr.promptTokens + thr.generatedTokens)) / (srv.cpuS / (srv.promptTokens + srv.generatedTokens)) - 1;

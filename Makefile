@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo test typecheck bench models data-spider data-bird clean notebooks notebooks-paper reproduce llama-server
+.PHONY: install demo test typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-paper reproduce llama-server
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -56,6 +56,14 @@ llama-server: install
 
 bench: install
 	for b in oracle retrieval bootstrap llm; do npx tsx bench/$$b.ts || exit 1; done
+
+# Random-weight GGUF in Qwen2.5-0.5B-Instruct's shape (bench/README.md); SHAPE=7b for the 7B shape.
+bench-model: install
+	npx tsx bench/make-model.ts --shape $(or $(SHAPE),0.5b)
+
+# Throughput of deterministic vs throughput mode (+ llama-server / llama-batched-bench when built).
+bench-throughput: bench-model
+	npx tsx bench/throughput.ts
 
 ## The Qwen2.5-7B-Instruct and bge-large GGUFs (models/models.json), on a machine with model-hub access.
 models: install

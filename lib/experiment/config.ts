@@ -44,6 +44,12 @@ export const ModelSchema = z
     threads: z.number().int().positive().nullable().default(null),
     /** Parallel slots (one llama.cpp context each) sharing one loaded model: streams of a grid run concurrently. */
     sequences: z.number().int().positive().default(1),
+    /**
+     * llama backend: `deterministic` = one context per slot, recomputation bit-exact; `throughput` =
+     * the slots share one batched context (faster, most of all on GPUs; recomputation can differ at
+     * near-tied logits). Runs are replay-exact through the call cache either way (README).
+     */
+    mode: z.enum(["deterministic", "throughput"]).default("deterministic"),
   })
   .strict();
 

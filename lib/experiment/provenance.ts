@@ -45,8 +45,18 @@ export async function runManifestExtras(backend: ChatBackend, promptsDir?: strin
     prompt_templates: templateHashes(promptsDir),
     prompt_template_set_hash: templateSetHash(promptsDir),
     model_identity: backend.identity as unknown as JsonValue,
+    exactness: exactnessOf(backend),
     llama_cpp: llamaRuntimeInfo(backend),
   };
+}
+
+/** The run's exactness contract (README, "Reproducibility, and its known limits"). */
+function exactnessOf(backend: ChatBackend): string {
+  const replay = "replay-exact through the call cache";
+  if (backend.identity.kind !== "llama.cpp") return `${replay}; recomputation depends on the server`;
+  return backend.identity.params.mode === "throughput"
+    ? `${replay}; recomputation may differ at near-tied logits (throughput mode: batched decoding)`
+    : `${replay}; recomputation bit-exact (deterministic mode)`;
 }
 
 /** node-llama-cpp build and GPU of a llama.cpp backend (null for other backends). */

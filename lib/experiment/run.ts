@@ -92,10 +92,14 @@ export interface RunResult {
 /**
  * The run's identity as stored in config.json. The number of parallel slots and the CPU thread
  * count are left out: the llama.cpp backend's outputs do not depend on them (llama-backend.ts,
- * "Determinism"), so a run can resume inside another grid or on another machine.
+ * "Determinism"), so a run can resume inside another grid or on another machine. The decoding mode
+ * is kept when it is `throughput` (its recomputed outputs can differ) and left out when it is the
+ * default, so run directories written before the mode existed keep their identity.
  */
 export function runIdentity(spec: RunSpec): RunSpec {
-  return { ...spec, config: { ...spec.config, model: { ...spec.config.model, sequences: 1, threads: null } } };
+  const { mode, ...model } = spec.config.model;
+  const identity = { ...model, sequences: 1, threads: null, ...(mode === "throughput" ? { mode } : {}) };
+  return { ...spec, config: { ...spec.config, model: identity as RunSpec["config"]["model"] } };
 }
 
 /**

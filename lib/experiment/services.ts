@@ -85,6 +85,7 @@ async function chatBackendOf(config: ExperimentConfig): Promise<ChatBackend> {
     gpu: m.gpu,
     threads: m.threads ?? undefined,
     sequences: m.sequences,
+    mode: m.mode,
     maxInputTokens: d.max_input_tokens,
     maxOutputTokensLimit: d.max_output_tokens,
     repetitionPenalty: d.repetition_penalty,

@@ -35,16 +35,25 @@
  *   the context size, frequency and presence penalties 0 — the same set and the same rule as HF.
  *   Penalty 1 disables it.
  *
+ * Throughput mode (`mode: "throughput"`, lib/llm/batched-decoder.ts): the slots are the N sequences
+ * of ONE context and every decoding step evaluates all active sequences in one batch; the decoder
+ * drives llama.cpp itself and samples each sequence from its own output row, one read at a time, so
+ * the mix-up above cannot occur. Batch composition can change floating-point reduction order, so
+ * recomputation is bit-exact only in the default deterministic mode; the mode is part of the
+ * identity (cache keys) when it is not the default.
+ *
  * KV prefix reuse across calls is deliberately off (every call clears its sequence): reusing a
  * cached prefix would make an output depend on which prompt a sequence served before.
  * @module
  */
+import os from "node:os";
 import { basename } from "node:path";
 import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
 import { MeritError } from "../errors.ts";
 import { jinjaChatTemplate, modelChatTemplate, type ChatTemplate } from "./chat-template.ts";
 import { sha256File } from "./file-hash.ts";
-import { llamaRuntime, resolveThreads, type GpuSetting } from "./llama-runtime.ts";
+import { BatchedDecoder } from "./batched-decoder.ts";
+import { chooseThreads, llamaRuntime, type GpuSetting, type ThreadChoice } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";
 import { SlotPool } from "./slot-pool.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "./types.ts";
@@ -54,10 +63,14 @@ export interface LlamaBackendOptions {
   modelPath: string;
   /** @default false (CPU). `"auto"` uses a GPU when node-llama-cpp finds one. */
   gpu?: GpuSetting;
-  /** CPU threads per context. @default env MERIT_THREADS, else physical cores */
+  /** CPU threads per context. @default env MERIT_THREADS, else available cores ÷ contexts (`chooseThreads`) */
   threads?: number;
-  /** Parallel slots (concurrent generate() calls), one context each. @default 1 */
+  /** Parallel slots (concurrent generate() calls): one context each, or the sequences of one context in throughput mode. @default 1 */
   sequences?: number;
+  /** `"deterministic"`: one context per slot, bit-exact recomputation; `"throughput"`: one batched context. @default "deterministic" */
+  mode?: LlamaMode;
+  /** Prints the thread choice (default: one line on stderr); pass `() => {}` to silence it. */
+  log?: (line: string) => void;
   /** Prompt tokens kept after left truncation (METHOD.md §6.4). @default 4096 */
   maxInputTokens?: number;
   /** Largest maxOutputTokens a request may ask for; sizes the context. @default 512 */
@@ -79,6 +92,9 @@ export interface LlamaBackendOptions {
   loadedModel?: LlamaModel;
 }
 
+/** How parallel slots decode (README, "Reproducibility, and its known limits"). */
+export type LlamaMode = "deterministic" | "throughput";
+
 /** Prompt tokens that exceed maxInputTokens when `truncate: "error"`. */
 export class PromptTooLongError extends MeritError {
   constructor(readonly promptTokens: number, readonly maxInputTokens: number) {
@@ -90,7 +106,6 @@ export class PromptTooLongError extends MeritError {
 /** Loads the model and returns a ready backend. @throws ModelFileError when the GGUF cannot be used */
 export async function createLlamaBackend(options: LlamaBackendOptions): Promise<LlamaBackend> {
   const llama = await llamaRuntime(options.gpu ?? false);
-  const threads = resolveThreads(llama, options.threads);
   const owned = options.loadedModel === undefined;
   const model = options.loadedModel ?? (await loadLlamaModel(options.modelPath, options.gpu));
   try {
@@ -98,13 +113,21 @@ export async function createLlamaBackend(options: LlamaBackendOptions): Promise<
     const maxOutputTokensLimit = options.maxOutputTokensLimit ?? 512;
     const slots = options.sequences ?? 1;
     if (!Number.isInteger(slots) || slots < 1) throw new MeritError(`sequences must be a positive integer, got ${slots}`);
+    const mode = options.mode ?? "deterministic";
+    if (mode !== "deterministic" && mode !== "throughput") throw new MeritError(`mode must be "deterministic" or "throughput", got ${String(mode)}`);
+    // Physical cores (llama.cpp's count) when fewer than the logical CPUs this process may use.
+    const cores = Math.max(1, Math.min(os.availableParallelism(), llama.cpuMathCores || os.availableParallelism()));
+    const choice = chooseThreads(mode === "throughput" ? 1 : slots, options.threads, cores);
+    const threads = choice.threads;
+    (options.log ?? ((line: string) => process.stderr.write(line + "\n")))(describeThreads(mode, slots, choice));
     const contexts: LlamaContext[] = [];
     try {
-      for (let i = 0; i < slots; i++) {
+      // Throughput mode: one context whose sequences are the slots (batched-decoder.ts).
+      for (let i = 0; i < (mode === "throughput" ? 1 : slots); i++) {
         contexts.push(
           await model.createContext({
             contextSize: maxInputTokens + maxOutputTokensLimit,
-            sequences: 1,
+            sequences: mode === "throughput" ? slots : 1,
             threads,
             flashAttention: false,
             failedCreationRemedy: false,
@@ -113,7 +136,7 @@ export async function createLlamaBackend(options: LlamaBackendOptions): Promise<
       }
       const template = options.chatTemplate === undefined ? modelChatTemplate(model, options.modelPath) : jinjaChatTemplate(options.chatTemplate, model);
       const modelHash = options.modelHash ?? (await sha256File(options.modelPath));
-      return new LlamaBackend({ ...options, maxInputTokens, maxOutputTokensLimit, model, owned, contexts, template, modelHash, threads });
+      return new LlamaBackend({ ...options, mode, maxInputTokens, maxOutputTokensLimit, model, owned, contexts, template, modelHash, threads });
     } catch (error) {
       for (const context of contexts) await context.dispose();
       throw error;
@@ -124,6 +147,13 @@ export async function createLlamaBackend(options: LlamaBackendOptions): Promise<
   }
 }
 
+/** The one stderr line saying how many threads each context got, and why. */
+export function describeThreads(mode: LlamaMode, slots: number, choice: ThreadChoice): string {
+  const contexts = mode === "throughput" ? `1 context × ${slots} sequences` : `${slots} context${slots === 1 ? "" : "s"}`;
+  const why = choice.source === "cores / contexts" ? `${choice.cores} cores available ÷ ${choice.contexts}` : `set by ${choice.source === "option" ? "threads" : "MERIT_THREADS"}`;
+  return `llama.cpp ${mode} mode: ${contexts}, ${choice.threads} thread${choice.threads === 1 ? "" : "s"} per context (${why})`;
+}
+
 /** Loads a GGUF on the shared runtime (for `loadedModel`). @throws ModelFileError */
 export async function loadLlamaModel(modelPath: string, gpu: GpuSetting = false): Promise<LlamaModel> {
   const llama = await llamaRuntime(gpu);
@@ -131,6 +161,7 @@ export async function loadLlamaModel(modelPath: string, gpu: GpuSetting = false)
 }
 
 interface Resolved extends LlamaBackendOptions {
+  mode: LlamaMode;
   maxInputTokens: number;
   maxOutputTokensLimit: number;
   model: LlamaModel;
@@ -148,6 +179,9 @@ export class LlamaBackend implements ChatBackend {
   readonly model: LlamaModel;
   /** Threads each context evaluation uses. */
   readonly threads: number;
+  readonly mode: LlamaMode;
+  /** Throughput mode's decoder (null in deterministic mode). */
+  readonly batched: BatchedDecoder | null;
   readonly #contexts: LlamaContext[];
   readonly #ownsModel: boolean;
   readonly #template: ChatTemplate;
@@ -170,7 +204,9 @@ export class LlamaBackend implements ChatBackend {
     this.#seed = r.seed ?? 42;
     this.#truncate = r.truncate ?? "left";
     if (!(this.#penalty > 0)) throw new MeritError(`repetitionPenalty must be > 0, got ${this.#penalty}; use 1 to disable it`);
-    this.#pool = new SlotPool(r.contexts.map((context) => context.getSequence()));
+    this.mode = r.mode;
+    this.batched = r.mode === "throughput" ? new BatchedDecoder(r.contexts[0], r.model, { repetitionPenalty: this.#penalty, seed: this.#seed }) : null;
+    this.#pool = new SlotPool(r.mode === "throughput" ? [] : r.contexts.map((context) => context.getSequence()));
     this.identity = {
       kind: "llama.cpp",
       model: basename(r.modelPath),
@@ -186,6 +222,9 @@ export class LlamaBackend implements ChatBackend {
         // Outputs do not depend on the thread count or the number of slots (module comment), so
         // neither is part of the identity or of cache keys; flash attention would change them.
         flashAttention: false,
+        // Absent in deterministic mode, so caches and run identities made before the mode existed
+        // stay valid; throughput mode's outputs can differ at near-ties, so it keys its own calls.
+        ...(r.mode === "throughput" ? { mode: "throughput" } : {}),
       },
     };
   }
@@ -209,7 +248,7 @@ export class LlamaBackend implements ChatBackend {
       throw new MeritError(`maxOutputTokens must be an integer in 1..${this.#maxOutputTokensLimit}, got ${maxOutputTokens}; raise maxOutputTokensLimit when creating the backend`);
     }
     const { tokens, truncated } = this.promptTokens(request.prompt);
-    const output = await this.#pool.use((sequence) => this.#decode(sequence, tokens, maxOutputTokens));
+    const output = await this.generateIds(tokens, maxOutputTokens);
     // Text is decoded with special tokens skipped (METHOD.md §6.4): the EOG token never adds text,
     // even when a model's EOS id is an ordinary token.
     const ended = output.length > 0 && this.model.isEogToken(output[output.length - 1]);
@@ -223,9 +262,14 @@ export class LlamaBackend implements ChatBackend {
   }
 
   /** Prompt and generated token ids of one greedy call, as `generate` computes them (parity checks against servers). */
-  async generateIds(request: GenerateRequest): Promise<{ prompt: Token[]; output: Token[] }> {
+  async generateRequestIds(request: GenerateRequest): Promise<{ prompt: Token[]; output: Token[] }> {
     const { tokens } = this.promptTokens(request.prompt);
-    return { prompt: tokens, output: await this.#pool.use((sequence) => this.#decode(sequence, tokens, request.maxOutputTokens)) };
+    return { prompt: tokens, output: await this.generateIds(tokens, request.maxOutputTokens) };
+  }
+
+  /** Greedy generation from prompt token ids (tests, benchmarks); the ids include the EOG token when one was emitted. */
+  generateIds(prompt: Token[], maxOutputTokens: number): Promise<Token[]> {
+    return this.batched ? this.batched.generate(prompt, maxOutputTokens) : this.#pool.use((sequence) => this.#decode(sequence, prompt, maxOutputTokens));
   }
 
   /** Greedy decoding on one sequence; the returned ids include the EOG token when one was emitted. */
@@ -252,6 +296,7 @@ export class LlamaBackend implements ChatBackend {
 
   /** Releases the contexts (and the model when this backend loaded it); safe to call twice. */
   async close(): Promise<void> {
+    await this.batched?.close();
     for (const context of this.#contexts) if (!context.disposed) await context.dispose();
     if (this.#ownsModel && !this.model.disposed) await this.model.dispose();
   }

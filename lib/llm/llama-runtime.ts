@@ -5,7 +5,8 @@
  *
  * Threads: node-llama-cpp's default (4 on a 2-core machine) is ~250× slower here (DESIGN.md §3), so
  * every context gets an explicit count: the `threads` option, else env `MERIT_THREADS`, else the
- * physical cores llama.cpp counts for math (`cpuMathCores`).
+ * physical cores llama.cpp counts for math (`cpuMathCores`; the embedder) or, for the chat backend's
+ * concurrently decoding contexts, the available cores divided among them (`chooseThreads`).
  * @module
  */
 import os from "node:os";
@@ -67,6 +68,11 @@ export function llamaRuntime(gpu: GpuSetting = false): Promise<Llama> {
  * @throws MeritError when `MERIT_THREADS` is not a positive integer.
  */
 export function resolveThreads(llama: Llama, explicit?: number): number {
+  return explicitThreads(explicit) ?? Math.max(1, llama.cpuMathCores);
+}
+
+/** The `threads` option, else env `MERIT_THREADS`, else undefined. @throws MeritError on a bad value */
+function explicitThreads(explicit?: number): number | undefined {
   if (explicit !== undefined) {
     if (!Number.isInteger(explicit) || explicit < 1) throw new MeritError(`threads must be a positive integer, got ${explicit}`);
     return explicit;
@@ -77,7 +83,31 @@ export function resolveThreads(llama: Llama, explicit?: number): number {
     if (!Number.isInteger(n) || n < 1) throw new MeritError(`MERIT_THREADS must be a positive integer, got "${fromEnv}"; unset it or set e.g. MERIT_THREADS=2`);
     return n;
   }
-  return Math.max(1, llama.cpuMathCores);
+  return undefined;
+}
+
+/** How many threads each context of a chat backend gets, and why. */
+export interface ThreadChoice {
+  threads: number;
+  /** Contexts that decode at the same time (slots in deterministic mode, 1 in throughput mode). */
+  contexts: number;
+  /** Cores this process may use (`os.availableParallelism()`). */
+  cores: number;
+  source: "option" | "MERIT_THREADS" | "cores / contexts";
+}
+
+/**
+ * Threads per context for `contexts` contexts decoding concurrently: the explicit option, else env
+ * `MERIT_THREADS`, else ⌊available cores / contexts⌋ (at least 1), so by default contexts × threads
+ * never exceeds the cores — llama.cpp's threads spin-wait for each other, and one oversubscribed
+ * core collapses a context's speed (measured: 2 threads/context ~1 tok/s vs 1 thread ~7 tok/s on a
+ * 2-core machine with another process busy). Outputs do not depend on the thread count.
+ * @throws MeritError when `MERIT_THREADS` is not a positive integer.
+ */
+export function chooseThreads(contexts: number, explicit?: number, cores = os.availableParallelism()): ThreadChoice {
+  const given = explicitThreads(explicit);
+  if (given !== undefined) return { threads: given, contexts, cores, source: explicit !== undefined ? "option" : "MERIT_THREADS" };
+  return { threads: Math.max(1, Math.floor(cores / Math.max(1, contexts))), contexts, cores, source: "cores / contexts" };
 }
 
 /** Waits until llama.cpp's asynchronously delivered log lines for a just-finished call have arrived. */

@@ -65,7 +65,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama-server -fa off vs the in-proc
     const differences: string[] = [];
     for (const [i, prompt] of prompts.entries()) {
       const request = { prompt, maxOutputTokens: MAX_OUTPUT };
-      const local = await llama.generateIds(request);
+      const local = await llama.generateRequestIds(request);
       const served = await remote.generateIds(request, 2);
       expect(served.prompt).toEqual(local.prompt);
       const first = local.output.findIndex((id, k) => served.output[k] !== id);

@@ -29,7 +29,7 @@ describe("PromptTokenizer (vocabulary-only GGUF)", () => {
 
   it("decodes generated ids to the llama backend's text", async () => {
     const request = { prompt: "Show the names of all singers.", maxOutputTokens: 12 };
-    const { output } = await llama.generateIds(request);
+    const { output } = await llama.generateRequestIds(request);
     expect(tokenizer.decode(output)).toBe((await llama.generate(request)).text);
     const eog = llama.model.tokens.eos;
     expect(eog).not.toBeNull();

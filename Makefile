@@ -56,8 +56,10 @@ models: install
 	$(MERIT) models download
 
 ## Official archives, on a machine with internet (verified by sha256; see data/downloads.json).
+## data-spider: spider_data.zip (wta_1 and the release files) and the test-suite databases the paper scores with.
 data-spider: install
 	$(MERIT) data download spider
+	$(MERIT) data download spider-testsuite
 
 data-bird: install
 	$(MERIT) data download bird

@@ -4,16 +4,17 @@
  * @module
  */
 import { join } from "node:path";
-import { loadDataset, missingDatabases } from "../data/index.ts";
+import { missingDatabases } from "../data/index.ts";
 import { UsageError } from "../errors.ts";
 import { configHash, loadConfig, type ExperimentConfig } from "../experiment/config.ts";
+import { loadConfigDataset, type ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { readInitialCache } from "../experiment/initial-cache.ts";
 import { runManifestExtras } from "../experiment/provenance.ts";
 import { checkRunDir, runExperiment, type RunProgress, type RunResult } from "../experiment/run.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { createServices } from "../experiment/services.ts";
 import { getMethod } from "../repair/methods.ts";
-import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 
 const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed 0|1|2 [--limit N] [--out DIR] [--resume]
                  [--model GGUF] [--threads N] [--sequences N]
@@ -21,13 +22,15 @@ const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed 0|1|2 [--
   trajectories.jsonl, retrieval_log.jsonl, prompts.jsonl, memory/, metrics.json and stdout.log.
   --out     run directory (default runs/<dataset>/<method>-s<seed>)
   --resume  continue a killed run in --out (same config, method, seed and limit)
-  --model   GGUF overriding the config's model.path`;
+  --model   GGUF overriding the config's model.path
+${ALLOW_SINGLE_DB_USAGE}`;
 
 const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... --seeds 0,1,2 [--limit N] [--out DIR] [--resume]
                   [--model GGUF] [--threads N] [--sequences N]
   Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
   (--sequences; default: one per stream, at most 8; outputs do not depend on it). Run directories: OUT/<method>-s<seed>
-  (default OUT = runs/<dataset>).`;
+  (default OUT = runs/<dataset>).
+${ALLOW_SINGLE_DB_USAGE}`;
 
 const FLAGS = {
   config: { type: "string" },
@@ -41,6 +44,7 @@ const FLAGS = {
   model: { type: "string" },
   threads: { type: "string" },
   sequences: { type: "string" },
+  ...ALLOW_SINGLE_DB,
 } as const;
 
 export interface Stream {
@@ -55,9 +59,10 @@ export interface StreamResult {
 }
 
 /** Runs every stream concurrently on one set of services; prints per-stream progress on stderr. */
-export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO): Promise<StreamResult[]> {
+export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}): Promise<StreamResult[]> {
   for (const s of streams) getMethod(s.method); // unknown names fail before any model loads
-  const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
+  const { dataset, databaseSet, warnings } = await loadConfigDataset(config, data);
+  for (const line of warnings) io.err(line);
   const missing = missingDatabases(dataset);
   if (missing.length > 0) io.err(`warning: no database for ${missing.map((m) => `${m.dbId} (${m.examples})`).join(", ")}; those queries are dropped from the stream`);
   const initialCache = readInitialCache(config.initial_cache, dataset, protocolIdOf(config.dataset, config.protocol));
@@ -65,7 +70,7 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
   io.err(`config ${configHash(config).slice(0, 12)}, ${config.dataset}, K=${config.max_repair_steps}, protocol ${config.protocol}, initial cache ${initialCache.cache_hash.slice(0, 12)} (${initialCache.identity.model_name})`);
   const services = await createServices(config, dataset);
   try {
-    const extras = await runManifestExtras(services.inner);
+    const extras = await runManifestExtras(services.inner, databaseSet);
     // Progress (STYLE.md §2.18). On a terminal: one bar per stream (done/total, repaired, tokens, ETA),
     // redrawn in place. Otherwise: one aggregate line every 5 s, plus a line as each stream completes.
     const progress = new Map<string, RunProgress & { started: number }>();
@@ -138,8 +143,8 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
   }
 }
 
-async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO): Promise<number> {
-  for (const { stream: s, result } of await runGrid(config, streams, limit, resume, io)) {
+async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions): Promise<number> {
+  for (const { stream: s, result } of await runGrid(config, streams, limit, resume, io, data)) {
     const m = result.metrics;
     io.out(`${s.method} seed ${s.seed}: EX ${(100 * m.final_accuracy).toFixed(2)} (initial ${(100 * m.success_at_1).toFixed(2)}), repaired ${m.repaired_count}, n ${m.total} -> ${s.outDir}`);
   }
@@ -170,13 +175,14 @@ export const runCommand: Command = {
   usage: RUN_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, RUN_USAGE);
-    const base = loadConfig(required(values.config, "config", RUN_USAGE));
+    const configFile = required(values.config, "config", RUN_USAGE);
+    const base = loadConfig(configFile);
     const method = required(values.method, "method", RUN_USAGE);
     const seed = parseSeed(required(values.seed, "seed", RUN_USAGE));
     const limit = parseLimit(values.limit);
     const config = applyOverrides(base, values, 1);
     const outDir = values.out ?? join("runs", config.dataset, `${method}-s${seed}`);
-    return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io);
+    return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile });
   },
 };
 
@@ -186,13 +192,14 @@ export const gridCommand: Command = {
   usage: GRID_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
-    const base = loadConfig(required(values.config, "config", GRID_USAGE));
+    const configFile = required(values.config, "config", GRID_USAGE);
+    const base = loadConfig(configFile);
     const methods = required(values.methods, "methods", GRID_USAGE).split(",").map((m) => m.trim()).filter(Boolean);
     const seeds = (values.seeds ?? "0,1,2").split(",").map(parseSeed);
     const limit = parseLimit(values.limit);
     const root = values.out ?? join("runs", base.dataset);
     const streams = methods.flatMap((method) => seeds.map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
     const config = applyOverrides(base, values, streams.length);
-    return runStreams(config, streams, limit, values.resume ?? false, io);
+    return runStreams(config, streams, limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile });
   },
 };

@@ -1,6 +1,7 @@
 /**
  * Experiment runs, provenance for manifests (STYLE.md §2.7): git commit and dirty flag, versions of
- * Node and the packages that shape results, prompt template hashes, and the chat backend's identity.
+ * Node and the packages that shape results, prompt template hashes, the chat backend's identity, and
+ * the database set that scored the run (METHOD.md §1.4; single vs test-suite, tree hash).
  * @module
  */
 import { execFileSync } from "node:child_process";
@@ -8,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { JsonValue } from "../hash.ts";
 import type { ChatBackend } from "../llm/types.ts";
+import type { DatabaseSetRecord } from "./database-set.ts";
 import { PROMPT_FORMAT_VERSION, templateHash } from "../prompts.ts";
 
 const PACKAGES = ["node-llama-cpp", "better-sqlite3", "hnswlib-node", "natural", "zod"];
@@ -31,8 +33,8 @@ function packageVersion(name: string): string | null {
   }
 }
 
-/** Fields every run manifest records besides the run's own identity. */
-export async function runManifestExtras(backend: ChatBackend): Promise<Record<string, JsonValue>> {
+/** Fields every run manifest records besides the run's own identity (`database_set` when given). */
+export async function runManifestExtras(backend: ChatBackend, databaseSet?: DatabaseSetRecord): Promise<Record<string, JsonValue>> {
   const status = git(["status", "--porcelain", "--untracked-files=no"]);
   return {
     git: { commit: git(["rev-parse", "HEAD"]), dirty: status === null ? null : status.length > 0 },
@@ -42,6 +44,7 @@ export async function runManifestExtras(backend: ChatBackend): Promise<Record<st
     prompt_templates: Object.fromEntries(TEMPLATES.map((t) => [t, templateHash(t)])),
     model_identity: backend.identity as unknown as JsonValue,
     llama_cpp: llamaRuntimeInfo(backend),
+    ...(databaseSet ? { database_set: databaseSet } : {}),
   };
 }
 

@@ -27,7 +27,7 @@ typecheck: install
 	npx tsc --noEmit
 
 ## The paper's full grid, for a GPU machine (or OpenAI-compatible servers set in the configs): needs
-## `make models` and `make data-bird` first. Both datasets, every method and ablation plus the
+## `make models`, `make data-spider` and `make data-bird` first. Both datasets, every method and ablation plus the
 ## non-causal control, stream orders 0-2, then the report in results/paper. Restartable: a rerun
 ## resumes unfinished runs and the LLM call cache answers every call already made.
 PAPER_METHODS := zeroshot,iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only,transductive_batch

@@ -219,6 +219,16 @@ describe("merit data download: first use of an archive without a published hash"
     expect(existsSync(join(dir, "bird"))).toBe(false);
   });
 
+  it("a damaged lock file is one line naming it, and nothing is downloaded", async () => {
+    const { dir, manifest, lock } = setup("damaged", birdArchive(DEV));
+    writeFileSync(lock, '{"archives": {"bird": {"sha256": "nope"}}}');
+    const before = requests.length;
+    const result = await run(["data", "download", "bird", "--dir", dir, "--manifest", manifest]);
+    expect(result.code).toBe(2);
+    expect(result.err).toEqual([expect.stringMatching(new RegExp(`^merit data: ${lock.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: archives\\.bird\\.file: .*; restore it from git, or delete the bad entry`))]);
+    expect(requests.length).toBe(before);
+  });
+
   it("an unpinned archive without verify_contents is still refused", async () => {
     const { dir, manifest } = setup("plain", birdArchive(DEV), { verify_contents: undefined });
     const result = await run(["data", "download", "bird", "--dir", dir, "--manifest", manifest]);

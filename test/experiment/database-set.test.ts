@@ -141,6 +141,22 @@ describe("merit run / initial with test-suite databases in the config", () => {
     expect(readRunIdentity(allowedDir).database_set).toBe("single");
   });
 
+  it.skipIf(existsSync(join(SPIDER_DIR, "../spider_test_suite/database")))("the repository's configs/spider.json stops `merit run` and `merit grid` with that line in a fresh clone", async () => {
+    process.chdir(join(SPIDER_DIR, "../.."));
+    for (const argv of [
+      ["run", "--config", "configs/spider.json", "--method", "merit", "--seed", "0", "--out", join(root, "paper-run")],
+      ["grid", "--config", "configs/spider.json", "--methods", "merit,iterative", "--seeds", "0", "--out", join(root, "paper-grid")],
+    ]) {
+      const result = await cli(argv);
+      expect(result.code).toBe(2);
+      expect(result.err).toEqual([
+        `merit ${argv[0]}: configs/spider.json scores Spider on the test-suite databases in data/spider_test_suite/database (the paper's protocol), but data/spider_test_suite/database holds no .sqlite files; run \`make data-spider\` (or \`merit data download spider-testsuite\`) to get them, or pass --allow-single-db to score on the single databases of data/spider/database (not the paper's protocol)`,
+      ]);
+    }
+    expect(existsSync(join(root, "paper-run"))).toBe(false);
+    expect(existsSync(join(root, "paper-grid"))).toBe(false);
+  });
+
   it("with them, the run is scored on the test-suite set and records its tree hash", async () => {
     const testSuite = await loadConfigDataset(config({ test_suite_databases: suite }));
     const oracle = new Oracle({ dataset: "spider", databases: testSuite.dataset.databases, protocol: "merit", timeoutMs: 30_000, jobs: 1 });

@@ -27,7 +27,7 @@ typecheck: install
 	npx tsc --noEmit
 
 ## The paper's full grid, for a GPU machine (or OpenAI-compatible servers set in the configs): needs
-## `make models` and `make data-bird` first. Both datasets, every method and ablation plus the
+## `make models`, `make data-spider` and `make data-bird` first. Both datasets, every method and ablation plus the
 ## non-causal control, stream orders 0-2, then the report in results/paper. Restartable: a rerun
 ## resumes unfinished runs and the LLM call cache answers every call already made.
 PAPER_METHODS := zeroshot,iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only,transductive_batch
@@ -70,8 +70,10 @@ models: install
 	$(MERIT) models download
 
 ## Official archives, on a machine with internet (verified by sha256; see data/downloads.json).
+## data-spider: spider_data.zip (wta_1 and the release files) and the test-suite databases the paper scores with.
 data-spider: install
 	$(MERIT) data download spider
+	$(MERIT) data download spider-testsuite
 
 data-bird: install
 	$(MERIT) data download bird

@@ -38,6 +38,7 @@ export function reportManifest(runs: readonly RunIdentity[], maxRepairSteps: num
     cache_hash: r.cache_hash,
     dataset_checksum: r.dataset_checksum,
     database_manifest_hash: r.database_manifest_hash,
+    database_set: r.database_set, // single / test-suite; absent for manifests that did not record it
   }));
   // the inputs' hash leaves out run_dir so the same runs copied elsewhere hash alike
   const inputs_hash = contentHash(records.map(({ run_dir: _dir, ...rest }) => rest));

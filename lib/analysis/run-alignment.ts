@@ -32,6 +32,12 @@ interface Control {
 /** Compared per dataset (in this order, so the first mismatch reported is the most basic one). */
 const PER_DATASET: Control[] = [
   { field: "dataset checksum (examples and tables files)", value: (r) => r.dataset_checksum, fix: "run every method on the same dataset files" },
+  // Before the manifest hash, so mixing the single and the test-suite Spider databases is named as such.
+  {
+    field: "database set (single vs test-suite databases)",
+    value: (r) => r.database_set ?? "not recorded",
+    fix: "score every run on the same set: all on the test-suite databases (`merit data download spider-testsuite`), or all with --allow-single-db",
+  },
   { field: "database manifest hash", value: (r) => r.database_manifest_hash, fix: "run every method on the same database files" },
   { field: "initial cache (cache_hash)", value: (r) => r.cache_hash, fix: "run every method from the same initial cache (`initial_cache` in the config)" },
 ];

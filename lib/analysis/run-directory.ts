@@ -26,6 +26,8 @@ export interface RunIdentity {
   dataset_checksum: string;
   /** `dataset.database_manifest_hash` of manifest.json. */
   database_manifest_hash: string;
+  /** `database_set.kind` of manifest.json (`single` / `test-suite`); absent in manifests written before it was recorded. */
+  database_set?: string;
   /** K = `config.max_repair_steps` of config.json. */
   max_repair_steps: number;
   /** `config_hash` of manifest.json. */
@@ -41,6 +43,7 @@ const ManifestSchema = z.object({
   config_hash: z.string(),
   dataset: z.object({ name: z.string(), checksum: z.string(), database_manifest_hash: z.string() }),
   initial_cache: z.object({ cache_hash: z.string() }),
+  database_set: z.object({ kind: z.string() }).optional(),
 });
 
 const ConfigFileSchema = z.object({ config: z.object({ max_repair_steps: z.number().int().nonnegative() }) });
@@ -71,6 +74,7 @@ export function readRunIdentity(dir: string): RunIdentity {
     cache_hash: m.data.initial_cache.cache_hash,
     dataset_checksum: m.data.dataset.checksum,
     database_manifest_hash: m.data.dataset.database_manifest_hash,
+    ...(m.data.database_set ? { database_set: m.data.database_set.kind } : {}),
     max_repair_steps: c.data.config.max_repair_steps,
     config_hash: m.data.config_hash,
     trajectories_sha256: sha256Hex(readFileSync(join(dir, "trajectories.jsonl"))),

@@ -50,3 +50,8 @@ export function numberFlag(value: string | undefined, flag: string, fallback: nu
   }
   return n;
 }
+
+/** `--allow-single-db` (merit run, grid, initial): score on the single databases when the config's test-suite set is absent. */
+export const ALLOW_SINGLE_DB = { "allow-single-db": { type: "boolean" } } as const;
+export const ALLOW_SINGLE_DB_USAGE = `  --allow-single-db  the config's Spider test-suite databases are absent: score on the single
+                     databases instead (CI, smoke runs; recorded in the manifest, not the paper's protocol)`;

@@ -3,14 +3,14 @@
  * imports it from a real predictions file.
  * @module
  */
-import { loadDataset } from "../data/index.ts";
 import { UsageError } from "../errors.ts";
 import { loadConfig } from "../experiment/config.ts";
+import { loadConfigDataset } from "../experiment/database-set.ts";
 import { initialCacheFromModel, initialCacheFromPredictions, writeInitialCache, type InitialCache } from "../experiment/initial-cache.ts";
 import { createServices } from "../experiment/services.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
-import { parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { defaultJobs } from "./eval.ts";
 import { progressReporter } from "./progress.ts";
 import { templateSetHash } from "../prompts.ts";
@@ -20,18 +20,21 @@ const USAGE = `usage: merit initial --config FILE [--from-pred FILE [--encoding 
   (through the config's LLM call cache), or, with --from-pred, the SQL of a real predictions file
   (token counts recorded as unknown).
   --model  GGUF overriding the config's model.path
-  --out    where to write (default: the config's initial_cache)`;
+  --out    where to write (default: the config's initial_cache)
+${ALLOW_SINGLE_DB_USAGE}`;
 
 export const initialCommand: Command = {
   name: "initial",
   summary: "build the shared initial cache (from the model or a predictions file)",
   usage: USAGE,
   async run(argv: string[], io: CommandIO): Promise<number> {
-    const { values } = parseFlags(argv, { config: { type: "string" }, "from-pred": { type: "string" }, encoding: { type: "string" }, model: { type: "string" }, out: { type: "string" } }, USAGE);
-    const base = loadConfig(required(values.config, "config", USAGE));
+    const { values } = parseFlags(argv, { config: { type: "string" }, "from-pred": { type: "string" }, encoding: { type: "string" }, model: { type: "string" }, out: { type: "string" }, ...ALLOW_SINGLE_DB }, USAGE);
+    const configFile = required(values.config, "config", USAGE);
+    const base = loadConfig(configFile);
     const config = values.model ? { ...base, model: { ...base.model, path: values.model } } : base;
     const out = values.out ?? config.initial_cache;
-    const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
+    const { dataset, warnings } = await loadConfigDataset(config, { allowSingleDb: values["allow-single-db"], configFile });
+    for (const line of warnings) io.err(line);
     let cache: InitialCache;
     if (values["from-pred"] === undefined) {
       if (values.encoding !== undefined) throw new UsageError("--encoding applies to --from-pred only");

@@ -1,14 +1,16 @@
 /**
  * `merit models download|check` (METHOD.md §6.4; what `make models` runs): fetch and verify the GGUF
- * files listed in models/models.json, or diagnose model files in one line each.
+ * files listed in models/models.json (against models/models.lock.json, a pinned hash, or the hub's
+ * published LFS hash, which then writes the lock), or diagnose model files in one line each.
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../errors.ts";
 import { llamaRuntime } from "../llm/llama-runtime.ts";
 import { checkModelFile } from "../llm/model-file.ts";
-import { ensureModel, readModelManifest } from "../llm/models.ts";
+import { readModelLock } from "../llm/model-lock.ts";
+import { checkAgainstLock, ensureModel, readModelManifest } from "../llm/models.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -17,10 +19,13 @@ const USAGE = `usage: merit models download [ID...] [--dir models] [--manifest m
        merit models check [ID...] [--dir models] [--manifest FILE] [--file PATH] [--no-load]
 
 download  fetches each listed model (all when no ID is given) into DIR, resuming a .partial file,
-          and checks its sha256 against the manifest; a present, matching file is left alone.
-          Exit 1 when a model has no pinned sha256 (its computed hash is printed for you to check
-          against the publisher and write into the manifest).
-check     one line per model file: ok, missing, truncated, not a GGUF, or llama.cpp's load error.
+          and checks its size and sha256 against models.lock.json (beside the manifest), else a
+          sha256 pinned in the manifest, else the hub's published LFS sha256 and size at the entry's
+          revision (hub: HF_ENDPOINT, default https://huggingface.co), then records commit, size and
+          sha256 in models.lock.json. A bad download is deleted; a present, matching file is left
+          alone. Exit 1 when a non-hub model has no hash to check (its computed hash is printed).
+check     one line per model file: ok, missing, truncated, not a GGUF, or llama.cpp's load error;
+          a manifest model with a models.lock.json entry must also match its size and sha256.
           --file checks any GGUF path instead of the manifest's; --no-load skips the llama.cpp load.`;
 
 export const modelsCommand: Command = {
@@ -40,7 +45,9 @@ export const modelsCommand: Command = {
       if (ids.length > 0) throw new UsageError(`give either model IDs or --file, not both\n${USAGE}`);
       return check([values.file], !values["no-load"], io);
     }
-    const manifest = readModelManifest(values.manifest ?? join(ROOT, "models/models.json"));
+    const manifestFile = values.manifest ?? join(ROOT, "models/models.json");
+    const manifest = readModelManifest(manifestFile);
+    const lockFile = join(dirname(manifestFile), "models.lock.json");
     for (const id of ids) if (!(id in manifest)) throw new UsageError(`unknown model "${id}" (known: ${Object.keys(manifest).join(", ")})`);
     const chosen = ids.length > 0 ? ids : Object.keys(manifest);
     if (action === "download") {
@@ -51,6 +58,11 @@ export const modelsCommand: Command = {
         let nextReport = 0;
         const result = await ensureModel(entry, {
           dir,
+          lock: { id, file: lockFile },
+          onVerified: (how) => {
+            io.err(`${entry.file}: size and sha256 match ${how.source}`);
+            if (how.locked) io.err(`${entry.file}: recorded revision ${how.revision}, size and sha256 in ${lockFile}; later downloads and \`merit models check\` verify against it`);
+          },
           onProgress: (received, total) => {
             if (received < nextReport) return;
             io.err(`${entry.file}: ${total ? `${Math.floor((100 * received) / total)}% ` : ""}(${received}${total ? `/${total}` : ""} bytes)`);
@@ -65,18 +77,24 @@ export const modelsCommand: Command = {
       }
       return unverified === 0 ? 0 : 1;
     }
-    if (action === "check") return check(chosen.map((id) => join(dir, manifest[id].file)), !values["no-load"], io);
+    if (action === "check") {
+      const lock = readModelLock(lockFile);
+      const pins = new Map(chosen.filter((id) => lock[id] !== undefined).map((id) => [join(dir, manifest[id].file), lock[id]]));
+      return check(chosen.map((id) => join(dir, manifest[id].file)), !values["no-load"], io, (path) => pins.get(path), lockFile);
+    }
     throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected download or check)\n${USAGE}`);
   },
 };
 
-async function check(paths: string[], load: boolean, io: CommandIO): Promise<number> {
+async function check(paths: string[], load: boolean, io: CommandIO, pinOf: (path: string) => { bytes: number; sha256: string } | undefined = () => undefined, lockFile = ""): Promise<number> {
   const llama = load ? await llamaRuntime(false) : undefined;
   let bad = 0;
   for (const path of paths) {
     const result = await checkModelFile(path, { llama, load });
-    if (result.problem !== "ok") bad++;
-    io.out(result.message);
+    const pin = pinOf(path);
+    const lockProblem = result.problem === "ok" && pin ? await checkAgainstLock(path, pin, lockFile) : null;
+    if (result.problem !== "ok" || lockProblem !== null) bad++;
+    io.out(lockProblem ?? (result.problem === "ok" && pin ? `${result.message} (size and sha256 match ${lockFile})` : result.message));
   }
   return bad === 0 ? 0 : 1;
 }

@@ -4,9 +4,10 @@
  * @module
  */
 import { join } from "node:path";
-import { loadDataset, missingDatabases } from "../data/index.ts";
+import { missingDatabases } from "../data/index.ts";
 import { UsageError } from "../errors.ts";
 import { configHash, loadConfig, type ExperimentConfig } from "../experiment/config.ts";
+import { loadConfigDataset, type ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { readInitialCache } from "../experiment/initial-cache.ts";
 import { runManifestExtras } from "../experiment/provenance.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
@@ -15,7 +16,7 @@ import { checkRunDir, runExperiment, type RunProgress, type RunResult } from "..
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { createServices } from "../experiment/services.ts";
 import { getMethod } from "../repair/methods.ts";
-import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 
 const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed 0|1|2 [--limit N] [--out DIR] [--resume]
                  [--model GGUF] [--threads N] [--sequences N]
@@ -23,7 +24,8 @@ const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed 0|1|2 [--
   trajectories.jsonl, retrieval_log.jsonl, prompts.jsonl, memory/, metrics.json and stdout.log.
   --out     run directory (default runs/<dataset>/<method>-s<seed>)
   --resume  continue a killed run in --out (same config, method, seed and limit)
-  --model   GGUF overriding the config's model.path`;
+  --model   GGUF overriding the config's model.path
+${ALLOW_SINGLE_DB_USAGE}`;
 
 const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... --seeds 0,1,2 [--limit N] [--out DIR] [--resume]
                   [--model GGUF] [--threads N] [--sequences N] [--shard i/n]
@@ -47,6 +49,7 @@ const FLAGS = {
   threads: { type: "string" },
   sequences: { type: "string" },
   shard: { type: "string" },
+  ...ALLOW_SINGLE_DB,
 } as const;
 
 export interface Stream {
@@ -61,9 +64,10 @@ export interface StreamResult {
 }
 
 /** Runs every stream concurrently on one set of services; prints per-stream progress on stderr. */
-export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO): Promise<StreamResult[]> {
+export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}): Promise<StreamResult[]> {
   for (const s of streams) getMethod(s.method); // unknown names fail before any model loads
-  const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
+  const { dataset, databaseSet, warnings } = await loadConfigDataset(config, data);
+  for (const line of warnings) io.err(line);
   const missing = missingDatabases(dataset);
   if (missing.length > 0) io.err(`warning: no database for ${missing.map((m) => `${m.dbId} (${m.examples})`).join(", ")}; those queries are dropped from the stream`);
   const initialCache = readInitialCache(config.initial_cache, dataset, protocolIdOf(config.dataset, config.protocol));
@@ -72,7 +76,7 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
   if (config.prompts_dir !== undefined) templateSetHash(config.prompts_dir); // a missing template fails before any model loads
   const services = await createServices(config, dataset);
   try {
-    const extras = await runManifestExtras(services.inner, config.prompts_dir);
+    const extras = await runManifestExtras(services.inner, config.prompts_dir, databaseSet);
     // Progress (STYLE.md §2.18). On a terminal: one bar per stream (done/total, repaired, tokens, ETA),
     // redrawn in place. Otherwise: one aggregate line every 5 s, plus a line as each stream completes.
     const progress = new Map<string, RunProgress & { started: number }>();
@@ -147,8 +151,8 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
   }
 }
 
-async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO): Promise<number> {
-  for (const { stream: s, result } of await runGrid(config, streams, limit, resume, io)) {
+async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions): Promise<number> {
+  for (const { stream: s, result } of await runGrid(config, streams, limit, resume, io, data)) {
     const m = result.metrics;
     io.out(`${s.method} seed ${s.seed}: EX ${(100 * m.final_accuracy).toFixed(2)} (initial ${(100 * m.success_at_1).toFixed(2)}), repaired ${m.repaired_count}, n ${m.total} -> ${s.outDir}`);
   }
@@ -179,13 +183,14 @@ export const runCommand: Command = {
   usage: RUN_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, RUN_USAGE);
-    const base = loadConfig(required(values.config, "config", RUN_USAGE));
+    const configFile = required(values.config, "config", RUN_USAGE);
+    const base = loadConfig(configFile);
     const method = required(values.method, "method", RUN_USAGE);
     const seed = parseSeed(required(values.seed, "seed", RUN_USAGE));
     const limit = parseLimit(values.limit);
     const config = applyOverrides(base, values, 1);
     const outDir = values.out ?? join("runs", config.dataset, `${method}-s${seed}`);
-    return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io);
+    return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile });
   },
 };
 
@@ -195,7 +200,8 @@ export const gridCommand: Command = {
   usage: GRID_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
-    const base = loadConfig(required(values.config, "config", GRID_USAGE));
+    const configFile = required(values.config, "config", GRID_USAGE);
+    const base = loadConfig(configFile);
     const methods = required(values.methods, "methods", GRID_USAGE).split(",").map((m) => m.trim()).filter(Boolean);
     const seeds = (values.seeds ?? "0,1,2").split(",").map(parseSeed);
     const limit = parseLimit(values.limit);
@@ -206,6 +212,6 @@ export const gridCommand: Command = {
     if (shard) io.err(`shard ${shard.index}/${shard.count}: ${streams.length} of ${all.length} stream(s): ${streams.map((s) => `${s.method}-s${s.seed}`).join(", ") || "none"}`);
     if (streams.length === 0) return 0;
     const config = applyOverrides(base, values, streams.length);
-    return runStreams(config, streams, limit, values.resume ?? false, io);
+    return runStreams(config, streams, limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile });
   },
 };

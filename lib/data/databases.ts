@@ -104,3 +104,22 @@ function comparePaths(a: string, b: string): number {
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
   return x.length - y.length;
 }
+
+/** How a discovered database set is made up (METHOD.md §1.1): test-suite folders hold variants. */
+export interface DatabaseSetShape {
+  databases: number;
+  files: number;
+  /** db_ids whose folder holds only one `.sqlite` file (no test-suite variants), sorted. */
+  withoutVariants: string[];
+}
+
+/** Counts databases and files, and names the databases without variants. */
+export function databaseSetShape(databases: ReadonlyMap<string, DatabaseFiles>): DatabaseSetShape {
+  let files = 0;
+  const withoutVariants: string[] = [];
+  for (const [dbId, db] of databases) {
+    files += db.allPaths.length;
+    if (db.allPaths.length < 2) withoutVariants.push(dbId);
+  }
+  return { databases: databases.size, files, withoutVariants: withoutVariants.sort() };
+}

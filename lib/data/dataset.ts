@@ -31,10 +31,12 @@ export interface LoadDatasetOptions {
   name: DatasetName;
   /** Dataset directory, e.g. `data/spider`. */
   dir: string;
+  /** Database root instead of the layout's `<dir>/<databaseRoot>` (the Spider test-suite set). */
+  databaseRoot?: string;
 }
 
 /** Loads one dataset; throws InputFileError for unreadable, malformed or inconsistent input files. */
-export async function loadDataset({ name, dir }: LoadDatasetOptions): Promise<Dataset> {
+export async function loadDataset({ name, dir, databaseRoot }: LoadDatasetOptions): Promise<Dataset> {
   const layout = LAYOUTS[name];
   const examplesFile = join(dir, layout.examples);
   const tablesFile = join(dir, layout.tables);
@@ -46,7 +48,7 @@ export async function loadDataset({ name, dir }: LoadDatasetOptions): Promise<Da
   const schemas = renderSchemas(tablesJson.value, name, tablesFile);
   assertKnownDbIds(examples, schemas, examplesFile, tablesFile);
 
-  const discovery = await discoverDatabases(join(dir, layout.databaseRoot));
+  const discovery = await discoverDatabases(databaseRoot ?? join(dir, layout.databaseRoot));
   return {
     name,
     dir,

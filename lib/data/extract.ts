@@ -22,19 +22,26 @@ export interface InstallReport {
   keptExisting: string[];
 }
 
+export interface ExtractOptions {
+  /** Called on the staged `<archive_root>` before anything is installed; a throw installs nothing. */
+  verify?: (root: string) => Promise<void>;
+}
+
 /** Extracts `archive` and installs `entry.install` into `<dataDir>/<entry.extract_to>`; staging is removed afterwards. */
-export async function extractArchive(archive: string, entry: ArchiveEntry, dataDir: string): Promise<InstallReport> {
+export async function extractArchive(archive: string, entry: ArchiveEntry, dataDir: string, opts: ExtractOptions = {}): Promise<InstallReport> {
   const staging = `${archive}.extract`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   try {
-    await unzip(archive, staging);
+    const members = entry.extract_only_install ? entry.install.flatMap((item) => [`${entry.archive_root}/${item}`, `${entry.archive_root}/${item}/*`]) : [];
+    await unzip(archive, staging, members);
     const root = join(staging, entry.archive_root);
     if (!(await isDirectory(root))) {
       const found = (await readdir(staging)).join(", ");
       throw new MeritError(`${archive} has no top-level folder ${entry.archive_root}/ (found: ${found || "nothing"}); the release layout changed: update archive_root in data/downloads.json`);
     }
     for (const nested of entry.nested_archives) await unzip(join(root, nested), dirname(join(root, nested)));
+    await opts.verify?.(root);
     const report: InstallReport = { added: [], identical: [], keptExisting: [] };
     const destination = join(dataDir, entry.extract_to);
     for (const item of entry.install) {
@@ -56,10 +63,14 @@ export function assertUnzipAvailable(): void {
   }
 }
 
-/** Runs `unzip -q -o ARCHIVE -d DIR`; a missing `unzip` binary or a failed extraction is a MeritError. */
-export function unzip(archive: string, dir: string): Promise<void> {
+/**
+ * Runs `unzip -q -o ARCHIVE [MEMBER...] -d DIR`; a missing `unzip` binary or a failed extraction is a
+ * MeritError. With members, patterns that match nothing are not an error (exit code 11): the caller
+ * reports what is missing.
+ */
+export function unzip(archive: string, dir: string, members: readonly string[] = []): Promise<void> {
   return new Promise((done, fail) => {
-    const child = spawn("unzip", ["-q", "-o", archive, "-d", dir], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn("unzip", ["-q", "-o", archive, ...members, "-d", dir], { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", (error: NodeJS.ErrnoException) => {
@@ -67,7 +78,7 @@ export function unzip(archive: string, dir: string): Promise<void> {
       else fail(error);
     });
     child.on("close", (code) => {
-      if (code === 0) done();
+      if (code === 0 || (code === 11 && members.length > 0)) done();
       else fail(new MeritError(`unzip failed on ${archive} (exit code ${code}: ${stderr.trim().split("\n").pop() ?? ""}); delete it and re-run to download it again`));
     });
   });

@@ -109,6 +109,13 @@ export const ExperimentConfigSchema = z
     data_dir: z.string(),
     /** Shared initial cache (METHOD.md §6.6), built by `merit initial`. */
     initial_cache: z.string(),
+    /**
+     * Spider test-suite database root (METHOD.md §1.1, §2.3): one folder per db_id with the canonical
+     * database and its distilled variants (`merit data download spider-testsuite`). When set, runs
+     * refuse to start without it unless `--allow-single-db`; absent, the single databases under
+     * data_dir score the run. Spider only; no default, so configs without it keep their hash.
+     */
+    test_suite_databases: z.string().min(1).optional(),
     /** Spider oracle protocol; repair runs use the MERIT reference oracle (§11.6). Ignored for BIRD. */
     protocol: z.enum(["official", "merit", "strict"]).default("merit"),
     feedback_regime: z.enum(["denotation_confirmed", "dbms_only"]).default("denotation_confirmed"),

@@ -1,6 +1,7 @@
 /**
  * Experiment runs, provenance for manifests (STYLE.md §2.7): git commit and dirty flag, versions of
- * Node and the packages that shape results, prompt template hashes, and the chat backend's identity.
+ * Node and the packages that shape results, prompt template hashes, the chat backend's identity, and
+ * the database set that scored the run (METHOD.md §1.4; single vs test-suite, tree hash).
  * @module
  */
 import { execFileSync } from "node:child_process";
@@ -8,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { JsonValue } from "../hash.ts";
 import type { ChatBackend } from "../llm/types.ts";
+import type { DatabaseSetRecord } from "./database-set.ts";
 import { PROMPT_FORMAT_VERSION, templateHashes, templateSetHash } from "../prompts.ts";
 
 const PACKAGES = ["node-llama-cpp", "better-sqlite3", "hnswlib-node", "natural", "zod"];
@@ -32,9 +34,10 @@ function packageVersion(name: string): string | null {
 
 /**
  * Fields every run manifest records besides the run's own identity; `promptsDir` is the config's
- * `prompts_dir` (absent = the kit's prompts/), recorded with the hash of every template it holds.
+ * `prompts_dir` (absent = the kit's prompts/), recorded with the hash of every template it holds;
+ * `database_set` when given.
  */
-export async function runManifestExtras(backend: ChatBackend, promptsDir?: string): Promise<Record<string, JsonValue>> {
+export async function runManifestExtras(backend: ChatBackend, promptsDir?: string, databaseSet?: DatabaseSetRecord): Promise<Record<string, JsonValue>> {
   const status = git(["status", "--porcelain", "--untracked-files=no"]);
   return {
     git: { commit: git(["rev-parse", "HEAD"]), dirty: status === null ? null : status.length > 0 },
@@ -47,6 +50,7 @@ export async function runManifestExtras(backend: ChatBackend, promptsDir?: strin
     model_identity: backend.identity as unknown as JsonValue,
     exactness: exactnessOf(backend),
     llama_cpp: llamaRuntimeInfo(backend),
+    ...(databaseSet ? { database_set: databaseSet } : {}),
   };
 }
 

@@ -1,8 +1,11 @@
 /**
  * Model acquisition for the generation and embedding backends (METHOD.md §6.4; `make models`):
  * reads models/models.json, downloads a GGUF with HTTP Range resume and progress, and verifies its
- * SHA-256. A file already present and matching is a no-op. A manifest entry without a pinned sha256
- * is downloaded but NEVER reported verified: the computed hash is returned for a human to check.
+ * size and SHA-256 before the file takes its final name. What it is verified against, in order: the
+ * entry of models/models.lock.json (the commit, size and sha256 of an earlier verified download), a
+ * sha256 pinned in models.json, or, for `hf:` URIs, the hub's published LFS sha256 and size at the
+ * entry's revision (then the lock is written). A file already present and matching is a no-op. A
+ * non-hub URI without a pinned sha256 is downloaded but NEVER reported verified.
  * @module
  */
 import { createWriteStream, readFileSync } from "node:fs";
@@ -14,12 +17,15 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { z } from "zod";
 import { InputFileError, MeritError } from "../errors.ts";
 import { sha256File } from "./file-hash.ts";
+import { hubEndpoint, parseHfUri, publishedFile, readModelLock, writeModelLockEntry } from "./model-lock.ts";
 
 const ModelEntry = z
   .object({
     role: z.enum(["chat", "embedding"]),
-    /** `hf:<owner>/<repo>/<file>` (main branch) or an http(s) URL. */
+    /** `hf:<owner>/<repo>/<file>` or an http(s) URL. */
     uri: z.string().regex(/^(hf:[^/]+\/[^/]+\/.+|https?:\/\/.+)$/, "expected hf:owner/repo/file or an http(s) URL"),
+    /** Hub revision (branch, tag or commit) whose published hash a first download is verified against; default main. */
+    revision: z.string().min(1).optional(),
     /** File name under models/. */
     file: z.string().regex(/^[\w.+-]+\.gguf$/, "expected a plain *.gguf file name"),
     /** Exact size in bytes, or null when not known for certain. */
@@ -36,7 +42,7 @@ const Manifest = z.object({ $comment: z.string().optional(), models: z.record(z.
 
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
-/** What `ensureModel` did: `present` (already there and verified), `downloaded` (and verified), `unverified` (no pinned hash). */
+/** What `ensureModel` did: `present` (already there and verified), `downloaded` (and verified), `unverified` (no hash to check). */
 export interface EnsureResult {
   path: string;
   status: "present" | "downloaded" | "unverified";
@@ -44,11 +50,21 @@ export interface EnsureResult {
   bytes: number;
 }
 
-/** Downloaded or present bytes whose SHA-256 (or size) differs from models.json. */
+/** How a verified file was checked (reported through `EnsureOptions.onVerified`). */
+export interface VerifiedBy {
+  /** What the bytes were checked against, e.g. `models/models.lock.json` or the hub's published hash. */
+  source: string;
+  /** The hub commit the file was verified at (or the configured revision). */
+  revision: string;
+  /** The lock entry was written by this call (first verified download of this model). */
+  locked: boolean;
+}
+
+/** Downloaded or present bytes whose SHA-256 (or size) differs from what they are checked against. */
 export class ModelHashMismatchError extends MeritError {
-  constructor(readonly path: string, readonly expected: string, readonly actual: string, deleted: boolean) {
+  constructor(readonly path: string, readonly expected: string, readonly actual: string, deleted: boolean, source = "models/models.json") {
     super(
-      `${path}: sha256 ${actual} does not match models/models.json (${expected}); ` +
+      `${path}: ${/bytes$/.test(actual) ? "size" : "sha256"} ${actual} does not match ${source} (${expected}); ` +
         (deleted ? "the bad download was deleted, re-run `make models`" : "delete the file and re-run `make models`"),
     );
     this.name = "ModelHashMismatchError";
@@ -71,11 +87,11 @@ export function readModelManifest(path: string): Record<string, ModelEntry> {
   return parsed.data.models;
 }
 
-/** The download URL of a model URI (`hf:` → the Hugging Face resolve URL on main). */
-export function modelUrl(uri: string): string {
-  if (!uri.startsWith("hf:")) return uri;
-  const [owner, repo, ...file] = uri.slice(3).split("/");
-  return `https://huggingface.co/${owner}/${repo}/resolve/main/${file.join("/")}`;
+/** The download URL of a model URI (`hf:` → the hub's resolve URL at `revision`, default main). */
+export function modelUrl(uri: string, revision = "main", hub = "https://huggingface.co"): string {
+  const hf = parseHfUri(uri);
+  if (hf === null) return uri;
+  return `${hub}/${hf.repo}/resolve/${encodeURIComponent(revision)}/${hf.path}`;
 }
 
 export interface EnsureOptions {
@@ -85,36 +101,85 @@ export interface EnsureOptions {
   onProgress?: (received: number, total: number | undefined) => void;
   /** Injected for tests. */
   fetchImpl?: typeof fetch;
+  /** The model's id and lock file (models/models.lock.json): checked first, written after a verified hub download. */
+  lock?: { id: string; file: string };
+  /** Hub base URL (default: HF_ENDPOINT or https://huggingface.co). */
+  hub?: string;
+  /** Called once the bytes are verified. */
+  onVerified?: (how: VerifiedBy) => void;
 }
 
-/** Makes `<dir>/<entry.file>` present and checked against the manifest, downloading it if absent. */
+/** What a file is checked against, and where that came from. */
+interface Expected {
+  sha256: string | null;
+  bytes: number | null;
+  revision: string;
+  source: string;
+}
+
+/** Makes `<dir>/<entry.file>` present and checked, downloading it if absent; nothing unverified ever takes the final name unless no hash exists at all. */
 export async function ensureModel(entry: ModelEntry, opts: EnsureOptions): Promise<EnsureResult> {
   const target = join(opts.dir, entry.file);
-  if (await fileSize(target) !== undefined) return verify(target, entry, "present", false);
+  const hub = opts.hub ?? hubEndpoint();
+  const expected = await expectedOf(entry, opts, hub);
+  const record = async (result: EnsureResult): Promise<EnsureResult> => {
+    if (result.status === "unverified") return result;
+    const lock = opts.lock && expected.source !== opts.lock.file ? opts.lock : undefined;
+    if (lock) writeModelLockEntry(lock.file, lock.id, { uri: entry.uri, file: entry.file, revision: expected.revision, bytes: result.bytes, sha256: result.sha256 });
+    opts.onVerified?.({ source: expected.source, revision: expected.revision, locked: lock !== undefined });
+    return result;
+  };
+  if ((await fileSize(target)) !== undefined) return record(await verify(target, expected, "present", false));
   await mkdir(opts.dir, { recursive: true });
   const partial = `${target}.partial`;
-  await download(modelUrl(entry.uri), partial, opts);
-  const result = await verify(partial, entry, "downloaded", true);
+  await download(modelUrl(entry.uri, expected.revision, hub), partial, opts);
+  const result = await verify(partial, expected, "downloaded", true);
   await rename(partial, target);
-  return { ...result, path: target };
+  return record({ ...result, path: target });
 }
 
-async function verify(path: string, entry: ModelEntry, status: "present" | "downloaded", deleteOnMismatch: boolean): Promise<EnsureResult> {
-  const bytes = (await fileSize(path)) ?? 0;
-  const sha256 = await sha256File(path);
-  const mismatch = (expected: string, actual: string) => new ModelHashMismatchError(path, expected, actual, deleteOnMismatch);
-  if (entry.bytes !== null && bytes !== entry.bytes) {
-    if (deleteOnMismatch) await unlink(path);
-    throw mismatch(`${entry.bytes} bytes`, `${bytes} bytes`);
+async function expectedOf(entry: ModelEntry, opts: EnsureOptions, hub: string): Promise<Expected> {
+  const revision = entry.revision ?? "main";
+  if (opts.lock) {
+    const locked = readModelLock(opts.lock.file)[opts.lock.id];
+    if (locked !== undefined) {
+      if (locked.uri !== entry.uri || locked.file !== entry.file) {
+        throw new InputFileError(opts.lock.file, `entry "${opts.lock.id}" pins ${locked.uri} as ${locked.file}, but models.json now names ${entry.uri} as ${entry.file}`, "delete that entry to pin the new file (it is re-verified against the hub)");
+      }
+      return { sha256: locked.sha256, bytes: locked.bytes, revision: locked.revision, source: opts.lock.file };
+    }
   }
-  if (entry.sha256 === null) return { path, status: "unverified", sha256, bytes };
-  if (sha256 !== entry.sha256) {
+  if (entry.sha256 !== null) return { sha256: entry.sha256, bytes: entry.bytes, revision, source: "models/models.json" };
+  const hf = parseHfUri(entry.uri);
+  if (hf === null || !opts.lock) return { sha256: null, bytes: entry.bytes, revision, source: "models/models.json" };
+  const published = await publishedFile(hf.repo, hf.path, revision, { hub, fetchImpl: opts.fetchImpl });
+  return { sha256: published.sha256, bytes: published.bytes, revision: published.revision, source: `the hub's published LFS hash (${hf.repo}@${published.revision})` };
+}
+
+async function verify(path: string, expected: Expected, status: "present" | "downloaded", deleteOnMismatch: boolean): Promise<EnsureResult> {
+  const bytes = (await fileSize(path)) ?? 0;
+  const mismatch = (want: string, actual: string) => new ModelHashMismatchError(path, want, actual, deleteOnMismatch, expected.source);
+  if (expected.bytes !== null && bytes !== expected.bytes) {
     if (deleteOnMismatch) await unlink(path);
-    throw mismatch(entry.sha256, sha256);
+    throw mismatch(`${expected.bytes} bytes`, `${bytes} bytes`);
+  }
+  const sha256 = await sha256File(path);
+  if (expected.sha256 === null) return { path, status: "unverified", sha256, bytes };
+  if (sha256 !== expected.sha256) {
+    if (deleteOnMismatch) await unlink(path);
+    throw mismatch(expected.sha256, sha256);
   }
   return { path, status, sha256, bytes };
 }
 
+/** Checks a present model file against its lock entry: null when it matches, else the one-line problem. */
+export async function checkAgainstLock(path: string, entry: { bytes: number; sha256: string }, lockFile: string): Promise<string | null> {
+  const bytes = (await fileSize(path)) ?? 0;
+  if (bytes !== entry.bytes) return `${path}: size ${bytes} bytes does not match ${lockFile} (${entry.bytes} bytes); delete the file and re-run \`make models\``;
+  const sha256 = await sha256File(path);
+  if (sha256 !== entry.sha256) return `${path}: sha256 ${sha256} does not match ${lockFile} (${entry.sha256}); delete the file and re-run \`make models\``;
+  return null;
+}
 /** Streams `url` into `partial`, resuming from its current size with a Range request. */
 async function download(url: string, partial: string, opts: EnsureOptions): Promise<void> {
   const offset = (await fileSize(partial)) ?? 0;

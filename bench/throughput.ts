@@ -152,6 +152,8 @@ interface Measured {
   generatedTokens: number;
   /** CPU seconds (user + system) of the process doing the inference, null when unknown. */
   cpuS: number | null;
+  /** Throughput mode: batches, and wall seconds in llama.cpp's decode vs the serialised sampling. */
+  decoder?: { batches: number; decodeS: number; sampleS: number };
   note?: string;
 }
 
@@ -190,11 +192,14 @@ async function runSlice(engine: string, queries: Query[], o: Options, tokenize: 
 async function kitEngine(mode: LlamaMode, model: LlamaModel, queries: Query[], o: Options, threads: number | undefined): Promise<Measured> {
   const backend: LlamaBackend = await createLlamaBackend({ modelPath: o.model, modelHash: "bench", loadedModel: model, gpu: o.gpu, sequences: o.streams, mode, threads, maxInputTokens: MAX_INPUT, maxOutputTokensLimit: o.maxTokens, repetitionPenalty: PENALTY, seed: SEED });
   try {
-    return await runSlice(mode, queries, o, (t) => tokenizeUser(backend, t), async (prompt) => {
+    const measured = await runSlice(mode, queries, o, (t) => tokenizeUser(backend, t), async (prompt) => {
       const output = await backend.generateIds(prompt, o.maxTokens);
       const ended = output.length > 0 && model.isEogToken(output[output.length - 1]);
       return { promptTokens: prompt.length, outputTokens: output.length, text: model.detokenize(ended ? output.slice(0, -1) : output, false) };
     });
+    const stats = backend.batched?.stats;
+    if (stats) measured.decoder = { batches: stats.batches, decodeS: stats.decodeMs / 1000, sampleS: stats.sampleMs / 1000 };
+    return measured;
   } finally {
     await backend.close();
   }
@@ -399,6 +404,7 @@ async function main(): Promise<void> {
   if (anchor) estimates["llama-batched-bench"] = PAPER.grid.prompt / anchor.ppTokS + PAPER.grid.generated / anchor.tgTokS;
   console.log(`\nestimated wall time of the full \`make reproduce\` grid (${PAPER.grid.prompt / 1e9} G prompt + ${PAPER.grid.generated / 1e6} M generated tokens; one MERIT run: ${PAPER.spiderRun.tokens / 1e6} M tokens / ${PAPER.spiderRun.calls} calls Spider, ${PAPER.birdRun.tokens / 1e6} M / ${PAPER.birdRun.calls} BIRD), on this machine at N=${o.streams}:`);
   for (const [engine, s] of Object.entries(estimates)) console.log(`  ${engine}: ${duration(s)}`);
+  if (thr?.decoder) console.log(`throughput mode: ${thr.decoder.batches} batches; ${fmt(thr.decoder.decodeS)} s in llama.cpp's decode, ${fmt(thr.decoder.sampleS, 2)} s in the serialised sampling (${fmt((100 * thr.decoder.sampleS) / thr.wallS)} % of the wall time)`);
   for (const s of skipped) console.log(`skipped ${s}`);
   for (const r of results) if (r.note) console.log(`${r.engine}: ${r.failedCalls} failed calls; ${r.note}`);
   const load1 = os.loadavg()[0];

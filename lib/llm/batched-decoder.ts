@@ -70,6 +70,9 @@ export interface BatchedDecoderStats {
   batches: number;
   promptTokens: number;
   generatedTokens: number;
+  /** Wall milliseconds inside llama.cpp's batch decode, and inside the serialised sampling calls. */
+  decodeMs: number;
+  sampleMs: number;
 }
 
 /**
@@ -77,7 +80,7 @@ export interface BatchedDecoderStats {
  * The context must have been created for this decoder only (`sequences` = slots).
  */
 export class BatchedDecoder {
-  readonly stats: BatchedDecoderStats = { batches: 0, promptTokens: 0, generatedTokens: 0 };
+  readonly stats: BatchedDecoderStats = { batches: 0, promptTokens: 0, generatedTokens: 0, decodeMs: 0, sampleMs: 0 };
   readonly #model: LlamaModel;
   readonly #ctx: NativeContext;
   readonly #batchSize: number;
@@ -183,7 +186,10 @@ export class BatchedDecoder {
         this.stats.promptTokens += part.tokens.length;
       }
     }
+    const decodeStart = performance.now();
     await this.#ctx.decodeBatch();
+    const sampleStart = performance.now();
+    this.stats.decodeMs += sampleStart - decodeStart;
     this.stats.batches++;
     // Serialised sampling: each read of the batch's logits finishes before the next starts.
     for (const { job, row } of rows) {
@@ -199,6 +205,7 @@ export class BatchedDecoder {
         this.#release(job);
       }
     }
+    this.stats.sampleMs += performance.now() - sampleStart;
   }
 
   /**

@@ -30,7 +30,8 @@ export function mdeFigure(comparison: Table, sel: TableSelection = {}): TopLevel
     for (let s = 1; s <= top; s++) lines.push({ dataset, comparison: name, orders: s, mde: mdeAt(power, s) });
     points.push({ dataset, comparison: name, orders: power.seeds, delta: Math.abs(r.delta as number) });
   }
-  const color = { field: "comparison", type: "nominal" as const, title: "Comparison", sort: null };
+  const color = { field: "comparison", type: "nominal" as const, title: "Comparison", sort: null, legend: { labelLimit: 320 } };
+  const top_y = Math.max(1, ...lines.map((l) => l.mde), ...points.map((p) => p.delta));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: "Minimum detectable effect (80% power, α = 0.05) vs stream orders",
@@ -46,7 +47,7 @@ export function mdeFigure(comparison: Table, sel: TableSelection = {}): TopLevel
           mark: { type: "line", point: false },
           encoding: {
             x: { field: "orders", type: "quantitative", title: "Stream orders", scale: { domain: [1, top] }, axis: { tickMinStep: 1 } },
-            y: { field: "mde", type: "quantitative", title: "MDE / observed |Δ| (pp)", scale: { zero: true } },
+            y: { field: "mde", type: "quantitative", title: "MDE (lines), observed |Δ| (diamonds), pp", scale: { domain: [0, top_y] } },
             color,
           },
         },

@@ -52,7 +52,7 @@ interface Line {
 }
 
 /** COMPARISON.md: one section per paper table, each cell as kit | paper | kit − paper. */
-export function paperComparison(tables: readonly Table[], paper: PaperNumbers, sel: TableSelection = {}): string {
+export function paperComparison(tables: readonly Table[], paper: PaperNumbers, sel: TableSelection = {}, notes: readonly string[] = []): string {
   const data = (id: string) => tables.find((t) => t.id === id)?.data ?? [];
   const find = (id: string, match: Record<string, DataValue>) => data(id).find((r) => Object.entries(match).every(([k, v]) => r[k] === v));
   const value = (r: Record<string, DataValue> | undefined, key: string, scale = 1) => (r && typeof r[key] === "number" ? (r[key] as number) * scale : null);
@@ -107,6 +107,7 @@ export function paperComparison(tables: readonly Table[], paper: PaperNumbers, s
   const out = [
     "# The kit's tables next to the paper's numbers",
     "",
+    ...notes.flatMap((n) => [`**${n}**`, ""]),
     `Paper: ${paper.source} (data/paper-numbers.json). Kit − Paper is the kit's value minus the paper's, in the table's unit; "—" where the report has no such cell (the method, dataset or gold labels were not part of the runs).`,
     "",
   ];

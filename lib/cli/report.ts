@@ -139,7 +139,7 @@ export const reportCommand: Command = {
     if (values["paper-numbers"]) {
       const paper = readPaperNumbers();
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
-      write(join(out, "COMPARISON.md"), paperComparison(tables, paper.numbers, sel));
+      write(join(out, "COMPARISON.md"), paperComparison(tables, paper.numbers, sel, modelNotes(model)));
     }
     // run directories inside the working directory are recorded relative to it, others as passed
     const shown = identities.map((id) => {

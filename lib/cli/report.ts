@@ -194,15 +194,22 @@ function parseLabels(text: string | undefined): Record<string, string> | undefin
 /** Table 5 validation from a labelled `merit annotate` CSV; the dataset defaults to the only one reported. */
 function loadGoldLabels(file: string, dataset: string | undefined, trajectories: Map<string, Trajectory[]>, minCases?: number): Record<string, ClassifierValidation> {
   const datasets = [...trajectories.keys()];
-  const name = dataset ?? (datasets.length === 1 ? datasets[0] : undefined);
+  if (!existsSync(file)) throw new InputFileError(file, "does not exist", "pass the CSV written by `merit annotate`, labelled");
+  const rows = goldLabelRows(readFileSync(file, "utf8"), file);
+  // without --annotations-dataset, the one dataset whose runs hold every labelled (db_id, query_id)
+  const holdsAll = (d: string) => {
+    const keys = new Set(trajectories.get(d)!.map((t) => `${t.db_id}\u0000${t.query_id}`));
+    return rows.every((r) => keys.has(`${r.db_id}\u0000${r.query_id}`));
+  };
+  const matching = datasets.filter(holdsAll);
+  const name = dataset ?? (datasets.length === 1 ? datasets[0] : matching.length === 1 ? matching[0] : undefined);
   if (name === undefined) throw new UsageError(`--gold-labels: the runs cover ${datasets.join(", ")}; say which with --annotations-dataset NAME\n${USAGE}`);
   const runTrajectories = trajectories.get(name);
   if (!runTrajectories) throw new UsageError(`--annotations-dataset ${name} has no runs among the inputs; known: ${datasets.join(", ")}`);
-  if (!existsSync(file)) throw new InputFileError(file, "does not exist", "pass the CSV written by `merit annotate`, labelled");
   // --min-gold-labels N scales METHOD.md §8's 150 cases / 50 double-annotated to N / ⌊N/3⌋
   const req = minCases === undefined ? {} : { minCases, minDoubleAnnotated: Math.min(50, Math.floor(minCases / 3)) };
   try {
-    return { [name]: classifierValidation(goldLabelRows(readFileSync(file, "utf8"), file), runTrajectories, req) };
+    return { [name]: classifierValidation(rows, runTrajectories, req) };
   } catch (e) {
     if (minCases === undefined && e instanceof Error && / cases, but \d+–\d+ are required/.test(e.message)) {
       throw new UsageError(`--gold-labels ${file}: ${e.message.replace(/^classifier validation: /, "")}; to try the flow on fewer cases pass --min-gold-labels N (recorded in the report)`);

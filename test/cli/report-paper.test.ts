@@ -195,4 +195,11 @@ describe("merit report --min-gold-labels", () => {
     expect(md).toContain("| Spider | 100.00 | 0.00 | 0.00 | 75.00 | 0.429 |"); // 9 of 12 right; F1 Syntax 6/7 (P 9/12, R 1), Schema Linking 0 → macro 3/7
     expect(md).toContain("Validated with --min-gold-labels 12, below the 150 cases METHOD.md §8 requires");
   });
+  it("with runs of two datasets, the dataset is the one whose runs hold every labelled case", async () => {
+    const bird = writeRunDir(join(root, "gold", "bird-iterative-s0"), Array.from({ length: 5 }, (_, i) => repairTrajectory(`b${i}`, 1, false, { dataset: "bird" })), { backend: TINY, data_dir: "data/bird" });
+    const dest = join(root, "gold-two");
+    expect(await reportCommand.run([dir, bird, "--gold-labels", file, "--min-gold-labels", "12", "--out", dest, "--no-figures"], io().sink)).toBe(0);
+    expect(read(dest, "tables", "table5.md")).toContain("| Spider | 100.00 | 0.00 | 0.00 | 75.00 | 0.429 |");
+    expect(read(dest, "tables", "table5.md")).toContain("No gold labels for BIRD");
+  });
 });

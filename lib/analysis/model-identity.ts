@@ -9,6 +9,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { TopLevelSpec } from "vega-lite";
+import { readRunIdentity } from "./run-directory.ts";
+import type { Table } from "./table.ts";
 
 /** The model identity one run manifest records (`backend`, `embedder`: BackendIdentity). */
 export interface ModelRecord {
@@ -116,3 +119,20 @@ export function figureSubtitle(identity: ModelIdentity): string[] {
 export function modelNotes(identity: ModelIdentity): string[] {
   return identity.banner === null ? [identity.line] : [identity.banner, identity.line];
 }
+
+/** The model identity of finished run directories (their manifest.json), checked against the kit's models/. */
+export function runsModelIdentity(dirs: readonly string[], modelsDir: string = defaultModelsDir()): ModelIdentity {
+  const ids = dirs.map(readRunIdentity);
+  return modelIdentity(ids.map((id) => id.model ?? null), ids.map((id) => id.embedder ?? null), verifiedHashes(modelsDir));
+}
+
+/** The table with the model notes (banner, model line) appended, as `merit report` writes it. */
+export function withModelNotes(table: Table, identity: ModelIdentity): Table {
+  return { ...table, notes: [...table.notes, ...modelNotes(identity)] };
+}
+
+/** The figure with the model subtitle under its (string) title, as `merit report` renders it. */
+export function withModelSubtitle(spec: TopLevelSpec, identity: ModelIdentity): TopLevelSpec {
+  return { ...spec, title: { text: spec.title as string, subtitle: figureSubtitle(identity) } } as TopLevelSpec;
+}
+

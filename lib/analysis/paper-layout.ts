@@ -5,6 +5,7 @@
  * @module
  */
 import type { RunSummary } from "./run-summary.ts";
+import type { TableSelection } from "./table-selection.ts";
 
 /** Table 1 and Table 3: the paper's methods in its column order. */
 export const PAPER_METHODS = ["iterative", "reflexion", "dynamic_rag", "merit"] as const;
@@ -62,3 +63,18 @@ export function paperComparisons(runs: readonly RunSummary[], reference: string,
   const paper = PAPER_COMPARISONS.filter((m) => m !== reference && present.has(m));
   return paper.length > 0 ? paper : undefined;
 }
+
+/**
+ * The selection `merit report` gives Tables 1, 3, 4, 5, the difficulty table and the figures: the
+ * paper's labels (overridden by `labels`) and methods (`allMethods`: the others below a rule).
+ */
+export function paperSelection(runs: readonly RunSummary[], opts: { allMethods?: boolean; labels?: Record<string, string> } = {}): TableSelection {
+  const layout = paperMethodLayout(runs, opts.allMethods === true);
+  return { labels: { ...PAPER_LABELS, ...opts.labels }, methods: layout.methods, ruleBefore: layout.firstExtra };
+}
+
+/** Table 2's methods compared with `reference` as `merit report` shows them (`all`: every other method). */
+export function reportComparisons(runs: readonly RunSummary[], reference: string, all = false): string[] {
+  return paperComparisons(runs, reference, all) ?? [...new Set(runs.map((r) => r.method))].sort();
+}
+

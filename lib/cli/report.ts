@@ -1,7 +1,9 @@
 /**
  * `merit report` (METHOD.md §8, §9): reads the trajectories of finished runs and writes Tables 1–5
- * (CSV, Markdown, LaTeX), one row per run (runs.csv), a deterministic manifest.json and the figures
- * (SVG, PNG) to an output directory, after refusing runs that do not share K, initial cache and data.
+ * in the paper's layout (CSV, Markdown, LaTeX; paper-layout.ts), one row per run (runs.csv), a
+ * deterministic manifest.json, the figures (SVG, PNG) and, with --paper-numbers, COMPARISON.md to an
+ * output directory, after refusing runs that do not share K, initial cache and data. Every table
+ * note and figure subtitle names the runs' model, with a banner for test models (model-identity.ts).
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -13,9 +15,9 @@ import { failureCompositionFigure } from "../analysis/figure-failures.ts";
 import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from "../analysis/figures.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { mdeFigure } from "../analysis/figure-power.ts";
-import { figureSubtitle, modelIdentity, modelNotes, verifiedHashes } from "../analysis/model-identity.ts";
+import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
 import { paperComparison, readPaperNumbers } from "../analysis/paper-comparison.ts";
-import { PAPER_LABELS, paperComparisons, paperMethodLayout } from "../analysis/paper-layout.ts";
+import { paperSelection, reportComparisons } from "../analysis/paper-layout.ts";
 import { difficultyTable } from "../analysis/table-difficulty.ts";
 import { readReportInputs } from "../analysis/report-inputs.ts";
 import { reportManifest, type ReportExtras } from "../analysis/report-manifest.ts";
@@ -50,8 +52,9 @@ comparisons (--all-comparisons: with every method); --labels overrides the displ
 Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (input run hashes, K, B,
 seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
-Table 2 compares --reference (default: merit, when present) with every other method;
-Table 4 needs --full and --ablations. Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.`;
+Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
+(every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
+Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.`;
 
 export const reportCommand: Command = {
   name: "report",
@@ -83,21 +86,20 @@ export const reportCommand: Command = {
     };
     const minGold = values["min-gold-labels"] === undefined ? undefined : numberFlag(values["min-gold-labels"], "min-gold-labels", 150, { integer: true, min: 1 });
     if (minGold !== undefined && values["gold-labels"] === undefined) throw new UsageError(`--min-gold-labels needs --gold-labels FILE\n${USAGE}`);
-    const labels = { ...PAPER_LABELS, ...parseLabels(values.labels) };
+    const labels = parseLabels(values.labels);
 
     const files = [...new Map(inputs.flatMap(findTrajectoryFiles).map((f) => [resolve(f), f])).values()];
     if (files.length === 0) throw new InputFileError(inputs.join(", "), "holds no trajectories.jsonl", "pass directories written by `merit run`");
     const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(files.map((f) => dirname(f)));
     io.err(`report: ${runs.length} runs from ${files.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
-    const layout = paperMethodLayout(runs, values["all-methods"] === true);
-    const sel: TableSelection = { labels, methods: layout.methods, ruleBefore: layout.firstExtra };
+    const sel: TableSelection = paperSelection(runs, { allMethods: values["all-methods"] === true, labels });
     const model = modelIdentity(identities.map((id) => id.model ?? null), identities.map((id) => id.embedder ?? null), verifiedHashes());
     if (model.banner !== null) io.err(`report: ${model.banner}`);
 
     const tables: Table[] = [exTable(runs, sel)];
     const reference = values.reference ?? (runs.some((r) => r.method === "merit") ? "merit" : undefined);
     if (reference !== undefined && runs.some((r) => r.method !== reference)) {
-      const others = paperComparisons(runs, reference, values["all-comparisons"] === true) ?? [...new Set(runs.map((r) => r.method))].sort();
+      const others = reportComparisons(runs, reference, values["all-comparisons"] === true);
       tables.push(comparisonTable(runs, { ...sel, reference, others, ...boot }));
     }
     tables.push(repairTable(runs, sel));
@@ -152,8 +154,8 @@ export const reportCommand: Command = {
       const figures = { "ex-per-method": exFigure(runs, sel), "cumulative-repairs": cumulativeRepairFigure(runs, sel, maxRepairSteps), "tokens-vs-ex": tokensVsExFigure(runs, sel), ...(comparison ? { "forest-delta": forestFigure(comparison, sel) } : {}) };
       Object.assign(figures, { "failure-composition": failureCompositionFigure(runs, sel), ...(memories.length > 0 ? { "memory-growth": memoryGrowthFigure(memories, sel) } : {}) });
       if (comparison && comparison.data.length > 0) Object.assign(figures, { "mde-vs-stream-orders": mdeFigure(comparison, sel) });
-      for (const [name, spec] of Object.entries(figures)) {
-        spec.title = { text: spec.title as string, subtitle: figureSubtitle(model) }; // every figure's title is a string (figures.ts)
+      for (const [name, figure] of Object.entries(figures)) {
+        const spec = withModelSubtitle(figure, model);
         write(join(out, "figures", `${name}.svg`), await renderSvg(spec));
         write(join(out, "figures", `${name}.png`), await renderPng(spec));
       }

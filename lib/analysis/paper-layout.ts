@@ -13,9 +13,6 @@ export const PAPER_METHODS = ["iterative", "reflexion", "dynamic_rag", "merit"] 
 /** Table 2: the paper compares MERIT with these, in this order (merit_typerel is its fourth row). */
 export const PAPER_COMPARISONS = ["iterative", "reflexion", "dynamic_rag", "merit_typerel"] as const;
 
-/** Table 4: the paper's ablations in its row order. */
-export const PAPER_ABLATIONS = ["positive_only", "no_type_filter", "no_dense_rerank", "no_bm25", "random_same_type", "cross_database_only"] as const;
-
 /** The paper's display names of datasets and methods (`--labels` overrides any of them). */
 export const PAPER_LABELS: Readonly<Record<string, string>> = {
   spider: "Spider",

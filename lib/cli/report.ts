@@ -25,7 +25,7 @@ import { expandRunArgs } from "../analysis/run-paths.ts";
 import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
-import { InputFileError, UsageError } from "../errors.ts";
+import { InputFileError, MeritError, UsageError } from "../errors.ts";
 import { sha256Hex, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import { writeHtmlReport } from "../report/html-report.ts";
@@ -229,7 +229,13 @@ function readDifficulties(dirs: readonly string[], io: { err: (line: string) => 
     const dataset = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).dataset.name as string;
     if (dataDir === null || seen.has(dataset)) continue;
     seen.add(dataset);
-    const ctx = loadDatasetContext(dataset, dataDir, process.cwd());
+    let ctx: ReturnType<typeof loadDatasetContext>;
+    try {
+      ctx = loadDatasetContext(dataset, dataDir, process.cwd());
+    } catch (e) {
+      // the breakdown is an extra: a broken examples file costs it, not the report
+      ctx = e instanceof MeritError ? e.message : String(e);
+    }
     if (typeof ctx === "string") {
       io.err(`report: no per-difficulty breakdown for ${dataset}: ${ctx}`);
       continue;

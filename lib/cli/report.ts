@@ -95,6 +95,8 @@ export const reportCommand: Command = {
     const sel: TableSelection = paperSelection(runs, { allMethods: values["all-methods"] === true, labels });
     const model = modelIdentity(identities.map((id) => id.model ?? null), identities.map((id) => id.embedder ?? null), verifiedHashes());
     if (model.banner !== null) io.err(`report: ${model.banner}`);
+    // read before anything is written, so a broken data/paper-numbers.json leaves the output untouched
+    const paper = values["paper-numbers"] ? readPaperNumbers() : undefined;
 
     const tables: Table[] = [exTable(runs, sel)];
     const reference = values.reference ?? (runs.some((r) => r.method === "merit") ? "merit" : undefined);
@@ -138,8 +140,7 @@ export const reportCommand: Command = {
     if (minGold !== undefined) extras.min_gold_labels = minGold;
     extras.model_identity = { line: model.line, banner: model.banner, chat: model.chat as unknown as JsonValue, embedders: model.embedders as unknown as JsonValue };
     extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true };
-    if (values["paper-numbers"]) {
-      const paper = readPaperNumbers();
+    if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
       write(join(out, "COMPARISON.md"), paperComparison(tables, paper.numbers, sel, modelNotes(model)));
     }

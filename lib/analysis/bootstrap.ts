@@ -87,6 +87,16 @@ export function bootstrapPValue(a: number[][], b: number[][], opts: Omit<Bootstr
   return Math.min(1, (2 * (Math.min(atMostZero, atLeastZero) + 1)) / (resamples + 1));
 }
 
+/**
+ * The B resampled Δ values (pp, in draw order) of the same draws as the interval and p-value (same
+ * seed ⇒ same resamples); power.ts takes their standard deviation as the bootstrap standard error.
+ */
+export function bootstrapDeltas(a: number[][], b: number[][], opts: Omit<BootstrapOptions, "level" | "method"> = {}): Float64Array {
+  const { resamples, seed } = checkOptions(opts);
+  const shape = checkPair(a, b);
+  return resampleDeltas(perQueryDifferences(a, b, shape), shape, resamples, seed);
+}
+
 /** Δ on the original sample: (Σ_q diff[q]) · 100 / (n · s); the sum is an exact integer. */
 function pointDelta(diff: Float64Array, shape: PairShape): number {
   let total = 0;

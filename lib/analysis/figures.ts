@@ -77,7 +77,7 @@ export function forestFigure(comparison: Table, sel: TableSelection = {}): TopLe
       width: 360,
       layer: [
         { mark: { type: "rule", strokeDash: [4, 3], color: "gray" }, encoding: { x: { datum: 0, type: "quantitative" } } },
-        { mark: "rule", encoding: { y: { field: "comparison", type: "nominal", title: null, sort: null }, x: { field: "lo", type: "quantitative", title: "Δ EX (pp)" }, x2: { field: "hi" } } },
+        { mark: "rule", encoding: { y: { field: "comparison", type: "nominal", title: null, sort: null, axis: { labelLimit: 320 } }, x: { field: "lo", type: "quantitative", title: "Δ EX (pp)" }, x2: { field: "hi" } } },
         { mark: { type: "point", filled: true, size: 60 }, encoding: { y: { field: "comparison", type: "nominal", sort: null }, x: { field: "delta", type: "quantitative" } } },
       ],
     },

@@ -21,6 +21,14 @@ export interface ReportExtras {
   gold_labels_sha256?: string;
   /** sha256 of the JSONL annotation file, when one was given. */
   annotations_sha256?: string;
+  /** The --min-gold-labels threshold, when lowered below METHOD.md §8's 150 (or raised). */
+  min_gold_labels?: number;
+  /** The runs' models and the banner the report carries (model-identity.ts). */
+  model_identity?: { line: string; banner: string | null; chat: JsonValue; embedders: JsonValue };
+  /** Which methods and comparisons the tables show (paper layout by default, report.ts flags). */
+  table_selection?: { all_methods: boolean; all_comparisons: boolean };
+  /** The paper's numbers compared in COMPARISON.md (--paper-numbers): source id and file sha256. */
+  paper_numbers?: { source: string; sha256: string };
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

@@ -12,6 +12,7 @@ import { sha256Hex } from "../hash.ts";
 import type { MemoryEntry } from "../memory/entry.ts";
 import { MEMORY_FILES } from "../memory/jsonl-store.ts";
 import type { Polarity } from "./memory-growth.ts";
+import type { ModelRecord } from "./model-identity.ts";
 
 /** The identity of one run, as compared across the runs of a report and recorded in its manifest. */
 export interface RunIdentity {
@@ -34,7 +35,13 @@ export interface RunIdentity {
   config_hash: string;
   /** sha256 of the bytes of trajectories.jsonl. */
   trajectories_sha256: string;
+  /** `backend` of manifest.json (the chat model), null when the manifest has none. */
+  model?: ModelRecord | null;
+  /** `embedder` of manifest.json, null for memoryless methods. */
+  embedder?: ModelRecord | null;
 }
+
+const ModelSchema = z.object({ kind: z.string(), model: z.string(), modelHash: z.string() });
 
 const ManifestSchema = z.object({
   status: z.string(),
@@ -44,6 +51,8 @@ const ManifestSchema = z.object({
   dataset: z.object({ name: z.string(), checksum: z.string(), database_manifest_hash: z.string() }),
   initial_cache: z.object({ cache_hash: z.string() }),
   database_set: z.object({ kind: z.string() }).optional(),
+  backend: ModelSchema.nullable().optional(),
+  embedder: ModelSchema.nullable().optional(),
 });
 
 const ConfigFileSchema = z.object({ config: z.object({ max_repair_steps: z.number().int().nonnegative() }) });
@@ -78,7 +87,13 @@ export function readRunIdentity(dir: string): RunIdentity {
     max_repair_steps: c.data.config.max_repair_steps,
     config_hash: m.data.config_hash,
     trajectories_sha256: sha256Hex(readFileSync(join(dir, "trajectories.jsonl"))),
+    model: pickModel(m.data.backend),
+    embedder: pickModel(m.data.embedder),
   };
+}
+
+function pickModel(m: ModelRecord | null | undefined): ModelRecord | null {
+  return m ? { kind: m.kind, model: m.model, modelHash: m.modelHash } : null;
 }
 
 /** When an entry first entered memory and with which polarity (see memory-growth.ts). */

@@ -14,6 +14,8 @@ export interface TableSelection {
   methods?: string[];
   /** Display names, e.g. {spider: "Spider", bird: "BIRD", merit: "MERIT"}; default: the raw names. */
   labels?: Record<string, string>;
+  /** A method in `methods` drawn below a rule (the first of the methods beyond the paper's, paper-layout.ts). */
+  ruleBefore?: string;
 }
 
 /** The bootstrap settings of a table with intervals (Tables 2 and 4). */

@@ -32,6 +32,16 @@ export interface Table {
   notes: string[];
   /** The unformatted numbers, one record per logical row (long format), for DataFrames and CSV export of raw data. */
   data: Record<string, DataValue>[];
+  /** Indices of columns written to the CSV only (Markdown, LaTeX and HTML leave them out). */
+  csvOnly?: number[];
+  /** Row indices drawn with a rule above them (LaTeX `\midrule`, a separator row in Markdown, a ruled row in HTML). */
+  rulesBefore?: number[];
+}
+
+/** The indices of the columns Markdown, LaTeX and HTML show (every column not in `csvOnly`). */
+export function shownColumns(table: Table): number[] {
+  const hidden = new Set(table.csvOnly ?? []);
+  return table.columns.map((_, i) => i).filter((i) => !hidden.has(i));
 }
 
 /** RFC 4180 CSV of the formatted cells (no emphasis markers), header first, "\n" line ends. */
@@ -51,12 +61,17 @@ export function renderMarkdown(table: Table): string {
     if (c.bold) t = `**${t}**`;
     return t;
   };
+  const shown = shownColumns(table);
+  const rules = new Set(table.rulesBefore ?? []);
   const lines = [
     `**${escape(table.title)}**`,
     "",
-    `| ${table.columns.map(escape).join(" | ")} |`,
-    `|${table.align.map((a) => (a === "r" ? "---:" : ":---")).join("|")}|`,
-    ...table.rows.map((row) => `| ${row.map(cell).join(" | ")} |`),
+    `| ${shown.map((i) => escape(table.columns[i])).join(" | ")} |`,
+    `|${shown.map((i) => (table.align[i] === "r" ? "---:" : ":---")).join("|")}|`,
+    ...table.rows.flatMap((row, r) => [
+      ...(rules.has(r) ? [`| ${shown.map(() => "—").join(" | ")} |`] : []),
+      `| ${shown.map((i) => cell(row[i])).join(" | ")} |`,
+    ]),
   ];
   if (table.notes.length > 0) lines.push("", ...table.notes.map((n) => `_${escape(n)}_`));
   return lines.join("\n") + "\n";
@@ -96,16 +111,18 @@ export function renderLatex(table: Table): string {
     if (c.bold) t = `\\textbf{${t}}`;
     return t;
   };
+  const shown = shownColumns(table);
+  const rules = new Set(table.rulesBefore ?? []);
   const lines = [
     "\\begin{table}[t]",
     "\\centering",
     `\\caption{${latexEscape(table.title)}}`,
     `\\label{tab:${table.id}}`,
-    `\\begin{tabular}{${table.align.join("")}}`,
+    `\\begin{tabular}{${shown.map((i) => table.align[i]).join("")}}`,
     "\\toprule",
-    `${table.columns.map(latexEscape).join(" & ")} \\\\`,
+    `${shown.map((i) => latexEscape(table.columns[i])).join(" & ")} \\\\`,
     "\\midrule",
-    ...table.rows.map((row) => `${row.map(cell).join(" & ")} \\\\`),
+    ...table.rows.flatMap((row, r) => [...(rules.has(r) ? ["\\midrule"] : []), `${shown.map((i) => cell(row[i])).join(" & ")} \\\\`]),
     "\\bottomrule",
     "\\end{tabular}",
   ];

@@ -7,6 +7,7 @@
 import { MeritError } from "../errors.ts";
 import { meanStd } from "./aggregate.ts";
 import { bootstrapPValue, mcnemarExact, pairedClusterBootstrap } from "./bootstrap.ts";
+import { pairedPower } from "./power.ts";
 import { fixed, grouped, interval, meanPm, MISSING, pValue, signed } from "./number-format.ts";
 import { pairedMatrices, runsOf, type RunSummary } from "./run-summary.ts";
 import { markBest, type Cell, type DataValue, type Table } from "./table.ts";
@@ -46,6 +47,7 @@ export function exTable(runs: readonly RunSummary[], sel: TableSelection = {}): 
     rows,
     notes: [`Mean ± sample standard deviation (n − 1) over ${seedNote(runs)}; best in bold, second underlined.`],
     data,
+    ...(sel.ruleBefore !== undefined && methods.includes(sel.ruleBefore) ? { rulesBefore: [methods.indexOf(sel.ruleBefore)] } : {}),
   };
 }
 
@@ -53,12 +55,14 @@ export function exTable(runs: readonly RunSummary[], sel: TableSelection = {}): 
 export interface ComparisonTableOptions extends TableSelection, TableBootstrapOptions {
   /** The method compared with every other one (Δ = reference − other). */
   reference: string;
+  /** The methods compared with the reference, in row order; default: every other method of the selection. */
+  others?: string[];
 }
 
 /** Table 2: Δ EX (pp) of `reference` vs every other method, paired query-cluster bootstrap CI, bootstrap and McNemar p. */
 export function comparisonTable(runs: readonly RunSummary[], opts: ComparisonTableOptions): Table {
   const { resamples, seed, level, method } = tableBootstrap(opts);
-  const others = tableMethods(runs, opts).filter((m) => m !== opts.reference);
+  const others = (opts.others ?? tableMethods(runs, opts)).filter((m) => m !== opts.reference);
   if (!runs.some((r) => r.method === opts.reference)) {
     throw new MeritError(`Table 2: no runs of the reference method ${JSON.stringify(opts.reference)}; known methods: ${tableMethods(runs, {}).join(", ")}`);
   }
@@ -72,13 +76,16 @@ export function comparisonTable(runs: readonly RunSummary[], opts: ComparisonTab
       const boot = pairedClusterBootstrap(m.a, m.b, { resamples, seed, level, method });
       const pBoot = bootstrapPValue(m.a, m.b, { resamples, seed });
       const mc = mcnemarExact(m.a, m.b);
+      const power = pairedPower(m.a, m.b, { resamples, seed });
       rows.push([
         { text: displayName(dataset, opts) },
         { text: `${displayName(opts.reference, opts)} vs ${displayName(other, opts)}` },
         { text: signed(boot.delta, 2) },
         { text: interval(boot.lo, boot.hi, 2) },
         { text: pValue(pBoot) },
+        { text: fixed(power.mde, 2) },
         { text: pValue(mc.pValue) },
+        { text: power.ordersNeeded === null ? MISSING : String(power.ordersNeeded) },
         { text: String(m.queryIds.length) },
         { text: m.seeds.join(" ") },
         { text: String(resamples) },
@@ -89,31 +96,50 @@ export function comparisonTable(runs: readonly RunSummary[], opts: ComparisonTab
         dataset, reference: opts.reference, other, delta: boot.delta, lo: boot.lo, hi: boot.hi, level,
         p_bootstrap: pBoot, p_mcnemar: mc.pValue, only_reference: mc.onlyA, only_other: mc.onlyB,
         queries: m.queryIds.length, seeds: m.seeds.join(" "), resamples, seed, interval: method,
+        se: power.se, mde: power.mde, mde_factor: power.factor, var_between: power.varBetween, var_within: power.varWithin, orders_needed: power.ordersNeeded,
       });
     }
   }
   return {
     id: "table2",
     title: `Difference in EX (pp) of ${displayName(opts.reference, opts)} against each method`,
-    columns: ["Dataset", "Comparison", "Δ EX (pp)", levelText, "p (bootstrap)", "p (McNemar)", "Queries", "Seeds", "B", "Seed", "Interval"],
-    align: ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"],
+    columns: ["Dataset", "Comparison", "Δ EX (pp)", levelText, "p (bootstrap)", "MDE (pp)", "p (McNemar)", "Orders for MDE ≤ |Δ|", "Queries", "Seeds", "B", "Seed", "Interval"],
+    align: ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l"],
     rows,
     notes: [
       `Paired query-cluster bootstrap: each resample draws queries with replacement, each keeping its outcomes under every stream seed for both methods; B = ${resamples}, seed ${seed}, ${method} ${levelText.replace(" CI", "")} interval.`,
-      "Bootstrap p: two-sided, from the same resamples; McNemar: exact binomial test on per-query majority outcomes.",
+      "Bootstrap p: two-sided, from the same resamples. MDE: the Δ this design (queries × stream orders, observed discordance) detects with 80% power at α = 0.05, 2.80 × the bootstrap standard error.",
+      ...ordersNote(data, opts),
+      "The CSV adds the McNemar p (exact binomial test on per-query majority outcomes), the stream orders needed for MDE ≤ |Δ|, queries, seeds, B, seed and interval type.",
     ],
     data,
+    csvOnly: [6, 7, 8, 9, 10, 11, 12],
   };
+}
+
+/** The Table 2 note on how many stream orders would separate MERIT from Dynamic RAG (METHOD.md §9, beyond the paper). */
+function ordersNote(data: readonly Record<string, DataValue>[], sel: TableSelection): string[] {
+  return data
+    .filter((r) => r.other === "dynamic_rag")
+    .map((r) => {
+      const who = `${displayName(String(r.reference), sel)} vs ${displayName("dynamic_rag", sel)} on ${displayName(String(r.dataset), sel)}`;
+      const d = signed(r.delta as number, 2);
+      return r.orders_needed === null
+        ? `${who}: at the observed Δ ${d} pp no number of stream orders reaches MDE ≤ |Δ| (Δ = 0, one seed, or the between-query variance alone is too large: only more queries help).`
+        : `${who}: ${r.orders_needed} stream orders would give MDE ≤ |Δ| = ${fixed(Math.abs(r.delta as number), 2)} pp (the design has ${String(r.seeds).split(" ").length}).`;
+    });
 }
 
 /** Table 3: repair behaviour per dataset × method, each value the mean over seeds. */
 export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {}): Table {
   const rows: Cell[][] = [];
   const data: Record<string, DataValue>[] = [];
+  const rulesBefore: number[] = [];
   for (const dataset of tableDatasets(runs, sel)) {
     for (const method of tableMethods(runs, sel)) {
       const selected = runsOf(runs, dataset, method);
       if (selected.length === 0) continue;
+      if (method === sel.ruleBefore) rulesBefore.push(rows.length);
       const mean = (f: (r: RunSummary) => number) => meanStd(selected.map(f)).mean;
       const rep = mean((r) => r.metrics.repaired_count);
       const steps = mean((r) => r.metrics.steps);
@@ -122,7 +148,7 @@ export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {
       const calls = mean((r) => r.metrics.accounting.llm_calls);
       rows.push([
         { text: displayName(dataset, sel) }, { text: displayName(method, sel) },
-        { text: fixed(rep, 1) }, { text: fixed(steps, 3) }, { text: fixed(osc, 1) }, { text: fixed(tokens, 2) }, { text: grouped(calls, 0) },
+        { text: fixed(rep, 1) }, { text: fixed(steps, 3) }, { text: fixed(osc, 2) }, { text: fixed(tokens, 3) }, { text: grouped(calls, 0) },
       ]);
       data.push({ dataset, method, repaired: rep, steps, oscillation_pct: osc, tokens_millions: tokens, llm_calls: calls, seeds: selected.length });
     }
@@ -138,5 +164,6 @@ export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {
       "Osc.: trajectories revisiting an earlier attempt, over all queries; Tok.: prompt + output tokens (millions); Calls: LLM calls incl. the initial one.",
     ],
     data,
+    ...(rulesBefore.length > 0 ? { rulesBefore } : {}),
   };
 }

@@ -40,12 +40,29 @@ const TINY_CHAT = "test/fixtures/models/tiny-random-qwen2.5-instruct.gguf";
 const TINY_EMBEDDER = "test/fixtures/models/tiny-random-bert-bge.gguf";
 const REPORT_DIR = "results/demo";
 
+/** The bundled predictions files (data/predictions/*.sql), sorted. */
+function bundledPredictionFiles(): string[] {
+  return readdirSync("data/predictions").filter((f) => f.endsWith(".sql")).sort();
+}
+
+/** Dataset of a bundled predictions file: `bird_…` is BIRD, every other file Spider. */
+function datasetOfFile(file: string): DatasetName {
+  return file.startsWith("bird_") ? "bird" : "spider";
+}
+
+/** Heading of step 1, naming every dataset the bundled files cover with its official protocol. */
+export function bundledHeading(files: readonly string[]): string {
+  const names = { spider: "Spider dev, official test-suite protocol", bird: "BIRD dev, official BIRD protocol" } as const;
+  const datasets = (["spider", "bird"] as const).filter((d) => files.some((f) => datasetOfFile(f) === d));
+  return `== 1. Execution accuracy of the bundled real predictions (${datasets.map((d) => names[d]).join("; ")})`;
+}
+
 async function scoreBundledPredictions(io: CommandIO): Promise<void> {
-  const files = readdirSync("data/predictions").filter((f) => f.endsWith(".sql")).sort();
+  const files = bundledPredictionFiles();
   const datasets = new Map<DatasetName, Dataset>();
   const rows: string[][] = [];
   for (const file of files) {
-    const name: DatasetName = file.startsWith("bird_") ? "bird" : "spider";
+    const name = datasetOfFile(file);
     if (!datasets.has(name)) datasets.set(name, await loadDataset({ name, dir: join("data", name) }));
     const data = datasets.get(name)!;
     if (data.databases.size === 0) {
@@ -101,7 +118,7 @@ export const demoCommand: Command = {
   async run(argv: string[], io: CommandIO): Promise<number> {
     const { values } = parseFlags(argv, { limit: { type: "string" }, config: { type: "string" }, fresh: { type: "boolean" }, "skip-runs": { type: "boolean" } }, USAGE);
     if (values.fresh) rmSync("runs/demo", { recursive: true, force: true });
-    io.out("== 1. Execution accuracy of the bundled real predictions (Spider dev, official test-suite protocol)");
+    io.out(bundledHeading(bundledPredictionFiles()));
     await scoreBundledPredictions(io);
     if (values["skip-runs"]) return 0;
 

@@ -1,7 +1,9 @@
 /**
  * `merit report` (METHOD.md §8, §9): reads the trajectories of finished runs and writes Tables 1–5
- * (CSV, Markdown, LaTeX), one row per run (runs.csv), a deterministic manifest.json and the figures
- * (SVG, PNG) to an output directory, after refusing runs that do not share K, initial cache and data.
+ * in the paper's layout (CSV, Markdown, LaTeX; paper-layout.ts), one row per run (runs.csv), a
+ * deterministic manifest.json, the figures (SVG, PNG) and, with --paper-numbers, COMPARISON.md to an
+ * output directory, after refusing runs that do not share K, initial cache and data. Every table
+ * note and figure subtitle names the runs' model, with a banner for test models (model-identity.ts).
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -12,32 +14,47 @@ import { renderPng, renderSvg } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
 import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from "../analysis/figures.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
+import { mdeFigure } from "../analysis/figure-power.ts";
+import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
+import { paperComparison, readPaperNumbers } from "../analysis/paper-comparison.ts";
+import { paperSelection, reportComparisons } from "../analysis/paper-layout.ts";
+import { difficultyTable } from "../analysis/table-difficulty.ts";
 import { readReportInputs } from "../analysis/report-inputs.ts";
 import { reportManifest, type ReportExtras } from "../analysis/report-manifest.ts";
 import { expandRunArgs } from "../analysis/run-paths.ts";
 import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
-import { InputFileError, UsageError } from "../errors.ts";
-import { sha256Hex } from "../hash.ts";
+import { InputFileError, MeritError, UsageError } from "../errors.ts";
+import { sha256Hex, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import { writeHtmlReport } from "../report/html-report.ts";
+import { loadDatasetContext } from "../report/query-context.ts";
+import { readDataDir } from "../report/run-reader.ts";
 import { numberFlag, parseFlags, required, type Command } from "./command.ts";
 
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
-                    [--gold-labels cases.csv [--annotations-dataset NAME]]
+                    [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
+                    [--all-methods] [--all-comparisons] [--paper-numbers]
 
 Each RUN_DIR is a run directory (with trajectories.jsonl) or a folder searched for them; --runs takes
 the same, comma-separated and/or repeated, with globs ('runs/spider-*'). Runs must share K and, per
 dataset, the initial cache and data hashes (manifest.json, config.json), else the report is refused.
---gold-labels reads the CSV of \`merit annotate\` with gold_type and annotator_id filled in (Table 5).
+--gold-labels reads the CSV of \`merit annotate\` with gold_type and annotator_id filled in (Table 5);
+--min-gold-labels N accepts N or more cases instead of METHOD.md §8's 150 (to try the flow on a demo;
+recorded in manifest.json and the table note).
+Tables follow the paper's layout: Tables 1 and 3 show Iterative, Reflexion-style, Dynamic RAG and MERIT
+(--all-methods adds every other method below a rule), Table 2 compares MERIT with the paper's
+comparisons (--all-comparisons: with every method); --labels overrides the display names.
+--paper-numbers writes DIR/COMPARISON.md: every cell next to the paper's number (data/paper-numbers.json).
 Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (input run hashes, K, B,
 seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
-Table 2 compares --reference (default: merit, when present) with every other method;
-Table 4 needs --full and --ablations. Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.`;
+Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
+(every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
+Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.`;
 
 export const reportCommand: Command = {
   name: "report",
@@ -50,7 +67,8 @@ export const reportCommand: Command = {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
-        runs: { type: "string", multiple: true }, "gold-labels": { type: "string" },
+        runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
+        "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" },
       },
       USAGE,
       true,
@@ -66,16 +84,26 @@ export const reportCommand: Command = {
       level: numberFlag(values.level, "level", 0.95),
       interval: interval as "percentile" | "bca",
     };
-    const sel: TableSelection = { labels: parseLabels(values.labels) };
+    const minGold = values["min-gold-labels"] === undefined ? undefined : numberFlag(values["min-gold-labels"], "min-gold-labels", 150, { integer: true, min: 1 });
+    if (minGold !== undefined && values["gold-labels"] === undefined) throw new UsageError(`--min-gold-labels needs --gold-labels FILE\n${USAGE}`);
+    const labels = parseLabels(values.labels);
 
     const files = [...new Map(inputs.flatMap(findTrajectoryFiles).map((f) => [resolve(f), f])).values()];
     if (files.length === 0) throw new InputFileError(inputs.join(", "), "holds no trajectories.jsonl", "pass directories written by `merit run`");
     const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(files.map((f) => dirname(f)));
     io.err(`report: ${runs.length} runs from ${files.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
+    const sel: TableSelection = paperSelection(runs, { allMethods: values["all-methods"] === true, labels });
+    const model = modelIdentity(identities.map((id) => id.model ?? null), identities.map((id) => id.embedder ?? null), verifiedHashes());
+    if (model.banner !== null) io.err(`report: ${model.banner}`);
+    // read before anything is written, so a broken data/paper-numbers.json leaves the output untouched
+    const paper = values["paper-numbers"] ? readPaperNumbers() : undefined;
 
     const tables: Table[] = [exTable(runs, sel)];
     const reference = values.reference ?? (runs.some((r) => r.method === "merit") ? "merit" : undefined);
-    if (reference !== undefined && runs.some((r) => r.method !== reference)) tables.push(comparisonTable(runs, { ...sel, reference, ...boot }));
+    if (reference !== undefined && runs.some((r) => r.method !== reference)) {
+      const others = reportComparisons(runs, reference, values["all-comparisons"] === true);
+      tables.push(comparisonTable(runs, { ...sel, reference, others, ...boot }));
+    }
     tables.push(repairTable(runs, sel));
     if (values.full !== undefined || values.ablations !== undefined) {
       const full = required(values.full, "full", USAGE);
@@ -85,10 +113,13 @@ export const reportCommand: Command = {
     if (values.annotations !== undefined && values["gold-labels"] !== undefined) throw new UsageError(`pass --annotations or --gold-labels, not both\n${USAGE}`);
     const validation =
       values["gold-labels"] !== undefined
-        ? loadGoldLabels(values["gold-labels"], values["annotations-dataset"], firstTrajectories)
+        ? loadGoldLabels(values["gold-labels"], values["annotations-dataset"], firstTrajectories, minGold)
         : loadValidation(values.annotations, values["annotations-dataset"], firstTrajectories);
-    tables.push(failureTable(runs, { ...sel, validation }));
+    tables.push(failureTable(runs, { ...sel, validation, minGoldLabels: minGold }));
     for (const [dataset, v] of Object.entries(validation ?? {})) tables.push(confusionTable(v, sel.labels?.[dataset] ?? dataset));
+    const byDifficulty = difficultyTable(runs, readDifficulties(identities.map((id) => id.dir), io), sel);
+    if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);
+    for (const t of tables) t.notes.push(...modelNotes(model));
 
     const written: string[] = [];
     const write = (path: string, content: string | Buffer) => {
@@ -106,6 +137,13 @@ export const reportCommand: Command = {
     const extras: ReportExtras = {};
     if (values["gold-labels"] !== undefined) extras.gold_labels_sha256 = sha256Hex(readFileSync(values["gold-labels"]));
     if (values.annotations !== undefined) extras.annotations_sha256 = sha256Hex(readFileSync(values.annotations));
+    if (minGold !== undefined) extras.min_gold_labels = minGold;
+    extras.model_identity = { line: model.line, banner: model.banner, chat: model.chat as unknown as JsonValue, embedders: model.embedders as unknown as JsonValue };
+    extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true };
+    if (paper !== undefined) {
+      extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
+      write(join(out, "COMPARISON.md"), paperComparison(tables, paper.numbers, sel, modelNotes(model)));
+    }
     // run directories inside the working directory are recorded relative to it, others as passed
     const shown = identities.map((id) => {
       const inside = relative(process.cwd(), resolve(id.dir));
@@ -116,13 +154,16 @@ export const reportCommand: Command = {
       const comparison = tables.find((t) => t.id === "table2");
       const figures = { "ex-per-method": exFigure(runs, sel), "cumulative-repairs": cumulativeRepairFigure(runs, sel, maxRepairSteps), "tokens-vs-ex": tokensVsExFigure(runs, sel), ...(comparison ? { "forest-delta": forestFigure(comparison, sel) } : {}) };
       Object.assign(figures, { "failure-composition": failureCompositionFigure(runs, sel), ...(memories.length > 0 ? { "memory-growth": memoryGrowthFigure(memories, sel) } : {}) });
-      for (const [name, spec] of Object.entries(figures)) {
+      if (comparison && comparison.data.length > 0) Object.assign(figures, { "mde-vs-stream-orders": mdeFigure(comparison, sel) });
+      for (const [name, figure] of Object.entries(figures)) {
+        const spec = withModelSubtitle(figure, model);
         write(join(out, "figures", `${name}.svg`), await renderSvg(spec));
         write(join(out, "figures", `${name}.png`), await renderPng(spec));
       }
     }
     if (values.html) {
-      const html = writeHtmlReport({ outDir: out, runDirs: files.map((f) => dirname(f)), tables, figures: written.filter((f) => f.startsWith("figures/") && f.endsWith(".svg")) });
+      const html = writeHtmlReport({ outDir: out, runDirs: files.map((f) => dirname(f)), tables, figures: written.filter((f) => f.startsWith("figures/") && f.endsWith(".svg")), model });
+      written.push(...html.files);
       for (const w of html.warnings) io.err(`report: html: ${w}`);
       io.err(`report: html: ${html.episodes} episodes in ${html.chunks} chunks, ${html.files.length} files, ${html.bytes} bytes -> ${join(out, "index.html")}`);
     }
@@ -154,14 +195,55 @@ function parseLabels(text: string | undefined): Record<string, string> | undefin
 }
 
 /** Table 5 validation from a labelled `merit annotate` CSV; the dataset defaults to the only one reported. */
-function loadGoldLabels(file: string, dataset: string | undefined, trajectories: Map<string, Trajectory[]>): Record<string, ClassifierValidation> {
+function loadGoldLabels(file: string, dataset: string | undefined, trajectories: Map<string, Trajectory[]>, minCases?: number): Record<string, ClassifierValidation> {
   const datasets = [...trajectories.keys()];
-  const name = dataset ?? (datasets.length === 1 ? datasets[0] : undefined);
+  if (!existsSync(file)) throw new InputFileError(file, "does not exist", "pass the CSV written by `merit annotate`, labelled");
+  const rows = goldLabelRows(readFileSync(file, "utf8"), file);
+  // without --annotations-dataset, the one dataset whose runs hold every labelled (db_id, query_id)
+  const holdsAll = (d: string) => {
+    const keys = new Set(trajectories.get(d)!.map((t) => `${t.db_id}\u0000${t.query_id}`));
+    return rows.every((r) => keys.has(`${r.db_id}\u0000${r.query_id}`));
+  };
+  const matching = datasets.filter(holdsAll);
+  const name = dataset ?? (datasets.length === 1 ? datasets[0] : matching.length === 1 ? matching[0] : undefined);
   if (name === undefined) throw new UsageError(`--gold-labels: the runs cover ${datasets.join(", ")}; say which with --annotations-dataset NAME\n${USAGE}`);
   const runTrajectories = trajectories.get(name);
   if (!runTrajectories) throw new UsageError(`--annotations-dataset ${name} has no runs among the inputs; known: ${datasets.join(", ")}`);
-  if (!existsSync(file)) throw new InputFileError(file, "does not exist", "pass the CSV written by `merit annotate`, labelled");
-  return { [name]: classifierValidation(goldLabelRows(readFileSync(file, "utf8"), file), runTrajectories) };
+  // --min-gold-labels N scales METHOD.md §8's 150 cases / 50 double-annotated to N / ⌊N/3⌋
+  const req = minCases === undefined ? {} : { minCases, minDoubleAnnotated: Math.min(50, Math.floor(minCases / 3)) };
+  try {
+    return { [name]: classifierValidation(rows, runTrajectories, req) };
+  } catch (e) {
+    if (minCases === undefined && e instanceof Error && / cases, but \d+–\d+ are required/.test(e.message)) {
+      throw new UsageError(`--gold-labels ${file}: ${e.message.replace(/^classifier validation: /, "")}; to try the flow on fewer cases pass --min-gold-labels N (recorded in the report)`);
+    }
+    throw e;
+  }
+}
+
+/** Difficulty of each query per dataset, from the examples file of each dataset's first run's data_dir. */
+function readDifficulties(dirs: readonly string[], io: { err: (line: string) => void }): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  const seen = new Set<string>();
+  for (const dir of dirs) {
+    const dataDir = readDataDir(join(dir, "config.json"));
+    const dataset = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).dataset.name as string;
+    if (dataDir === null || seen.has(dataset)) continue;
+    seen.add(dataset);
+    let ctx: ReturnType<typeof loadDatasetContext>;
+    try {
+      ctx = loadDatasetContext(dataset, dataDir, process.cwd());
+    } catch (e) {
+      // the breakdown is an extra: a broken examples file costs it, not the report
+      ctx = e instanceof MeritError ? e.message : String(e);
+    }
+    if (typeof ctx === "string") {
+      io.err(`report: no per-difficulty breakdown for ${dataset}: ${ctx}`);
+      continue;
+    }
+    out.set(dataset, new Map([...ctx.queries].map(([id, q]) => [id, q.difficulty])));
+  }
+  return out;
 }
 
 function loadValidation(file: string | undefined, dataset: string | undefined, trajectories: Map<string, Trajectory[]>): Record<string, ClassifierValidation> | undefined {

@@ -7,6 +7,7 @@
  */
 import type { MemoryEntry } from "../memory/entry.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
+import { userFacingDbError } from "./db-error-text.ts";
 import type { EntrySummary, EpisodeChunk, EpisodeDetail, RetrievalStep } from "./report-data.ts";
 import type { PlacedEpisode } from "./report-index.ts";
 import type { RunInput } from "./run-reader.ts";
@@ -43,12 +44,13 @@ export function buildChunks(runs: readonly RunInput[], episodes: readonly Placed
       row: p.row,
       attempts: t.attempts,
       statuses: t.statuses,
-      dbErrors: t.db_errors,
+      dbErrors: t.db_errors.map(userFacingDbError),
       errorTypes: t.error_types,
       callKinds: t.call_kinds,
       promptTokens: t.prompt_tokens,
       outputTokens: t.output_tokens,
       truncatedTokens: t.truncated_prompt_tokens,
+      initialTokensKnown: t.initial_tokens_known,
       reflections: t.reflections,
       retrieval,
     };

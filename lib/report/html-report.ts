@@ -36,6 +36,8 @@ export interface HtmlReportOptions {
   chunkQueries?: number;
   /** Directory relative data_dir values are resolved against; default process.cwd(). */
   cwd?: string;
+  /** The runs' model line and test-model banner (model-identity.ts), shown in the page header. */
+  model?: { line: string; banner: string | null };
 }
 
 export interface HtmlReportSummary {
@@ -98,7 +100,7 @@ export function writeHtmlReport(opts: HtmlReportOptions): HtmlReportSummary {
     files.push(rel);
   };
   removeOldData(join(opts.outDir, DATA_DIR));
-  write("index.html", pageHtml({ title: index.title, tables: opts.tables, figures: opts.figures }));
+  write("index.html", pageHtml({ title: index.title, tables: opts.tables, figures: opts.figures, modelLine: opts.model?.line, banner: opts.model?.banner }));
   write(`${DATA_DIR}/index.js`, `window.MERIT_REPORT = ${jsonLiteral({ ...index, rows: encodeRows(index.rows) })};\n`);
   chunks.forEach((chunk, n) => write(chunkFile(n), `window.meritReportChunk(${n}, ${jsonLiteral(chunk)});\n`));
   for (const name of readdirSync(ASSETS).sort()) {

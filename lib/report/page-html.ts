@@ -4,7 +4,7 @@
  * relative path) and the empty shells the browser code (assets/viewer.js) fills from report-data/index.js.
  * @module
  */
-import type { Table } from "../analysis/table.ts";
+import { shownColumns, type Table } from "../analysis/table.ts";
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -13,17 +13,20 @@ export function escapeHtml(text: string): string {
 
 /** One results table as an accessible HTML table (caption, column headers, row headers in column 0). */
 export function tableHtml(table: Table): string {
-  const head = table.columns.map((c, i) => `<th scope="col" class="${table.align[i] === "r" ? "num" : ""}">${escapeHtml(c)}</th>`).join("");
+  const shown = shownColumns(table);
+  const rules = new Set(table.rulesBefore ?? []);
+  const head = shown.map((i) => `<th scope="col" class="${table.align[i] === "r" ? "num" : ""}">${escapeHtml(table.columns[i])}</th>`).join("");
   const body = table.rows
-    .map((row) => {
-      const cells = row.map((cell, i) => {
+    .map((row, r) => {
+      const cells = shown.map((i) => {
+        const cell = row[i];
         let text = escapeHtml(cell.text);
         if (cell.underline) text = `<u>${text}</u>`;
         if (cell.bold) text = `<strong>${text}</strong>`;
         const cls = table.align[i] === "r" ? ' class="num"' : "";
         return i === 0 ? `<th scope="row"${cls}>${text}</th>` : `<td${cls}>${text}</td>`;
       });
-      return `<tr>${cells.join("")}</tr>`;
+      return `<tr${rules.has(r) ? ' class="rule"' : ""}>${cells.join("")}</tr>`;
     })
     .join("\n");
   const notes = table.notes.length > 0 ? `<ul class="notes">${table.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>` : "";
@@ -40,6 +43,10 @@ export interface PageOptions {
   tables: readonly Table[];
   /** Figure files relative to the page, e.g. `figures/ex-per-method.svg`. */
   figures: readonly string[];
+  /** The runs' model identity line ("Model: …", model-identity.ts), shown under the title. */
+  modelLine?: string;
+  /** The test-model banner, shown prominently above everything when present. */
+  banner?: string | null;
 }
 
 const FILTERS = [
@@ -67,7 +74,7 @@ export function pageHtml(opts: PageOptions): string {
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header><h1>${escapeHtml(opts.title)}</h1>
+<header>${opts.banner ? `<p class="banner" role="alert">${escapeHtml(opts.banner)}</p>\n` : ""}<h1>${escapeHtml(opts.title)}</h1>${opts.modelLine ? `\n<p class="model">${escapeHtml(opts.modelLine)}</p>` : ""}
 <nav aria-label="Report sections"><ul class="tabs" role="tablist">
 <li role="presentation"><a role="tab" href="#summary" id="tab-summary" aria-controls="summary">Tables &amp; figures</a></li>
 <li role="presentation"><a role="tab" href="#queries" id="tab-queries" aria-controls="queries">Queries</a></li>

@@ -13,6 +13,8 @@ import { InputFileError } from "../errors.ts";
 export interface QueryText {
   question: string;
   evidence: string;
+  /** BIRD `difficulty`, Spider `hardness`, else "unknown" (METHOD.md §1.2). */
+  difficulty: string;
 }
 
 /** Question/evidence by query id and schema text by db_id for one dataset directory. */
@@ -38,7 +40,7 @@ export function loadDatasetContext(dataset: string, dataDir: string, cwd: string
   const fix = `restore the official ${name} files in ${dir}`;
   const parsed = parseExamples(readJsonFile(examplesFile, fix).value, name, examplesFile);
   const queries = new Map<string, QueryText>();
-  for (const e of parsed.examples) queries.set(e.id, { question: e.question, evidence: e.evidence });
+  for (const e of parsed.examples) queries.set(e.id, { question: e.question, evidence: e.evidence, difficulty: e.difficulty });
   const schemas = new Map<string, string>();
   const tables = readJsonFile(tablesFile, fix).value;
   if (!Array.isArray(tables)) throw new InputFileError(tablesFile, "expected a JSON list of schema entries", fix);

@@ -53,6 +53,8 @@ export interface RowColumns {
   steps: number[];
   /** accounting.total_tokens of the episode. */
   tokens: number[];
+  /** 1 when the initial call's tokens are known, 0 for imported initial predictions (the cache records null; shown "n/a"). */
+  initialTokensKnown: number[];
   /** 0-based stream position in its run. */
   position: number[];
 }
@@ -124,6 +126,8 @@ export interface EpisodeDetail {
   promptTokens: number[];
   outputTokens: number[];
   truncatedTokens: number[];
+  /** False for imported initial predictions: call 0's token counts are unknown (shown "n/a", not 0). */
+  initialTokensKnown: boolean;
   reflections: string[];
   /** One element per repair step of a memory method; [] otherwise. */
   retrieval: RetrievalStep[];

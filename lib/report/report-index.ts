@@ -81,7 +81,7 @@ export function buildIndex(runs: readonly RunInput[], opts: IndexOptions): Built
     return x.label < y.label ? -1 : x.label > y.label ? 1 : a.run - b.run;
   });
 
-  const rows: RowColumns = { run: [], query: [], initial: [], final: [], failure: [], failureMask: [], initialCorrect: [], finalCorrect: [], steps: [], tokens: [], position: [] };
+  const rows: RowColumns = { run: [], query: [], initial: [], final: [], failure: [], failureMask: [], initialCorrect: [], finalCorrect: [], steps: [], tokens: [], initialTokensKnown: [], position: [] };
   const statusCode = (s: string) => (STATUSES as readonly string[]).indexOf(s);
   const typeCode = (s: string | null) => (s === null ? -1 : (ERROR_TYPES as readonly string[]).indexOf(s));
   const episodes = placed.map((p, row) => {
@@ -96,6 +96,7 @@ export function buildIndex(runs: readonly RunInput[], opts: IndexOptions): Built
     rows.finalCorrect.push(t.final_correct ? 1 : 0);
     rows.steps.push(t.repair_steps);
     rows.tokens.push(t.accounting.total_tokens);
+    rows.initialTokensKnown.push(t.initial_tokens_known ? 1 : 0);
     rows.position.push(t.stream_position);
     return { ...p, row };
   });

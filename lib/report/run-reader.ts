@@ -60,7 +60,7 @@ export function readRun(dir: string, label: string): RunInput {
 }
 
 /** `config.data_dir` from a run's config.json, or null when the file or the field is absent. */
-function readDataDir(file: string): string | null {
+export function readDataDir(file: string): string | null {
   if (!existsSync(file)) return null;
   let json: unknown;
   try {

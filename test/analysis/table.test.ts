@@ -59,6 +59,24 @@ describe("renderers", () => {
   });
 });
 
+describe("CSV-only columns and rules", () => {
+  const wide: Table = {
+    ...table,
+    columns: ["Method", "Spider", "B"],
+    align: ["l", "r", "r"],
+    rows: [[{ text: "a" }, { text: "1" }, { text: "100" }], [{ text: "b" }, { text: "2" }, { text: "100" }]],
+    csvOnly: [2],
+    rulesBefore: [1],
+  };
+  it("the CSV keeps every column and no rule", () => {
+    expect(renderCsv(wide)).toBe("Method,Spider,B\na,1,100\nb,2,100\n");
+  });
+  it("Markdown and LaTeX leave the CSV-only columns out and draw the rule", () => {
+    expect(renderMarkdown(wide).split("\n").slice(2, 7)).toEqual(["| Method | Spider |", "|:---|---:|", "| a | 1 |", "| — | — |", "| b | 2 |"]);
+    expect(renderLatex(wide)).toContain("\\begin{tabular}{lr}\n\\toprule\nMethod & Spider \\\\\n\\midrule\na & 1 \\\\\n\\midrule\nb & 2 \\\\\n\\bottomrule");
+  });
+});
+
 describe("markBest", () => {
   it("bolds every best (as displayed), underlines the second distinct value", () => {
     const rows: Cell[][] = [[{ text: "a" }], [{ text: "b" }], [{ text: "c" }], [{ text: "d" }], [{ text: "e" }]];

@@ -108,18 +108,23 @@ describe("Table 3: repair behaviour", () => {
     expect(merit.llm_calls).toBe(10);
     expect(merit.tokens_millions).toBeCloseTo(0.00176, 12);
     expect(merit.oscillation_pct).toBe(0);
-    expect(t.rows.find((r) => r[1].text === "merit")!.map((c) => c.text)).toEqual(["Spider", "merit", "1.3", "3.000", "0.0", "0.00", "10"]);
+    // the paper's precision: Osc. 2 decimals, Tok. 3
+    expect(t.rows.find((r) => r[1].text === "merit")!.map((c) => c.text)).toEqual(["Spider", "merit", "1.3", "3.000", "0.00", "0.002", "10"]);
   });
 });
 
 describe("Table 4: ablations", () => {
   it("Δ = ablation − full with an interval", () => {
     const t = ablationTable(runs, { full: "merit", ablations: ["iterative"], datasets: ["spider"], labels });
-    expect(t.columns).toEqual(["Method", "Spider EX", "Spider Δ", "Spider 95% CI"]);
-    expect(t.rows.map((r) => r.map((c) => c.text))).toEqual([
+    expect(t.columns).toEqual(["Method", "Spider EX", "Spider Δ", "Spider 95% CI", "Spider p", "Spider p (Holm)"]);
+    expect(t.rows.map((r) => r.map((c) => c.text).slice(0, 4))).toEqual([
       ["merit", "83.33 ± 14.43", "—", "—"],
       ["iterative", "75.00 ± 0.00", "-8.33", "[-25.00, +0.00]"], // mirror of Table 2's merit vs iterative
     ]);
+    // a family of one: Holm leaves p as it is (≈ 2 · P[k = 0] = 0.633, as in Table 2)
+    const it = t.data.find((r) => r.method === "iterative")!;
+    expect(it.p_holm).toBe(it.p_bootstrap);
+    expect(it.p_bootstrap as number).toBeGreaterThan(0.6);
   });
 });
 
@@ -127,11 +132,15 @@ describe("Table 5: initial-failure composition", () => {
   it("counts and shares from the shared initial attempts", () => {
     const t = failureTable(runs, { labels });
     // Spider: q2 Syntax, q3 Result Mismatch → 1 (50%), 1 (50%); BIRD: 2 Result Mismatch (100%)
+    // paper layout: one row per dataset, Result Mismatch / Schema Linking / Other (%), Acc., Macro-F1; the CSV adds counts
+    expect(t.columns).toEqual(["Dataset", "Result Mismatch", "Schema Linking", "Other", "Acc. (%)", "Macro-F1", "Initial failures", "Annotated cases", "Syntax n", "Result Mismatch n"]);
     expect(t.rows.map((r) => r.map((c) => c.text))).toEqual([
-      ["Syntax", "1", "50.0", "0", "0.0"],
-      ["Result Mismatch", "1", "50.0", "2", "100.0"],
-      ["Total initial failures", "2", "100.0", "2", "100.0"],
+      ["Spider", "50.00", "0.00", "50.00", "—", "—", "2", "—", "1", "1"],
+      ["BIRD", "100.00", "0.00", "0.00", "—", "—", "2", "—", "0", "2"],
     ]);
+    expect(renderMarkdown(t).split("\n")[2]).toBe("| Dataset | Result Mismatch | Schema Linking | Other | Acc. (%) | Macro-F1 |");
+    expect(renderCsv(t).split("\n")[1]).toBe("Spider,50.00,0.00,50.00,—,—,2,—,1,1");
+    expect(t.notes.join(" ")).toMatch(/No gold labels for Spider, BIRD.*--gold-labels/);
   });
   it("refuses runs that do not share the initial cache", () => {
     const other = summarizeRun([0, 1, 2, 3].map((q) => trajectory("spider", "odd", 0, q, [q < 3 ? null : "Syntax", false, false, false])));

@@ -36,11 +36,12 @@ describe("merit report", () => {
     const code = await reportCommand.run([join(root, "runs"), "--out", dest, "--resamples", "200", "--labels", "spider=Spider,merit=MERIT"], sink);
     expect(code).toBe(0);
     expect(err[0]).toBe("report: 6 runs from 6 files; bootstrap B = 200, seed 0, percentile");
-    expect(JSON.parse(out.at(-1)!)).toEqual({ runs: 6, tables: ["table1", "table2", "table3", "table5"], files: 4 * 3 + 1 + 1 + 10, resamples: 200, seed: 0, interval: "percentile" });
-    // EX: merit 3/3 = 100 on every seed, iterative 2/3 = 66.67
+    // 4 tables × 3 formats + runs.csv + manifest.json + 6 figures × 2 formats (incl. the MDE figure)
+    expect(JSON.parse(out.at(-1)!)).toEqual({ runs: 6, tables: ["table1", "table2", "table3", "table5"], files: 4 * 3 + 1 + 1 + 12, resamples: 200, seed: 0, interval: "percentile" });
+    // EX: merit 3/3 = 100 on every seed, iterative 2/3 = 66.67; the paper's order and display names
     const t1 = readFileSync(join(dest, "tables", "table1.csv"), "utf8");
-    expect(t1).toBe("Method,Spider\niterative,66.67 ± 0.00\nMERIT,100.00 ± 0.00\n");
-    expect(readFileSync(join(dest, "tables", "table2.tex"), "utf8")).toContain("MERIT vs iterative & +33.33");
+    expect(t1).toBe("Method,Spider\nIterative,66.67 ± 0.00\nMERIT,100.00 ± 0.00\n");
+    expect(readFileSync(join(dest, "tables", "table2.tex"), "utf8")).toContain("MERIT vs Iterative & +33.33");
     // iterative seed 0: calls 1 + 2 + 8 = 11; tokens 110 + (110 + 220) + (110 + 7 · 220) = 2,090; attempts 1 + 2 + 8 = 11;
     // Steps (1 + 7)/2 = 4
     expect(readFileSync(join(dest, "runs.csv"), "utf8").split("\n")[1]).toBe("spider,iterative,0,3,0.333333,0.666667,1,1,4.000000,0.000000,2090,11,11,0,0");

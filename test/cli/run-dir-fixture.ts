@@ -10,6 +10,12 @@ export interface FixtureIdentity {
   database_manifest_hash?: string;
   max_repair_steps?: number;
   status?: string;
+  /** `backend` (chat model identity) of manifest.json; absent by default. */
+  backend?: { kind: string; model: string; modelHash: string };
+  /** `embedder` of manifest.json; absent by default. */
+  embedder?: { kind: string; model: string; modelHash: string };
+  /** `config.data_dir` of config.json. @default "data/spider" */
+  data_dir?: string;
   /** Memory entries to write under memory/ (polarity, birth position). */
   memory?: { polarity: "positive" | "negative"; position: number }[];
 }
@@ -27,11 +33,13 @@ export function writeRunDir(dir: string, trajectories: readonly Trajectory[], id
     config_hash: `config-${t.method}`,
     dataset: { name: t.dataset, checksum: id.dataset_checksum ?? `data-${t.dataset}`, database_manifest_hash: id.database_manifest_hash ?? `db-${t.dataset}` },
     initial_cache: { path: "init.json", cache_hash: id.cache_hash ?? `cache-${t.dataset}` },
+    ...(id.backend ? { backend: { ...id.backend, params: {} } } : {}),
+    ...(id.embedder ? { embedder: { ...id.embedder, params: {} } } : {}),
     started_at: new Date().toISOString(),
     finished_at: new Date().toISOString(),
   };
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
-  const config = { config: { dataset: t.dataset, data_dir: "data/spider", max_repair_steps: id.max_repair_steps ?? 7 }, method: t.method, seed: t.stream_seed, limit: null };
+  const config = { config: { dataset: t.dataset, data_dir: id.data_dir ?? "data/spider", max_repair_steps: id.max_repair_steps ?? 7 }, method: t.method, seed: t.stream_seed, limit: null };
   writeFileSync(join(dir, "config.json"), JSON.stringify(config, null, 2) + "\n");
   if (id.memory) {
     mkdirSync(join(dir, "memory"), { recursive: true });

@@ -2,7 +2,7 @@
 // (merit and iterative, test/helpers/scripted-scenario.ts: 609 repaired at step 3, 585 never, 109 at
 // step 1, 426 and 278 initially correct) are reported with --html and the page is driven in Debian's
 // chromium from file://. Screenshots go to $TMPDIR/merit-report-screenshots (kept for a human to look at).
-import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -64,6 +64,10 @@ describe.skipIf(CHROMIUM_MISSING !== null)(`report page in chromium${CHROMIUM_MI
     expect(await page.isVisible("#summary")).toBe(true);
     expect(await page.$$eval("#summary table", (t) => t.length)).toBeGreaterThanOrEqual(3);
     expect(await page.textContent("#summary")).toContain("table1");
+    // the scripted test double made these runs: the header says so before anything else
+    expect(await page.isVisible("header .banner")).toBe(true);
+    expect(await page.textContent("header .banner")).toMatch(/^TEST MODEL — numbers are meaningless: scripted is a test double/);
+    expect(await page.textContent("header .model")).toBe("Model: scripted (test-scripted, none); embedder hashed-bag (test-hashed-bag, none).");
     await page.screenshot({ path: join(SHOTS, "summary.png"), fullPage: true });
     expect(browser.errors).toEqual([]);
   });
@@ -167,6 +171,30 @@ describe.skipIf(CHROMIUM_MISSING !== null)(`report page in chromium${CHROMIUM_MI
     await choose("m-polarity", "negative");
     expect(await page.getAttribute("#growth svg", "aria-label")).toMatch(/^Memory entries \(negative\) over the stream/);
     expect(await page.$$eval("#growth svg path", (p) => p.length)).toBe(1);
+    expect(browser.errors).toEqual([]);
+  });
+
+  it("imported initial tokens show n/a, and a refused multi-statement attempt shows the user-facing reason", async () => {
+    const dirs = writeSyntheticGrid({
+      outDir: join(root, "na-runs"), dataset: "spider", dataDir: SPIDER_DIR, queries: [{ id: "0", db: "concert_singer" }, { id: "1", db: "concert_singer" }],
+      methods: ["iterative"], seeds: [0], memoryMethods: new Set(), plan: (_m, _s, q) => (q === 0 ? ["CORRECT"] : ["EXECUTION_ERROR", "CORRECT"]),
+    });
+    const file = join(dirs[0], "trajectories.jsonl");
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    for (const t of lines) t.db_errors = t.db_errors.map((e: string | null) => (e === null ? null : "Spider prediction is not one statement at source index 1"));
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    writeHtmlReport({ outDir: join(root, "na"), runDirs: dirs, tables: [], figures: [] });
+    await page.goto(pathToFileURL(join(root, "na", "index.html")).href + "#queries");
+    await page.waitForSelector("body[data-ready=true]");
+    const rows = await visibleRows();
+    // query 0: only the imported initial call, whose tokens the cache records as null; query 1 adds one repair call
+    expect(rows.map((r) => [r[1], r[10]])).toEqual([["0", "n/a"], ["1", `${lines.find((t) => t.query_id === "1").accounting.total_tokens} + n/a`]]);
+    await page.click("#rows tbody tr:nth-child(2) td:nth-child(2)");
+    await page.waitForSelector("#episode table.tokens");
+    const tokens = await page.$$eval("#episode table.tokens tbody tr", (trs: any[]) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td: any) => td.textContent)));
+    expect(tokens[0]).toEqual(["0", "initial_cache", "n/a", "n/a", "n/a"]);
+    expect(tokens[1][2]).not.toBe("n/a");
+    expect(await page.textContent("#episode table.attempts .dberror")).toBe("Not executed: the SQL is not exactly one statement (several statements, or none), and Spider scores one statement per line.");
     expect(browser.errors).toEqual([]);
   });
 

@@ -185,3 +185,35 @@ describe("tableHtml", () => {
     expect(html).toContain('<td class="num"><strong>1.0</strong></td>');
   });
 });
+
+describe("tableHtml: CSV-only columns and rules", () => {
+  it("leaves CSV-only columns out and rules the row", () => {
+    const html = tableHtml({ id: "t2", title: "T", columns: ["Method", "EX", "B"], align: ["l", "r", "r"], rows: [[{ text: "a" }, { text: "1" }, { text: "9" }], [{ text: "b" }, { text: "2" }, { text: "9" }]], notes: [], data: [], csvOnly: [2], rulesBefore: [1] });
+    expect(html).toContain('<thead><tr><th scope="col" class="">Method</th><th scope="col" class="num">EX</th></tr></thead>');
+    expect(html).toContain('<tr class="rule"><th scope="row">b</th><td class="num">2</td></tr>');
+    expect(html).not.toContain(">9<");
+  });
+});
+
+describe("imported initial predictions and refused statements", () => {
+  it("rows record that the initial tokens are unknown (shown n/a), and chunks carry the user-facing reason", () => {
+    // synthetic runs import their initial SQL (initial_tokens_known false, call 0 counted as 0 tokens)
+    expect(index.rows.initialTokensKnown).toEqual(index.rows.run.map(() => 0));
+    expect(chunks.flatMap((c) => c.episodes).every((e) => e.initialTokensKnown === false)).toBe(true);
+    const dir = join(root, "runs", "iterative-s0");
+    const file = join(dir, "trajectories.jsonl");
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    for (const t of lines) t.db_errors = t.db_errors.map((e: string | null) => (e === null ? null : "Spider prediction is not one statement at source index 634"));
+    const other = join(root, "runs-refused", "iterative-s0");
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, "config.json"), readFileSync(join(dir, "config.json")));
+    writeFileSync(join(other, "trajectories.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    writeHtmlReport({ outDir: join(root, "out-refused"), runDirs: [other], tables: [], figures: [] });
+    const got: EpisodeChunk[] = [];
+    runInNewContext(readFileSync(join(root, "out-refused", "report-data", "episodes-000.js"), "utf8"), { window: { meritReportChunk: (n: number, p: EpisodeChunk) => (got[n] = p) } });
+    const errors = got[0].episodes.flatMap((e) => e.dbErrors).filter((e) => e !== null);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const e of errors) expect(e).toBe("Not executed: the SQL is not exactly one statement (several statements, or none), and Spider scores one statement per line.");
+  });
+});
+

@@ -1,0 +1,77 @@
+/**
+ * Analysis stage, the paper's table layout (METHOD.md §9; arXiv 2608.05906 Tables 1–5): which
+ * methods and comparisons the report shows by default, in the paper's order and under its display
+ * names. Everything else stays reachable (`merit report --all-methods`, `--all-comparisons`).
+ * @module
+ */
+import type { RunSummary } from "./run-summary.ts";
+import type { TableSelection } from "./table-selection.ts";
+
+/** Table 1 and Table 3: the paper's methods in its column order. */
+export const PAPER_METHODS = ["iterative", "reflexion", "dynamic_rag", "merit"] as const;
+
+/** Table 2: the paper compares MERIT with these, in this order (merit_typerel is its fourth row). */
+export const PAPER_COMPARISONS = ["iterative", "reflexion", "dynamic_rag", "merit_typerel"] as const;
+
+/** The paper's display names of datasets and methods (`--labels` overrides any of them). */
+export const PAPER_LABELS: Readonly<Record<string, string>> = {
+  spider: "Spider",
+  bird: "BIRD",
+  zeroshot: "Zero-shot",
+  iterative: "Iterative",
+  reflexion: "Reflexion-style",
+  dynamic_rag: "Dynamic RAG",
+  merit: "MERIT",
+  merit_full: "MERIT",
+  merit_typerel: "MERIT (type-rel.)",
+  positive_only: "Positive only",
+  no_type_filter: "No type filter",
+  no_dense_rerank: "No dense rerank",
+  no_bm25: "No BM25",
+  random_same_type: "Random same type",
+  cross_database_only: "Cross-database only",
+  transductive_batch: "Transductive batch",
+};
+
+/** Methods of a table in paper layout, and the first method drawn below a rule (the extras). */
+export interface MethodLayout {
+  methods: string[];
+  /** The first non-paper method, drawn below a rule; undefined when none is shown. */
+  firstExtra?: string;
+}
+
+/**
+ * The paper's methods present among `runs`, in paper order; with `all`, every other method follows
+ * (alphabetically) below a rule. Runs with none of the paper's methods show all their methods.
+ */
+export function paperMethodLayout(runs: readonly RunSummary[], all: boolean): MethodLayout {
+  const present = [...new Set(runs.map((r) => r.method))];
+  const paper = PAPER_METHODS.filter((m) => present.includes(m));
+  const extra = present.filter((m) => !(PAPER_METHODS as readonly string[]).includes(m)).sort();
+  if (paper.length === 0) return { methods: extra };
+  if (!all || extra.length === 0) return { methods: paper };
+  return { methods: [...paper, ...extra], firstExtra: extra[0] };
+}
+
+/** Table 2's comparison methods: the paper's present among `runs`, or every other method with `all` (or when none is present). */
+export function paperComparisons(runs: readonly RunSummary[], reference: string, all: boolean): string[] | undefined {
+  if (all) return undefined;
+  const present = new Set(runs.map((r) => r.method));
+  const paper = PAPER_COMPARISONS.filter((m) => m !== reference && present.has(m));
+  return paper.length > 0 ? paper : undefined;
+}
+
+/**
+ * The selection `merit report` gives Tables 1, 3, 4, 5, the difficulty table and the figures: the
+ * paper's labels (overridden by `labels`) and methods (`allMethods`: the others below a rule).
+ */
+export function paperSelection(runs: readonly RunSummary[], opts: { allMethods?: boolean; labels?: Record<string, string> } = {}): TableSelection {
+  const layout = paperMethodLayout(runs, opts.allMethods === true);
+  return { labels: { ...PAPER_LABELS, ...opts.labels }, methods: layout.methods, ruleBefore: layout.firstExtra };
+}
+
+/** Table 2's methods compared with `reference` as `merit report` shows them (`all`: every other method). */
+export function reportComparisons(runs: readonly RunSummary[], reference: string, all = false): string[] {
+  return paperComparisons(runs, reference, all) ?? [...new Set(runs.map((r) => r.method))].sort();
+}
+

@@ -46,7 +46,7 @@ const FULL_LIMIT = 100;
  */
 const ASSUMED_SECONDS_PER_CALL = { cpu: 20, gpu: 1 };
 /** Minutes of the quick demo on two shared CPU cores, measured (README "Set up"). */
-const QUICK_MINUTES = { replay: 4, fresh: 8 };
+const QUICK_MINUTES = { replay: 2, fresh: 3 };
 
 const USAGE = `usage: merit demo [--full] [--fresh] [--limit N] [--config FILE] [--skip-runs] [--save-cache]
   The main job on the bundled data: EX of the bundled predictions, the shared initial cache from
@@ -137,7 +137,8 @@ function maxFailed(config: ExperimentConfig, limit: number): number {
 
 /**
  * What the demo will run, printed before it starts: models, queries, streams, the most model calls
- * it can make (K repairs per initially failed query and stream; reflexion also reflects before each)
+ * it can make (K repairs per initially failed query and stream; reflexion also reflects after the
+ * initial failure and after each failed repair, K + 1 reflections)
  * and, for --full, what that costs at the assumed seconds per call.
  */
 export function demoPlan({ full, limit, config, replayRows }: DemoPlanInput): string[] {
@@ -145,7 +146,7 @@ export function demoPlan({ full, limit, config, replayRows }: DemoPlanInput): st
   const failed = maxFailed(config, limit);
   const streams = DEMO_METHODS.length * 3;
   const reflexionStreams = 3;
-  const maxCalls = failed * k * (streams + reflexionStreams);
+  const maxCalls = failed * (k * streams + (k + 1) * reflexionStreams);
   const rule = config.subset?.rule === "initially_failed" ? `up to ${failed} initially failed + ${limit - failed} initially correct queries (config subset rule initially_failed)` : `the first ${limit} queries of the seed-0 stream`;
   const lines = [
     `model ${config.model.path}, embedder ${config.embedder.path}`,

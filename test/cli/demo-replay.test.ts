@@ -96,8 +96,8 @@ describe("quick and full demo", () => {
 
   it("the plan says what runs, the most model calls, and replay vs fresh", () => {
     const replay = demoPlan({ full: false, limit: 16, config: quickConfig(config), replayRows: 321 }).join("\n");
-    // 12 failed × K 7 × (12 runs + 3 reflexion runs reflecting) = 1,260.
-    expect(replay).toMatch(/12 runs\) on up to 12 initially failed \+ 4 initially correct queries .*at most 1,260 model calls/);
+    // 12 failed × (7 repairs × 12 runs + 8 reflections × 3 reflexion runs) = 1,296 (the fresh demo made exactly 1,296).
+    expect(replay).toMatch(/12 runs\) on up to 12 initially failed \+ 4 initially correct queries .*at most 1,296 model calls/);
     expect(replay).toMatch(/replay: 321 stored model calls from results\/demo-call-cache\.sqlite/);
     expect(demoPlan({ full: false, limit: 16, config: quickConfig(config), replayRows: null }).join("\n")).toMatch(/fresh: every model call computed/);
   });
@@ -105,9 +105,9 @@ describe("quick and full demo", () => {
   it("full: the real models, the call bound for 100 queries and an estimated time", () => {
     const plan = demoPlan({ full: true, limit: 100, config, replayRows: null }).join("\n");
     expect(plan).toContain(`model ${realModel}`);
-    // 96 failed × 7 × 15 = 10,080 calls; at the assumed 20 s / 1 s per call: 56 h / 2.8 h.
-    expect(plan).toMatch(/at most 10,080 model calls/);
-    expect(plan).toMatch(/estimated time: up to ~56 h on a CPU, ~2\.8 h on one GPU/);
+    // 96 failed × (7 × 12 + 8 × 3) = 10,368 calls; at the assumed 20 s / 1 s per call: 57.6 h / 2.9 h.
+    expect(plan).toMatch(/at most 10,368 model calls/);
+    expect(plan).toMatch(/estimated time: up to ~58 h on a CPU, ~2\.9 h on one GPU/);
   });
 
   it("--full without the model file: one line naming it and `make models`, exit 2, nothing run", async () => {

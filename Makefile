@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo test typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-paper reproduce llama-server
+.PHONY: install demo demo-full test typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-full notebooks-paper reproduce preflight llama-server
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -12,9 +12,17 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed
 
-## The main job on the embedded default data (grows with the kit; see README).
+## The main job on the bundled data, quick: the tiny test models (meaningless numbers, real mechanics)
+## on 16 queries, mostly initially failed ones (configs/demo.json `subset`), every model call replayed
+## from the committed results/demo-call-cache.sqlite, so results/demo is rewritten byte for byte on any
+## CPU. Quick even when models/ holds the real GGUFs. `node lib/bin.mjs demo --fresh` recomputes.
 demo: install
 	$(MERIT) demo
+
+## The demo with the real GGUFs of models/ (`make models`) on 100 queries; prints the plan and an
+## estimated time first (hours on a CPU). Runs in runs/demo/qwen, report in results/demo-full.
+demo-full: install
+	$(MERIT) demo --full
 
 ## Type-check, then the vitest suite; the last line is `N passed, N failed`.
 test: install
@@ -26,13 +34,17 @@ test: install
 typecheck: install
 	npx tsc --noEmit
 
-## The paper's full grid, for a GPU machine (or OpenAI-compatible servers set in the configs): needs
-## `make models`, `make data-spider` and `make data-bird` first. Both datasets, every method and ablation plus the
-## non-causal control, stream orders 0-2, then the report in results/paper. Restartable: a rerun
+## The paper's full grid, for a GPU machine (or OpenAI-compatible servers set in the configs). Steps,
+## on a machine with internet: `make models` (the GGUFs of models/models.json), `make data-spider`
+## (Spider dev with every database), `make data-bird` (the BIRD dev databases), then `make reproduce`.
+## It first runs `merit preflight`, which stops at the first missing input with one line naming it and
+## the command that gets it (exit 2). Then both datasets, every method and ablation plus the
+## non-causal control, stream orders 0-2, and the report in results/paper. Restartable: a rerun
 ## resumes unfinished runs and the LLM call cache answers every call already made.
 PAPER_METHODS := zeroshot,iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only,transductive_batch
 ABLATIONS := positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
 reproduce: install
+	@$(MERIT) preflight --config configs/spider.json,configs/bird.json
 	$(MERIT) initial --config configs/spider.json
 	$(MERIT) initial --config configs/bird.json
 	$(MERIT) grid --config configs/spider.json --methods $(PAPER_METHODS) --seeds 0,1,2 --out runs/paper/spider --resume
@@ -42,6 +54,14 @@ reproduce: install
 ## Executes every notebook headlessly with Debian's jupyter (after `make demo`); last line `N passed, N failed`.
 notebooks: install
 	/usr/bin/python3 notebooks/run.py
+
+## The same notebooks on `make demo-full`'s runs (runs/demo/qwen, results/demo-full, the real models in 06 and 08).
+notebooks-full: install
+	MERIT_DEMO=full MERIT_RESULTS=results/demo-full /usr/bin/python3 notebooks/run.py
+
+## Only the input check of `make reproduce` (models, databases).
+preflight: install
+	$(MERIT) preflight --config configs/spider.json,configs/bird.json
 
 ## The same notebooks on the Spider paper grid of `make reproduce` (and `make demo`, which 02, 05 and 07
 ## also read); set MERIT_RUNS / MERIT_RESULTS yourself for another grid.

@@ -1,44 +1,72 @@
 /**
  * `merit demo` (`make demo`): the main job on the bundled data, end to end —
- *  1. EX of every bundled predictions file with the oracle (official Spider protocol);
+ *  1. EX of every bundled predictions file with the oracle (official protocol);
  *  2. the shared initial cache from the real DeepSeek-Coder-7B predictions (merit protocol);
- *  3. iterative, reflexion, dynamic_rag and merit over stream orders 0–2 on the same N queries (the
- *     first N of the seed-0 stream, visited in each seed's order), with the Qwen2.5-7B GGUF from
- *     models/ when present — otherwise the tiny random test model, under a loud banner: those numbers
- *     are smoke-scale and mean nothing;
+ *  3. iterative, reflexion, dynamic_rag and merit over stream orders 0–2 on the same N queries, chosen
+ *     by configs/demo.json's `subset` rule (mostly initially failed queries, lib/experiment/stream.ts),
+ *     each seed visiting them in its own order;
  *  4. the causal audit of every run, then the report (tables, figures, HTML explorer) in results/demo.
- * Re-running is cheap: the LLM call cache makes a warm re-run compute nothing.
+ * Quick by default: the tiny random test models (under a loud banner — their numbers mean nothing),
+ * with every model call replayed from the committed call cache (demo-replay.ts), so `make demo`
+ * rewrites results/demo byte for byte on any CPU (embeddings are recomputed; README "Reproducibility"
+ * says what that leaves open). `--fresh` recomputes from an empty cache;
+ * `--full` runs the real GGUFs of models/ (`make models`) on 100 queries, after saying what it will
+ * run and roughly how long it takes.
  * @module
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadDataset, missingDatabases } from "../data/index.ts";
 import type { Dataset, DatasetName } from "../data/types.ts";
+import { MeritError, UsageError } from "../errors.ts";
 import { auditRun } from "../experiment/audit.ts";
 import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
-import { initialCacheFromPredictions, writeInitialCache } from "../experiment/initial-cache.ts";
+import { initialCacheFromPredictions, writeInitialCache, type InitialCache } from "../experiment/initial-cache.ts";
+import { buildStream } from "../experiment/stream.ts";
 import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions } from "../oracle/predictions.ts";
 import { numberFlag, parseFlags, type Command, type CommandIO } from "./command.ts";
+import { cacheRows, saveReplayCache, stageReplayCache } from "./demo-replay.ts";
 import { defaultJobs } from "./eval.ts";
 import { reportCommand } from "./report.ts";
 import { runGrid } from "./run.ts";
 
-const USAGE = `usage: merit demo [--limit N] [--config FILE] [--fresh] [--skip-runs]
+/** The committed call cache of the quick demo and the notebooks (tracked; never opened by SQLite). */
+export const REPLAY_CACHE = "results/demo-call-cache.sqlite";
+/** The quick demo's working cache (git-ignored); notebooks 06 and 08 use the same file. */
+export const TINY_CACHE = "runs/demo/llm-call-cache-tiny.sqlite";
+/** The quick demo's report (committed); --full writes its own, so the committed one stays as it is. */
+const REPORT_DIR = "results/demo";
+const FULL_REPORT_DIR = "results/demo-full";
+const QUICK_LIMIT = 16;
+const FULL_LIMIT = 100;
+/**
+ * Assumed seconds per model call of a 7B Q4 GGUF with ~1,000-token prompts: an order of magnitude
+ * for the plan printed before `--full` starts, not a measurement (the progress line's ETA is).
+ */
+const ASSUMED_SECONDS_PER_CALL = { cpu: 20, gpu: 1 };
+/** Minutes of the quick demo's fresh recompute on two CPU cores (2 min 20 s measured, README "Set up"). */
+const FRESH_MINUTES = 3;
+
+const USAGE = `usage: merit demo [--full] [--fresh] [--limit N] [--config FILE] [--skip-runs] [--save-cache]
   The main job on the bundled data: EX of the bundled predictions, the shared initial cache from
   the DeepSeek-Coder-7B predictions, iterative / reflexion / dynamic_rag / merit over stream orders
-  0-2 on N queries (default 16 with the tiny test model, 100 with the real model), the
-  causal audit, and the report. Runs go to runs/demo/, the report to results/demo/.
-  --fresh      delete runs/demo/ first (the LLM call cache too)
-  --skip-runs  only score the bundled predictions`;
-
-/** Latin-1 files among the bundled predictions (see data/PROVENANCE.md). */
+  0-2 on N queries chosen by the config's subset rule (configs/demo.json: mostly initially failed
+  ones), the causal audit, and the report. Runs go to runs/demo/, the report to results/demo/.
+  Quick by default: the tiny random test models (meaningless numbers, real mechanics), N = ${QUICK_LIMIT},
+  every model call replayed from ${REPLAY_CACHE}, so results/demo is rewritten byte for byte
+  on any CPU.
+  --full        the real GGUFs of models/ (make models), N = ${FULL_LIMIT}, runs in runs/demo/qwen and the
+                report in ${FULL_REPORT_DIR}; prints the plan and an estimate first (hours on a CPU)
+  --fresh       delete runs/demo/ first and recompute every model call into an empty call cache
+  --save-cache  copy the quick demo's working cache (${TINY_CACHE}) to ${REPLAY_CACHE}
+                and stop: after \`merit demo --fresh\` and \`make notebooks\`, to refresh the replay
+  --skip-runs   only score the bundled predictions`;
 const LATIN1 = new Set(["spider_dev__Llama3-8B.sql"]);
 const DEMO_METHODS = ["iterative", "reflexion", "dynamic_rag", "merit"];
 const TINY_CHAT = "test/fixtures/models/tiny-random-qwen2.5-instruct.gguf";
 const TINY_EMBEDDER = "test/fixtures/models/tiny-random-bert-bge.gguf";
-const REPORT_DIR = "results/demo";
 
 /** The bundled predictions files (data/predictions/*.sql), sorted. */
 function bundledPredictionFiles(): string[] {
@@ -87,28 +115,74 @@ function printTable(io: CommandIO, header: string[], rows: string[][]): void {
   for (const r of rows) io.out(fmt(r));
 }
 
-/** The demo config with the tiny test models substituted when the real GGUFs are absent. */
-function demoConfig(file: string, io: CommandIO): { config: ExperimentConfig; tiny: boolean } {
-  const config = loadConfig(file);
-  const tiny = !existsSync(config.model.path);
-  if (!tiny) return { config, tiny };
+/** The quick demo's config: the tiny test models and the working replay cache, whatever models/ holds. */
+export function quickConfig(config: ExperimentConfig): ExperimentConfig {
+  return {
+    ...config,
+    call_cache: TINY_CACHE,
+    model: { ...config.model, path: TINY_CHAT, gpu: false },
+    embedder: { ...config.embedder, path: TINY_EMBEDDER },
+    // The random model never stops by itself; shorter outputs keep the smoke run inside minutes.
+    decoding: { ...config.decoding, max_output_tokens: 64 },
+  };
+}
+
+function tinyBanner(realModel: string, io: CommandIO): void {
   const banner = "!".repeat(100);
   io.err(banner);
-  io.err(`!!  ${config.model.path} is not present (run \`make models\` on a machine with model-hub access).`);
-  io.err(`!!  The demo repairs with the TINY RANDOM test model instead: its output is gibberish, so every`);
-  io.err(`!!  repair fails and the numbers below are SMOKE-SCALE AND MEANINGLESS. They show the mechanics only.`);
+  io.err(`!!  QUICK DEMO with the TINY RANDOM test models: their output is gibberish, so every repair fails and`);
+  io.err(`!!  the numbers below are SMOKE-SCALE AND MEANINGLESS. They show the mechanics only.`);
+  io.err(
+    existsSync(realModel)
+      ? `!!  ${realModel} is present: \`make demo-full\` (merit demo --full) runs the demo with it.`
+      : `!!  For real numbers: \`make models\` (model-hub access), then \`make demo-full\` or \`make reproduce\`.`,
+  );
   io.err(banner);
-  return {
-    tiny,
-    config: {
-      ...config,
-      call_cache: "runs/demo/llm-call-cache-tiny.sqlite",
-      model: { ...config.model, path: TINY_CHAT, gpu: false },
-      embedder: { ...config.embedder, path: existsSync(config.embedder.path) ? config.embedder.path : TINY_EMBEDDER },
-      // The random model never stops by itself; shorter outputs keep the smoke run inside minutes.
-      decoding: { ...config.decoding, max_output_tokens: 64 },
-    },
-  };
+}
+
+export interface DemoPlanInput {
+  full: boolean;
+  limit: number;
+  config: ExperimentConfig;
+  /** Rows of the committed replay cache staged for this run; null = none (fresh, full, or absent). */
+  replayRows: number | null;
+}
+
+/** Most initially failed queries the subset rule can select from `limit` (lib/experiment/stream.ts). */
+function maxFailed(config: ExperimentConfig, limit: number): number {
+  return config.subset?.rule === "initially_failed" ? limit - Math.min(config.subset.initially_correct, limit) : limit;
+}
+
+/**
+ * What the demo will run, printed before it starts: models, queries, streams, the most model calls
+ * it can make (K repairs per initially failed query and stream; reflexion also reflects after the
+ * initial failure and after each failed repair, K + 1 reflections)
+ * and, for --full, what that costs at the assumed seconds per call.
+ */
+export function demoPlan({ full, limit, config, replayRows }: DemoPlanInput): string[] {
+  const k = config.max_repair_steps;
+  const failed = maxFailed(config, limit);
+  const streams = DEMO_METHODS.length * 3;
+  const reflexionStreams = 3;
+  const maxCalls = failed * (k * streams + (k + 1) * reflexionStreams);
+  const rule = config.subset?.rule === "initially_failed" ? `up to ${failed} initially failed + ${limit - failed} initially correct queries (config subset rule initially_failed)` : `the first ${limit} queries of the seed-0 stream`;
+  const lines = [
+    `model ${config.model.path}, embedder ${config.embedder.path}`,
+    `${DEMO_METHODS.join(", ")} x stream orders 0,1,2 (${streams} runs) on ${rule}, K = ${k}: at most ${maxCalls.toLocaleString("en-US")} model calls`,
+  ];
+  if (full) {
+    const hours = (s: number) => (maxCalls * s) / 3600;
+    lines.push(
+      `estimated time: up to ~${hours(ASSUMED_SECONDS_PER_CALL.cpu).toFixed(0)} h on a CPU, ~${hours(ASSUMED_SECONDS_PER_CALL.gpu).toFixed(1)} h on one GPU ` +
+        `(assuming ${ASSUMED_SECONDS_PER_CALL.cpu} s / ${ASSUMED_SECONDS_PER_CALL.gpu} s per call, not measured; memoryless methods repeat across seeds, so the call cache answers many: the progress line gives the real ETA); ` +
+        `interrupt with Ctrl-C, rerun to continue from the call cache`,
+    );
+  } else if (replayRows !== null) {
+    lines.push(`replay: ${replayRows} stored model calls from ${REPLAY_CACHE} (copied to ${TINY_CACHE}); no model call should be computed (the oracle and the report take the time)`);
+  } else {
+    lines.push(`fresh: every model call computed into an empty ${TINY_CACHE}, ~${FRESH_MINUTES} min on 2 CPU cores`);
+  }
+  return lines;
 }
 
 export const demoCommand: Command = {
@@ -116,36 +190,66 @@ export const demoCommand: Command = {
   summary: "the main job on the bundled data (EX table, initial cache, four methods x three seeds, audit, report)",
   usage: USAGE,
   async run(argv: string[], io: CommandIO): Promise<number> {
-    const { values } = parseFlags(argv, { limit: { type: "string" }, config: { type: "string" }, fresh: { type: "boolean" }, "skip-runs": { type: "boolean" } }, USAGE);
+    const { values } = parseFlags(
+      argv,
+      { limit: { type: "string" }, config: { type: "string" }, fresh: { type: "boolean" }, full: { type: "boolean" }, "skip-runs": { type: "boolean" }, "save-cache": { type: "boolean" } },
+      USAGE,
+    );
+    if (values["save-cache"]) {
+      const other = Object.keys(values).find((k) => k !== "save-cache");
+      if (other) throw new UsageError(`--save-cache takes no other flag (got --${other}); see merit demo --help`);
+      const rows = saveReplayCache(TINY_CACHE, REPLAY_CACHE);
+      io.out(`wrote ${REPLAY_CACHE}: ${rows} model calls from ${TINY_CACHE}`);
+      return 0;
+    }
+    const full = values.full ?? false;
+    const base = loadConfig(values.config ?? "configs/demo.json");
+    if (full && base.model.backend === "llama" && !existsSync(base.model.path)) {
+      throw new MeritError(`${base.model.path} is not present: run \`make models\` (model-hub access) for \`merit demo --full\`, or drop --full for the quick demo`);
+    }
+    const config = full ? base : quickConfig(base);
+    const limit = numberFlag(values.limit, "limit", full ? FULL_LIMIT : QUICK_LIMIT, { integer: true, min: 1 });
     if (values.fresh) rmSync("runs/demo", { recursive: true, force: true });
+    const replay = !full && !values.fresh && !values["skip-runs"] && stageReplayCache(REPLAY_CACHE, TINY_CACHE);
+    const replayRows = replay ? cacheRows(TINY_CACHE) : null;
+    if (!values["skip-runs"]) {
+      if (!full) tinyBanner(base.model.path, io);
+      io.out(`== 0. Plan (${full ? "merit demo --full" : "quick demo; the real model: merit demo --full"})`);
+      for (const line of demoPlan({ full, limit, config, replayRows })) io.out(line);
+      io.out("");
+    }
     io.out(bundledHeading(bundledPredictionFiles()));
     await scoreBundledPredictions(io);
     if (values["skip-runs"]) return 0;
 
-    const { config, tiny } = demoConfig(values.config ?? "configs/demo.json", io);
-    const limit = numberFlag(values.limit, "limit", tiny ? 16 : 100, { integer: true, min: 1 });
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
     io.out("");
     io.out(`== 2. Shared initial cache from spider_dev__Deepseek-Coder-7B.sql (protocol ${config.protocol})`);
+    let initial: InitialCache;
     const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, jobs: defaultJobs() });
     try {
       const predictions = readPredictions("data/predictions/spider_dev__Deepseek-Coder-7B.sql", "utf8", dataset.examples.length);
-      const cache = await initialCacheFromPredictions(dataset, predictions, oracle);
-      writeInitialCache(config.initial_cache, cache);
-      const scored = cache.records.filter((r) => r.oracle_correct !== null);
+      initial = await initialCacheFromPredictions(dataset, predictions, oracle);
+      writeInitialCache(config.initial_cache, initial);
+      const scored = initial.records.filter((r) => r.oracle_correct !== null);
       const correct = scored.filter((r) => r.oracle_correct).length;
-      io.out(`${config.initial_cache}: initial EX ${((100 * correct) / scored.length).toFixed(2)} (${correct}/${scored.length}), cache_hash ${cache.cache_hash.slice(0, 16)}`);
+      io.out(`${config.initial_cache}: initial EX ${((100 * correct) / scored.length).toFixed(2)} (${correct}/${scored.length}), cache_hash ${initial.cache_hash.slice(0, 16)}`);
     } finally {
       await oracle.close();
     }
 
+    const selected = buildStream(dataset, initial, 0, limit, config.subset);
+    const failed = selected.filter((s) => s.initial.oracle_correct === false).length;
     io.out("");
-    io.out(`== 3. ${DEMO_METHODS.join(", ")} x stream orders 0,1,2 on the same ${limit} queries (the first ${limit} of the seed-0 stream)${tiny ? " (TINY RANDOM MODEL: smoke-scale, meaningless)" : ""}`);
-    const root = tiny ? "runs/demo/tiny" : "runs/demo/qwen";
+    io.out(
+      `== 3. ${DEMO_METHODS.join(", ")} x stream orders 0,1,2 on the same ${selected.length} queries (${failed} initially failed, ${selected.length - failed} initially correct: ` +
+        `${config.subset?.rule === "initially_failed" ? "the first of each in the seed-0 stream, config subset rule" : `the first ${limit} of the seed-0 stream`})${full ? "" : " (TINY RANDOM MODEL: smoke-scale, meaningless)"}`,
+    );
+    const root = full ? "runs/demo/qwen" : "runs/demo/tiny";
     const streams = DEMO_METHODS.flatMap((method) => [0, 1, 2].map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
     for (const s of streams) rmSync(s.outDir, { recursive: true, force: true });
-    // Outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
-    // "Determinism"), so the demo reproduces byte for byte on any machine with the config's settings.
+    // Fresh outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
+    // "Determinism") but do on the CPU's kernels; the replay cache makes them the same on any CPU.
     const results = await runGrid(config, streams, limit, false, io);
     const rows = results.map(({ stream, result }) => {
       const m = result.metrics;
@@ -153,10 +257,16 @@ export const demoCommand: Command = {
       return [stream.method, String(stream.seed), String(m.total), (100 * m.success_at_1).toFixed(2), (100 * m.final_accuracy).toFixed(2), String(m.repaired_count), m.steps.toFixed(2), String(m.accounting.llm_calls), String(audit.violations.length)];
     });
     printTable(io, ["method", "seed", "n", "initial EX", "EX", "repaired", "steps", "LLM calls", "audit violations"], rows);
+    if (replayRows !== null) {
+      const computed = cacheRows(TINY_CACHE) - replayRows;
+      if (computed > 0) {
+        io.err(`warning: ${computed} model calls were not in ${REPLAY_CACHE} and were computed on this CPU, so ${REPORT_DIR} may differ from the committed files; refresh the replay with \`merit demo --fresh\`, \`make notebooks\`, \`merit demo --save-cache\``);
+      }
+    }
 
     io.out("");
-    io.out(`== 4. Report: tables and figures in ${REPORT_DIR}${tiny ? " (from the tiny-model smoke runs)" : ""}`);
-    const code = await reportCommand.run([root, "--out", REPORT_DIR, "--reference", "merit", "--html"], io);
-    return code;
+    const reportDir = full ? FULL_REPORT_DIR : REPORT_DIR;
+    io.out(`== 4. Report: tables and figures in ${reportDir}${full ? " (notebooks on it: make notebooks-full)" : " (from the tiny-model smoke runs)"}`);
+    return reportCommand.run([root, "--out", reportDir, "--reference", "merit", "--html"], io);
   },
 };

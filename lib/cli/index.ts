@@ -20,4 +20,5 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   classify: async () => (await import("./classify.ts")).classifyCommand,
   cache: async () => (await import("./cache.ts")).cacheCommand,
   models: async () => (await import("./models.ts")).modelsCommand,
+  preflight: async () => (await import("./preflight.ts")).preflightCommand,
 };

@@ -102,6 +102,21 @@ export const RetrievalSchema = z
   })
   .strict();
 
+/**
+ * Which queries `--limit N` keeps (lib/experiment/stream.ts): `first` = the first N of the seed-0
+ * stream; `initially_failed` = the first N − initially_correct initially failed queries of the
+ * seed-0 stream plus its first `initially_correct` initially correct ones.
+ */
+export const SubsetSchema = z
+  .object({
+    rule: z.enum(["first", "initially_failed"]).default("first"),
+    /** Initially correct queries kept by `initially_failed` (at most N). */
+    initially_correct: z.number().int().nonnegative().default(0),
+  })
+  .strict();
+
+export type SubsetRule = z.infer<typeof SubsetSchema>;
+
 export const ExperimentConfigSchema = z
   .object({
     dataset: z.enum(["spider", "bird"]),
@@ -136,6 +151,9 @@ export const ExperimentConfigSchema = z
     embedder: EmbedderSchema.default({}),
     decoding: DecodingSchema.default({}),
     retrieval: RetrievalSchema.default({}),
+    /** The `--limit` selection rule; absent = `first` (left out of the object, so the config hashes of
+     * configs without it are unchanged). */
+    subset: SubsetSchema.optional(),
   })
   .strict();
 

@@ -135,7 +135,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
 
   checkRunDir(outDir, spec, opts.resume ?? false);
   if (!existsSync(configPath)) writeFileAtomic(configPath, specText);
-  const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined);
+  const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset);
   const startedAt = new Date().toISOString();
   writeManifest(outDir, opts, stream.length, "running", startedAt);
 

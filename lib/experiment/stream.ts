@@ -2,14 +2,22 @@
  * Experiment runs, the episode stream (METHOD.md §7, §11.4): CPython-exact shuffle of ALL dataset
  * indices with `random.Random(seed)`, then examples that cannot be scored (no database, failing gold)
  * are dropped and positions renumbered 0..m−1. An optional `--limit N` keeps a FIXED subset of
- * queries — the first N of the seed-0 stream — which every seed then visits in its own order, so runs
- * of different seeds and methods cover the same queries and can be paired in the bootstrap.
+ * queries, chosen on the seed-0 stream by the config's `subset` rule, which every seed then visits in
+ * its own order, so runs of different seeds and methods cover the same queries and can be paired in
+ * the bootstrap. Rules (`subset.rule`, lib/experiment/config.ts):
+ * - `first` (the default): the first N queries of the seed-0 stream;
+ * - `initially_failed`: the first N − C queries of the seed-0 stream whose initial prediction failed,
+ *   plus its first C initially correct ones (C = `subset.initially_correct`, at most N), so that a
+ *   small slice still gives repair and memory episodes to look at (the demo, configs/demo.json).
+ *   Fewer than N queries when the stream holds fewer of either kind.
+ * Without a limit every rule keeps the whole stream.
  * @module
  */
 import type { Dataset, Example } from "../data/types.ts";
 import { streamOrder } from "./stream-order.ts";
 import type { InitialCache, InitialRecord } from "./initial-cache.ts";
 import { MeritError } from "../errors.ts";
+import type { SubsetRule } from "./config.ts";
 
 export interface StreamItem {
   position: number;
@@ -18,11 +26,24 @@ export interface StreamItem {
 }
 
 /** The run's stream: dataset examples in shuffled order with their initial-cache records. */
-export function buildStream(dataset: Dataset, cache: InitialCache, seed: number, limit?: number): StreamItem[] {
+export function buildStream(dataset: Dataset, cache: InitialCache, seed: number, limit?: number, rule: SubsetRule = FIRST): StreamItem[] {
   const full = availableStream(dataset, cache, seed);
   if (limit === undefined) return full;
-  const subset = new Set((seed === 0 ? full : availableStream(dataset, cache, 0)).slice(0, limit).map((item) => item.example.id));
+  const subset = new Set(selectSubset(seed === 0 ? full : availableStream(dataset, cache, 0), limit, rule).map((item) => item.example.id));
   return full.filter((item) => subset.has(item.example.id)).map((item, position) => ({ ...item, position }));
+}
+
+const FIRST: SubsetRule = { rule: "first", initially_correct: 0 };
+
+/** The `limit` queries the rule keeps from the seed-0 stream (in that stream's order). */
+export function selectSubset(seed0: readonly StreamItem[], limit: number, rule: SubsetRule = FIRST): StreamItem[] {
+  if (rule.rule === "first") return seed0.slice(0, limit);
+  const correct = Math.min(rule.initially_correct, limit);
+  const keep = new Set([
+    ...seed0.filter((item) => item.initial.oracle_correct === false).slice(0, limit - correct),
+    ...seed0.filter((item) => item.initial.oracle_correct === true).slice(0, correct),
+  ]);
+  return seed0.filter((item) => keep.has(item));
 }
 
 function availableStream(dataset: Dataset, cache: InitialCache, seed: number): StreamItem[] {

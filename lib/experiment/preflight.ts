@@ -61,11 +61,16 @@ function databaseInput(file: string, config: ExperimentConfig): MissingInput | n
   } catch (error) {
     throw new MeritError(`${examplesFile}: not a ${config.dataset} questions file (${(error as Error).message}); run \`${command}\` again`);
   }
-  const root = join(config.data_dir, layout.databaseRoot);
-  const absent = dbIds.filter((id) => !hasDatabase(root, id));
-  if (absent.length === 0) return null;
-  if (absent.length === dbIds.length) return { path: root, what: `no ${config.dataset} databases at all (${dbIds.length} needed), ${file} data_dir`, command };
-  return { path: join(root, absent[0]), what: `${absent.length} of ${dbIds.length} ${config.dataset} databases absent, ${file} data_dir`, command };
+  const sets: Array<{ root: string; field: string; label: string }> = [{ root: join(config.data_dir, layout.databaseRoot), field: "data_dir", label: `${config.dataset} databases` }];
+  // The paper's Spider protocol scores on the test-suite databases too (METHOD.md §1.1).
+  if (config.test_suite_databases !== undefined) sets.push({ root: config.test_suite_databases, field: "test_suite_databases", label: `${config.dataset} test-suite databases` });
+  for (const { root, field, label } of sets) {
+    const absent = dbIds.filter((id) => !hasDatabase(root, id));
+    if (absent.length === 0) continue;
+    if (absent.length === dbIds.length) return { path: root, what: `no ${label} at all (${dbIds.length} needed), ${file} ${field}`, command };
+    return { path: join(root, absent[0]), what: `${absent.length} of ${dbIds.length} ${label} absent, ${file} ${field}`, command };
+  }
+  return null;
 }
 
 /**

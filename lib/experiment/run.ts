@@ -213,7 +213,7 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
     if (d) {
       const meaning = FIELD_MEANING[d.path.split(".")[0]] ?? d.path;
       const commit = (recorded.git as { commit?: string } | undefined)?.commit;
-      const fix = d.path === "code_hash" && commit ? `finish it with the code it started with (git commit ${commit}) or start a fresh --out` : "resume it with the inputs it started with, or start a fresh --out";
+      const fix = d.path === "code_hash" ? `finish it with the kit code it started with${commit ? ` (git commit ${commit})` : ""}, or start a fresh --out` : "resume it with the inputs it started with, or start a fresh --out";
       throw new InputFileError(manifestPath, `the run was started with another ${meaning}: ${d.path} is ${shown(d.there)} there but ${shown(d.here)} now`, fix);
     }
   } else if (new JsonlJournal(trajPath).completeLines() > 0) {

@@ -85,7 +85,8 @@ export class JsonlJournal {
   }
 
   close(): void {
-    if (this.#fd !== null) fsLayer.closeSync(this.#fd);
+    const fd = this.#fd;
     this.#fd = null;
+    if (fd !== null) fsLayer.closeSync(fd);
   }
 }

@@ -261,7 +261,15 @@ export async function runExperiment(opts: RunOptions): Promise<RunResult> {
   try {
     return await runLocked();
   } finally {
-    for (const j of [trajectories, retrievalLog, prompts, stdout]) j.close();
+    // Every journal line was fsynced when written: a failing close loses nothing, and the lock is
+    // released whatever happened.
+    for (const j of [trajectories, retrievalLog, prompts, stdout]) {
+      try {
+        j.close();
+      } catch {
+        // already reported by the write that failed, if any
+      }
+    }
     lock.release();
     if (created && readdirSync(outDir).length === 0) rmdirSync(outDir);
   }

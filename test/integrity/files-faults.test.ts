@@ -31,6 +31,25 @@ function capture() {
   return { lines, io: { out: (l: string) => lines.out.push(l), err: (l: string) => lines.err.push(l) } };
 }
 
+describe("errors from node:fs and SQLite become one line (lib/cli.ts via userFixableError)", () => {
+  it("ENOSPC, ENOTDIR, SQLITE_FULL and SQLITE_NOTADB get the file (where known) and a fix, exit 2; a bug stays an internal error", async () => {
+    const enospc = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", path: "/data/out/verdicts.jsonl" });
+    expect(userFixableError(enospc)?.message).toBe("/data/out/verdicts.jsonl: no space left on device; free disk space (or write elsewhere) and run the command again; a killed or failed run continues with --resume");
+    const notdir = Object.assign(new Error("ENOTDIR"), { code: "ENOTDIR", path: "/data/file/out" });
+    expect(userFixableError(notdir)?.message).toMatch(/^\/data\/file\/out: a part of this path is a file, not a folder; /);
+    const full = Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    expect(userFixableError(full)?.message).toMatch(/disk is full.*free disk space/);
+    expect(userFixableError(Object.assign(new Error("file is not a database"), { code: "SQLITE_NOTADB" }))?.exitCode).toBe(2);
+    expect(userFixableError(new TypeError("x is undefined"))).toBeNull();
+    // Through main(): a `merit cache stats` on a folder is one line, not a stack trace.
+    const { lines, io } = capture();
+    const code = await main(["cache", "stats", "--cache", root], io);
+    expect(code).toBe(2);
+    expect(lines.err).toHaveLength(1);
+    expect(lines.err[0]).not.toMatch(/internal error|\n\s+at /);
+  });
+});
+
 describe("the LLM call cache", () => {
   it("a hit whose row no longer matches its row_hash is refused with one line naming the file", async () => {
     const file = fresh("calls.sqlite");

@@ -7,9 +7,11 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hostname } from "node:os";
+import { main } from "../../lib/cli.ts";
 import { checkRunComplete } from "../../lib/experiment/completeness.ts";
 import { fsLayer } from "../../lib/experiment/atomic-file.ts";
-import { cacheFromChosenSql, loadSpider, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
+import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
 import { scenarioInitialSql } from "../helpers/scripted-scenario.ts";
 import { cliLine, injectFs, killAtOperation, refusal, restoreFs, runScenarioInto, snapshot, stableFiles, type Scenario } from "./fixture.ts";
 
@@ -296,6 +298,26 @@ describe("the run-folder lock", () => {
       const before = snapshot(dir);
       const error = await refusal(runScenarioInto(s, dir, { resume: true }));
       expectRefusal(error, new RegExp(`is in use by process ${holder.pid} \\(.*run\\.lock\\); wait for it to finish or stop it`));
+      expect(snapshot(dir)).toEqual(before);
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  });
+
+  it("`merit run --resume` on a locked folder: one line naming the holder's PID, exit 2, before any model loads", async () => {
+    const dir = copyOf(partial, "locked-cli");
+    const config = join(root, "scenario-config.json");
+    writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: s.cachePath }));
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(dir, "run.lock"), JSON.stringify({ pid: holder.pid, host: hostname() }) + "\n");
+      const before = snapshot(dir);
+      const err: string[] = [];
+      const code = await main(["run", "--config", config, "--method", "merit", "--seed", "0", "--limit", "5", "--out", dir, "--resume"], { out: () => {}, err: (l) => err.push(l) });
+      expect(code).toBe(2);
+      const errors = err.filter((l) => l.startsWith("merit run: "));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(new RegExp(`is in use by process ${holder.pid} \\(`));
       expect(snapshot(dir)).toEqual(before);
     } finally {
       holder.kill("SIGKILL");

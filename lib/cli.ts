@@ -5,7 +5,7 @@
  */
 import { COMMANDS } from "./cli/index.ts";
 import type { CommandIO } from "./cli/command.ts";
-import { MeritError, nearestName } from "./errors.ts";
+import { nearestName, userFixableError } from "./errors.ts";
 
 const consoleIO: CommandIO = {
   out: (line) => process.stdout.write(line + "\n"),
@@ -42,9 +42,10 @@ export async function main(argv: string[], io: CommandIO = consoleIO): Promise<n
     }
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof MeritError) {
-      io.err(`merit ${name}: ${error.message}`);
-      return error.exitCode;
+    const known = userFixableError(error); // MeritError, or a full disk / bad path from node:fs or SQLite
+    if (known) {
+      io.err(`merit ${name}: ${known.message}`);
+      return known.exitCode;
     }
     io.err(`merit ${name}: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;

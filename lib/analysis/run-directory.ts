@@ -10,6 +10,7 @@ import { z } from "zod";
 import { InputFileError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
 import type { MemoryEntry } from "../memory/entry.ts";
+import { checkRunComplete } from "../experiment/completeness.ts";
 import { MEMORY_FILES } from "../memory/jsonl-store.ts";
 import type { Polarity } from "./memory-growth.ts";
 import type { ModelRecord } from "./model-identity.ts";
@@ -72,6 +73,7 @@ export function readRunIdentity(dir: string): RunIdentity {
   const m = ManifestSchema.safeParse(readJson(manifestFile, "initial cache and data hashes"));
   if (!m.success) throw new InputFileError(manifestFile, `lacks ${m.error.issues[0].path.join(".")}`, "re-run the run with this version of `merit run`");
   if (m.data.status !== "completed") throw new InputFileError(manifestFile, `says status "${m.data.status}"`, "finish (resume) the run before reporting it");
+  checkRunComplete(dir); // trajectory count = stream_length, positions 0..n−1 once each
   const configFile = join(dir, "config.json");
   const c = ConfigFileSchema.safeParse(readJson(configFile, "K (max_repair_steps)"));
   if (!c.success) throw new InputFileError(configFile, `lacks ${c.error.issues[0].path.join(".")}`, "restore the run's config.json");

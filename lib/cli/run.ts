@@ -12,7 +12,7 @@ import { readInitialCache } from "../experiment/initial-cache.ts";
 import { runManifestExtras } from "../experiment/provenance.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
 import { templateSetHash } from "../prompts.ts";
-import { checkRunDir, runExperiment, type RunProgress, type RunResult } from "../experiment/run.ts";
+import { checkResume, checkRunDir, runExperiment, type RunOptions, type RunProgress, type RunResult } from "../experiment/run.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { createServices } from "../experiment/services.ts";
 import { getMethod } from "../repair/methods.ts";
@@ -111,11 +111,13 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
       const tokens = all.reduce((n, [, p]) => n + p.tokens, 0);
       io.err(`episodes ${done}/${total || "?"} | streams done ${finished}/${streams.length} | repaired ${repaired} | tokens ${tokens} | LLM calls ${calls.computed} computed, ${calls.hits} cached | ETA ${eta(done, total, started)}`);
     };
-    const results = await Promise.all(
-      streams.map(async (s) => {
-        const method = getMethod(s.method);
-        const key = `${s.method}/s${s.seed}`;
-        const result = await runExperiment({
+    const runs: { stream: Stream; opts: RunOptions }[] = [];
+    for (const s of streams) {
+      const method = getMethod(s.method);
+      const key = `${s.method}/s${s.seed}`;
+      runs.push({
+        stream: s,
+        opts: {
           spec: { config, method: s.method, seed: s.seed, limit },
           method,
           dataset,
@@ -136,10 +138,12 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
           log: (line) => {
             if (!tty) io.err(line);
           },
-        });
-        return { stream: s, result };
-      }),
-    );
+        },
+      });
+    }
+    // Every stream's resume checks (recorded hashes, committed lines) pass before any stream writes.
+    for (const r of runs) checkResume(r.opts);
+    const results = await Promise.all(runs.map(async (r) => ({ stream: r.stream, result: await runExperiment(r.opts) })));
     flush(true);
     const stats = services.backend.stats();
     // A finished grid's failed calls are server refusals (any other error ends it): say so loudly.

@@ -1,10 +1,11 @@
 /**
  * Data loading, database resolution (METHOD.md §1.4): finds every `*.sqlite` under a database root,
  * groups the files by db_id (canonical `<db>/<db>.sqlite` first, test-suite variants kept), and hashes
- * them into the database manifest.
+ * them into the database manifest; `verifyDatabaseFiles` refuses an empty, garbage or truncated file.
  * @module
  */
-import type { Dirent } from "node:fs";
+import Database from "better-sqlite3";
+import { closeSync, fstatSync, openSync, readSync, type Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { InputFileError } from "../errors.ts";
@@ -122,4 +123,53 @@ export function databaseSetShape(databases: ReadonlyMap<string, DatabaseFiles>):
     if (db.allPaths.length < 2) withoutVariants.push(dbId);
   }
   return { databases: databases.size, files, withoutVariants: withoutVariants.sort() };
+}
+
+const SQLITE_MAGIC = Buffer.from("SQLite format 3\u0000", "latin1");
+
+/**
+ * What is wrong with a `.sqlite` file, or null when it passes a quick integrity check: the SQLite
+ * header (magic, page size), a size that is a whole number of pages and, when the header's page
+ * count is current, equal to it (a truncated copy), and a readable schema (a garbled first page).
+ */
+export function sqliteFileProblem(path: string): string | null {
+  const fd = openSync(path, "r");
+  let header: Buffer;
+  let size: number;
+  try {
+    size = fstatSync(fd).size;
+    header = Buffer.alloc(100);
+    readSync(fd, header, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (size === 0) return "is empty (0 bytes)";
+  if (size < 512 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) return "is not an SQLite database (no SQLite header)";
+  const raw = header.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return `has an invalid SQLite header (page size ${raw})`;
+  if (size % pageSize !== 0) return `is truncated (${size} bytes is not a whole number of ${pageSize}-byte pages)`;
+  const pages = header.readUInt32BE(28);
+  const countIsCurrent = header.readUInt32BE(24) === header.readUInt32BE(92);
+  if (countIsCurrent && pages > 0 && pages * pageSize !== size) return `is truncated or padded (${size} bytes, but its header says ${pages} pages of ${pageSize} bytes)`;
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      db.prepare("SELECT count(*) FROM sqlite_master").get();
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return `cannot be read by SQLite (${(error as Error).message})`;
+  }
+  return null;
+}
+
+/** Refuses the first database file of `discovery` that fails `sqliteFileProblem`, naming it. */
+export function verifyDatabaseFiles(discovery: DatabaseDiscovery): void {
+  for (const entry of discovery.manifest) {
+    const path = join(discovery.root, ...entry.path.split("/"));
+    const problem = sqliteFileProblem(path);
+    if (problem) throw new InputFileError(path, problem, "restore the file (re-download or re-extract the dataset's databases) or remove it, so its questions become NO_DATABASE");
+  }
 }

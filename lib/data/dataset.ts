@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { InputFileError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
-import { discoverDatabases } from "./databases.ts";
+import { discoverDatabases, verifyDatabaseFiles } from "./databases.ts";
 import { assertAllValid, parseExamples } from "./examples.ts";
 import { readJsonFile } from "./json-file.ts";
 import { renderSchema, SchemaEntryError, TablesEntrySchema } from "./schema-text.ts";
@@ -49,6 +49,7 @@ export async function loadDataset({ name, dir, databaseRoot }: LoadDatasetOption
   assertKnownDbIds(examples, schemas, examplesFile, tablesFile);
 
   const discovery = await discoverDatabases(databaseRoot ?? join(dir, layout.databaseRoot));
+  verifyDatabaseFiles(discovery); // a garbage, empty or truncated .sqlite is refused, naming the file
   return {
     name,
     dir,

@@ -9,7 +9,9 @@
  *  3. `future-memory`: every retrieved entry comes from a strictly earlier stream position;
  *  4. `own-query`: no retrieved entry comes from the current query, and every `Entry ID:` shown in
  *     a prompt was retrieved at that step (nothing reaches a prompt around the retriever).
- * A clean causal run has 0 violations; `transductive_batch` is expected to have some.
+ * A clean causal run has 0 violations; `transductive_batch` is expected to have some. Before any check
+ * the directory must be complete (lib/experiment/completeness.ts): a truncated, duplicated or mixed
+ * run is refused with one line rather than audited.
  * @module
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -17,7 +19,8 @@ import { join } from "node:path";
 import type { Dataset } from "../data/types.ts";
 import { InputFileError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
-import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
+import type { Trajectory } from "../repair/trajectory.ts";
+import { checkRunComplete } from "./completeness.ts";
 import { RUN_FILES } from "./run.ts";
 
 export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry";
@@ -77,7 +80,7 @@ function readJsonl<T>(path: string): T[] {
 export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMap<string, unknown[][]>): AuditReport {
   const trajPath = join(runDir, RUN_FILES.trajectories);
   if (!existsSync(trajPath)) throw new InputFileError(runDir, "is not a run directory (no trajectories.jsonl)", "pass a directory written by `merit run`");
-  const trajectories: Trajectory[] = parseTrajectoryLines(readFileSync(trajPath, "utf8"), trajPath);
+  const trajectories: Trajectory[] = checkRunComplete(runDir);
   const prompts = readJsonl<PromptLine>(join(runDir, RUN_FILES.prompts));
   const retrievals = readJsonl<RetrievalLine>(join(runDir, RUN_FILES.retrievalLog));
   const byQuery = new Map(dataset.examples.map((e) => [e.id, e]));

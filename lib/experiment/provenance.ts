@@ -5,9 +5,11 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { JsonValue } from "../hash.ts";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { sha256Hex, type JsonValue } from "../hash.ts";
 import type { ChatBackend } from "../llm/types.ts";
 import type { DatabaseSetRecord } from "./database-set.ts";
 import { PROMPT_FORMAT_VERSION, templateHashes, templateSetHash } from "../prompts.ts";
@@ -32,6 +34,27 @@ function packageVersion(name: string): string | null {
   }
 }
 
+const LIB = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * SHA-256 over the kit's own code (every file under lib/, by relative path and content): the
+ * code-version identity a resumed run must share with the run it continues (README "Reliability").
+ * Unlike the git commit it also covers uncommitted edits, and ignores commits that touch no code.
+ */
+export function codeHash(dir: string = LIB): string {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.isFile()) files.push(full);
+    }
+  };
+  walk(dir);
+  const parts = files.map((f) => ({ path: relative(dir, f).split("\\").join("/"), sha256: sha256Hex(readFileSync(f)) })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return sha256Hex(Buffer.from(parts.map((p) => `${p.path}\t${p.sha256}\n`).join(""), "utf8"));
+}
+
 /**
  * Fields every run manifest records besides the run's own identity; `promptsDir` is the config's
  * `prompts_dir` (absent = the kit's prompts/), recorded with the hash of every template it holds;
@@ -41,6 +64,7 @@ export async function runManifestExtras(backend: ChatBackend, promptsDir?: strin
   const status = git(["status", "--porcelain", "--untracked-files=no"]);
   return {
     git: { commit: git(["rev-parse", "HEAD"]), dirty: status === null ? null : status.length > 0 },
+    code_hash: codeHash(),
     node: process.version,
     packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)])),
     prompt_format_version: PROMPT_FORMAT_VERSION,

@@ -6,11 +6,11 @@
  * manifest's timestamps and stdout.log).
  * @module
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { runMetrics } from "../analysis/metrics.ts";
 import type { Dataset } from "../data/types.ts";
-import { MeritError } from "../errors.ts";
+import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
 import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { finalizeEpisode, type MemoryWriteFlags } from "../memory/finalize.ts";
@@ -23,10 +23,12 @@ import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-recor
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
 import { configurePolicy } from "../retrieval/policies.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
-import { writeFileAtomic } from "./atomic-file.ts";
+import { removeStaleTempFiles, writeFileAtomic } from "./atomic-file.ts";
+import { checkPositions, expectedJournalLines } from "./completeness.ts";
 import type { ExperimentConfig } from "./config.ts";
 import type { InitialCache } from "./initial-cache.ts";
 import { JsonlJournal } from "./journal.ts";
+import { acquireRunLock, checkUnlocked, LOCK_FILE } from "./run-lock.ts";
 import { buildStream, type StreamItem } from "./stream.ts";
 import { transductivePrepassEntries } from "./transductive.ts";
 
@@ -40,7 +42,36 @@ export const RUN_FILES = {
   metrics: "metrics.json",
   stdout: "stdout.log",
   memoryDir: "memory",
+  lock: LOCK_FILE,
 } as const;
+
+/** Files whose presence makes a folder a run directory (besides config.json). */
+const RUN_CONTENT = [RUN_FILES.trajectories, RUN_FILES.manifest, RUN_FILES.prompts, RUN_FILES.retrievalLog, RUN_FILES.metrics, RUN_FILES.memoryDir];
+
+/**
+ * Manifest fields that may change when a run is resumed: its status and timestamps, the git state
+ * (the code itself is compared through `code_hash`) and the llama.cpp build and GPU description
+ * (outputs do not depend on them on one CPU family; see the README's reproducibility limits).
+ * Every other field is compared on resume and a difference refuses it.
+ */
+const RESUMABLE_MANIFEST_FIELDS = new Set(["status", "started_at", "finished_at", "git", "llama_cpp"]);
+
+/** What a differing manifest field means, for the refusal line. */
+const FIELD_MEANING: Record<string, string> = {
+  config_hash: "config",
+  stream_length: "stream",
+  dataset: "data or databases",
+  initial_cache: "initial cache",
+  oracle_protocol: "oracle protocol",
+  backend: "model",
+  model_identity: "model",
+  embedder: "embedding model",
+  prompt_format_version: "prompt format",
+  prompt_templates: "prompt templates",
+  code_hash: "code version",
+  packages: "package versions",
+  node: "Node version",
+};
 
 /** What identifies a run; stored as config.json and compared on resume. */
 export interface RunSpec {
@@ -102,16 +133,112 @@ export function runIdentity(spec: RunSpec): RunSpec {
   return { ...spec, config: { ...spec.config, model: identity as RunSpec["config"]["model"] } };
 }
 
+/** The first leaf where two JSON values differ, as a dotted path and both values; null when equal. */
+export function firstDifference(there: unknown, here: unknown, path = ""): { path: string; there: unknown; here: unknown } | null {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (isObject(there) && isObject(here)) {
+    for (const key of [...new Set([...Object.keys(there), ...Object.keys(here)])].sort()) {
+      const d = firstDifference(there[key], here[key], path === "" ? key : `${path}.${key}`);
+      if (d) return d;
+    }
+    return null;
+  }
+  return canonicalJson((there ?? null) as JsonValue) === canonicalJson((here ?? null) as JsonValue) ? null : { path, there, here };
+}
+
+function shown(value: unknown): string {
+  const text = value === undefined ? "absent" : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function readJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (cause) {
+    throw new InputFileError(path, "is not valid JSON (the file was damaged)", "the run cannot be resumed safely; start it again in a fresh --out", cause);
+  }
+}
+
+/** Refuses an `--out` that is a file or lies below one (nothing is created). */
+function checkOutPath(outDir: string): void {
+  const target = resolve(outDir);
+  for (let p = target; ; p = dirname(p)) {
+    if (existsSync(p)) {
+      if (statSync(p).isDirectory()) return;
+      throw new InputFileError(p, p === target ? "is a file, not a folder" : `is a file, so the run folder ${outDir} cannot be created below it`, "choose another --out (a new or an existing folder)");
+    }
+    if (dirname(p) === p) return;
+  }
+}
+
 /**
- * Checks that `outDir` can take this run — empty, or (with `resume`) holding the same run — before
- * any model is loaded. Throws MeritError with the fix otherwise.
+ * Checks that `outDir` can take this run — empty, or (with `resume`) holding the same run, not locked
+ * by a live process — before any model is loaded and before anything is written. Throws MeritError
+ * with the fix otherwise. A folder holding run files but no config.json is never adopted: which run
+ * it holds cannot be proven.
  */
-export function checkRunDir(outDir: string, spec: RunSpec, resume: boolean): void {
+export function checkRunDir(outDir: string, spec: RunSpec, resume: boolean, lockHeld = false): void {
+  checkOutPath(outDir);
   const configPath = join(outDir, RUN_FILES.config);
-  if (!existsSync(configPath)) return;
+  if (!existsSync(configPath)) {
+    const found = RUN_CONTENT.filter((f) => existsSync(join(outDir, f)));
+    if (found.length > 0) throw new InputFileError(outDir, `holds ${found.join(", ")} but no config.json, so which run it holds cannot be proven`, "choose another --out (or delete the folder to start over)");
+    if (!lockHeld) checkUnlocked(outDir);
+    return;
+  }
   if (!resume) throw new MeritError(`${outDir} already holds a run; pass --resume to continue it or choose another --out`);
   const specText = canonicalJson(runIdentity(spec) as unknown as JsonValue) + "\n";
-  if (readFileSync(configPath, "utf8") !== specText) throw new MeritError(`${outDir} holds a run with a different config, method, seed or limit; resume it with the same inputs or choose another --out`);
+  const text = readFileSync(configPath, "utf8");
+  if (text !== specText) {
+    const d = firstDifference(readJsonFile(configPath), JSON.parse(specText));
+    const what = d ? `a different ${d.path} (${shown(d.there)} in its config.json, ${shown(d.here)} now)` : "a config.json that was edited";
+    throw new MeritError(`${outDir} holds a run with ${what}; resume it with the same inputs or choose another --out`);
+  }
+  if (!lockHeld) checkUnlocked(outDir);
+}
+
+/**
+ * The resume checks that need the loaded services (model and embedder identities) and read the run's
+ * files without changing them: every hash manifest.json records must equal this invocation's, the
+ * committed trajectories must cover positions 0..k−1 of this stream, and prompts.jsonl and
+ * retrieval_log.jsonl must hold every line those episodes wrote. Throws one line naming what differs.
+ */
+export function checkResume(opts: RunOptions, lockHeld = false): void {
+  const { outDir, spec } = opts;
+  checkRunDir(outDir, spec, opts.resume ?? false, lockHeld);
+  if (!existsSync(join(outDir, RUN_FILES.config))) return;
+  const stream = buildStream(opts.dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset);
+  const trajPath = join(outDir, RUN_FILES.trajectories);
+  const manifestPath = join(outDir, RUN_FILES.manifest);
+  if (existsSync(manifestPath)) {
+    const recorded = readJsonFile(manifestPath) as Record<string, unknown>;
+    const now = manifestBody(opts, stream.length) as Record<string, unknown>;
+    const strip = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !RESUMABLE_MANIFEST_FIELDS.has(k)));
+    const d = firstDifference(strip(recorded), strip(now));
+    if (d) {
+      const meaning = FIELD_MEANING[d.path.split(".")[0]] ?? d.path;
+      const commit = (recorded.git as { commit?: string } | undefined)?.commit;
+      const fix = d.path === "code_hash" ? `finish it with the kit code it started with${commit ? ` (git commit ${commit})` : ""}, or start a fresh --out` : "resume it with the inputs it started with, or start a fresh --out";
+      throw new InputFileError(manifestPath, `the run was started with another ${meaning}: ${d.path} is ${shown(d.there)} there but ${shown(d.here)} now`, fix);
+    }
+  } else if (new JsonlJournal(trajPath).completeLines() > 0) {
+    throw new InputFileError(manifestPath, "is missing while trajectories exist, so what made them cannot be proven", "start the run again in a fresh --out");
+  }
+  const committed = new JsonlJournal(trajPath).parse().values.map((t, i) => {
+    const parsed = TrajectorySchema.safeParse(t);
+    if (!parsed.success) throw new InputFileError(trajPath, `line ${i + 1} is not a trajectory (${parsed.error.issues[0].path.join(".")}: ${parsed.error.issues[0].message})`, "the run cannot be resumed safely; start it again in a fresh --out");
+    return parsed.data;
+  });
+  if (committed.length > stream.length) throw new InputFileError(trajPath, `has ${committed.length} trajectories but the stream has ${stream.length}`, "the run directory is damaged; start it again in a fresh --out");
+  checkPositions(committed, trajPath);
+  committed.forEach((t, i) => {
+    if (t.query_id !== stream[i].example.id) throw new InputFileError(trajPath, `line ${i + 1} is query ${t.query_id} but stream position ${i} is ${stream[i].example.id}`, "the run directory is damaged or mixed; start it again in a fresh --out");
+  });
+  const expected = expectedJournalLines(committed, Boolean(opts.method.memory));
+  for (const [file, need] of [[RUN_FILES.prompts, expected.prompts], [RUN_FILES.retrievalLog, expected.retrievals]] as const) {
+    const have = new JsonlJournal(join(outDir, file)).completeLines();
+    if (have < need) throw new InputFileError(join(outDir, file), `has ${have} lines but the ${committed.length} committed episodes wrote ${need}`, "the run directory is damaged (a write was lost); start it again in a fresh --out");
+  }
 }
 
 /** Runs (or resumes) one method over one stream order and writes its run directory. */
@@ -125,93 +252,119 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     opts.log?.(line);
     stdout.append([line]);
   };
+  checkOutPath(outDir);
+  const created = !existsSync(outDir);
   mkdirSync(outDir, { recursive: true });
-  const specText = canonicalJson(runIdentity(spec) as unknown as JsonValue) + "\n";
-  const configPath = join(outDir, RUN_FILES.config);
+  // Everything is checked under the lock and before the first write: a refused run changes nothing.
+  let lock: ReturnType<typeof acquireRunLock>;
+  try {
+    lock = acquireRunLock(outDir);
+  } catch (error) {
+    if (created) rmdirSync(outDir);
+    throw error;
+  }
   const trajectories = new JsonlJournal(join(outDir, RUN_FILES.trajectories));
   const retrievalLog = new JsonlJournal(join(outDir, RUN_FILES.retrievalLog));
   const prompts = new JsonlJournal(join(outDir, RUN_FILES.prompts));
   const stdout = new JsonlJournal(join(outDir, RUN_FILES.stdout));
-
-  checkRunDir(outDir, spec, opts.resume ?? false);
-  if (!existsSync(configPath)) writeFileAtomic(configPath, specText);
-  const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset);
-  const startedAt = new Date().toISOString();
-  writeManifest(outDir, opts, stream.length, "running", startedAt);
-
-  const committed = (trajectories.recover() as unknown[]).map((t) => TrajectorySchema.parse(t));
-  if (committed.length > stream.length) throw new MeritError(`${outDir} has more trajectories than its stream; the run directory is damaged`);
-  const retrievalSteps = committed.reduce((n, t) => n + (method.memory ? t.retrieved_entry_ids.length : 0), 0);
-  retrievalLog.recover(retrievalSteps);
-  prompts.recover(committed.reduce((n, t) => n + t.call_kinds.length - 1, 0));
-  if (committed.length > 0) log(`resuming ${outDir} at stream position ${committed.length}/${stream.length}`);
-
-  const memory = openMemory(outDir, method, services);
-  const writes: MemoryWriteFlags | null = method.memory ? method.memory.writes : null;
-  const deferred = method.memory?.transductivePrepass ?? false;
-  if (memory && writes && deferred) {
-    for (const entry of transductivePrepassEntries(dataset, stream, spec.seed, method.name, writes)) await memory.insert(entry, services.embedder!);
-  }
-  // Replay finalization of committed episodes: inserts whatever a kill prevented (the rest are skips).
-  if (memory && writes && !deferred) {
-    for (const t of committed) {
-      const item = stream[t.stream_position];
-      const entry = finalizeEpisode(finishedFromTrajectory(t, item.example, schemaOf(dataset, item)), writes);
-      if (entry) await memory.insert(entry, services.embedder!);
+  try {
+    return await runLocked();
+  } finally {
+    // Every journal line was fsynced when written: a failing close loses nothing, and the lock is
+    // released whatever happened.
+    for (const j of [trajectories, retrievalLog, prompts, stdout]) {
+      try {
+        j.close();
+      } catch {
+        // already reported by the write that failed, if any
+      }
     }
+    lock.release();
+    if (created && readdirSync(outDir).length === 0) rmdirSync(outDir);
   }
 
-  const all: Trajectory[] = [...committed];
-  let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
-  let tokens = all.reduce((n, t) => n + t.accounting.total_tokens, 0);
-  for (const item of stream.slice(committed.length)) {
-    const episode: EpisodeSpec = {
-      dataset: dataset.name,
-      method,
-      streamSeed: spec.seed,
-      streamPosition: item.position,
-      example: item.example,
-      schema: schemaOf(dataset, item),
-      initial: item.initial,
-      feedbackRegime: spec.config.feedback_regime,
-      maxRepairSteps: spec.config.max_repair_steps,
-      maxOutputTokens: spec.config.decoding.max_output_tokens,
-      promptsDir: spec.config.prompts_dir,
-    };
-    const result = await runEpisode(episode, {
-      backend: services.backend,
-      score: (example, sql) => services.oracle.score(example, sql),
-      memory: memory ?? undefined,
-      retriever: services.retriever,
-      embedder: services.embedder,
-    });
-    const entry = writes ? finalizeEpisode(result.finished, writes) : null;
-    // Embedding calls billed to this episode: its own planned insertion, plus (transductive_batch)
-    // the pre-pass negative seeded for this query's initial failure (METHOD.md §6.5).
-    const prepassInsertion = deferred && item.initial.oracle_correct === false ? 1 : 0;
-    const trajectory = toTrajectory(episode, result, (entry ? 1 : 0) + prepassInsertion);
-    retrievalLog.append(result.retrievalLog.map((r) => canonicalJson(r as unknown as JsonValue)));
-    prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text })));
-    trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
-    if (memory && entry && !deferred) await memory.insert(entry, services.embedder!);
-    all.push(trajectory);
-    if (!trajectory.initial_correct && trajectory.final_correct) repaired += 1;
-    tokens += trajectory.accounting.total_tokens;
-    opts.onProgress?.({ done: all.length, total: stream.length, repaired, tokens });
-  }
-  if (memory && writes && deferred) {
-    for (const t of all) {
-      const item = stream[t.stream_position];
-      const entry = finalizeEpisode(finishedFromTrajectory(t, item.example, schemaOf(dataset, item)), writes);
-      if (entry) await memory.insert(entry, services.embedder!);
+  async function runLocked(): Promise<RunResult> {
+    checkResume(opts, true);
+    const specText = canonicalJson(runIdentity(spec) as unknown as JsonValue) + "\n";
+    const configPath = join(outDir, RUN_FILES.config);
+    const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset);
+    if (!existsSync(configPath)) writeFileAtomic(configPath, specText);
+    const memory = openMemory(outDir, method, services);
+    removeStaleTempFiles(outDir);
+    const startedAt = new Date().toISOString();
+    writeManifest(outDir, opts, stream.length, "running", startedAt);
+
+    const committed = (trajectories.recover() as unknown[]).map((t) => TrajectorySchema.parse(t));
+    const retrievalSteps = committed.reduce((n, t) => n + (method.memory ? t.retrieved_entry_ids.length : 0), 0);
+    retrievalLog.recover(retrievalSteps);
+    prompts.recover(committed.reduce((n, t) => n + t.call_kinds.length - 1, 0));
+    if (committed.length > 0) log(`resuming ${outDir} at stream position ${committed.length}/${stream.length}`);
+
+    const writes: MemoryWriteFlags | null = method.memory ? method.memory.writes : null;
+    const deferred = method.memory?.transductivePrepass ?? false;
+    if (memory && writes && deferred) {
+      for (const entry of transductivePrepassEntries(dataset, stream, spec.seed, method.name, writes)) await memory.insert(entry, services.embedder!);
     }
+    // Replay finalization of committed episodes: inserts whatever a kill prevented (the rest are skips).
+    if (memory && writes && !deferred) {
+      for (const t of committed) {
+        const item = stream[t.stream_position];
+        const entry = finalizeEpisode(finishedFromTrajectory(t, item.example, schemaOf(dataset, item)), writes);
+        if (entry) await memory.insert(entry, services.embedder!);
+      }
+    }
+
+    const all: Trajectory[] = [...committed];
+    let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
+    let tokens = all.reduce((n, t) => n + t.accounting.total_tokens, 0);
+    for (const item of stream.slice(committed.length)) {
+      const episode: EpisodeSpec = {
+        dataset: dataset.name,
+        method,
+        streamSeed: spec.seed,
+        streamPosition: item.position,
+        example: item.example,
+        schema: schemaOf(dataset, item),
+        initial: item.initial,
+        feedbackRegime: spec.config.feedback_regime,
+        maxRepairSteps: spec.config.max_repair_steps,
+        maxOutputTokens: spec.config.decoding.max_output_tokens,
+        promptsDir: spec.config.prompts_dir,
+      };
+      const result = await runEpisode(episode, {
+        backend: services.backend,
+        score: (example, sql) => services.oracle.score(example, sql),
+        memory: memory ?? undefined,
+        retriever: services.retriever,
+        embedder: services.embedder,
+      });
+      const entry = writes ? finalizeEpisode(result.finished, writes) : null;
+      // Embedding calls billed to this episode: its own planned insertion, plus (transductive_batch)
+      // the pre-pass negative seeded for this query's initial failure (METHOD.md §6.5).
+      const prepassInsertion = deferred && item.initial.oracle_correct === false ? 1 : 0;
+      const trajectory = toTrajectory(episode, result, (entry ? 1 : 0) + prepassInsertion);
+      retrievalLog.append(result.retrievalLog.map((r) => canonicalJson(r as unknown as JsonValue)));
+      prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text })));
+      trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
+      if (memory && entry && !deferred) await memory.insert(entry, services.embedder!);
+      all.push(trajectory);
+      if (!trajectory.initial_correct && trajectory.final_correct) repaired += 1;
+      tokens += trajectory.accounting.total_tokens;
+      opts.onProgress?.({ done: all.length, total: stream.length, repaired, tokens });
+    }
+    if (memory && writes && deferred) {
+      for (const t of all) {
+        const item = stream[t.stream_position];
+        const entry = finalizeEpisode(finishedFromTrajectory(t, item.example, schemaOf(dataset, item)), writes);
+        if (entry) await memory.insert(entry, services.embedder!);
+      }
+    }
+    const metrics = runMetrics(all, { maxRepairSteps: spec.config.max_repair_steps });
+    writeFileAtomic(join(outDir, RUN_FILES.metrics), JSON.stringify(JSON.parse(canonicalJson(metrics as unknown as JsonValue)), null, 2) + "\n");
+    writeManifest(outDir, opts, stream.length, "completed", startedAt);
+    log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired`);
+    return { outDir, trajectories: all, metrics };
   }
-  const metrics = runMetrics(all, { maxRepairSteps: spec.config.max_repair_steps });
-  writeFileAtomic(join(outDir, RUN_FILES.metrics), JSON.stringify(JSON.parse(canonicalJson(metrics as unknown as JsonValue)), null, 2) + "\n");
-  writeManifest(outDir, opts, stream.length, "completed", startedAt);
-  log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired`);
-  for (const j of [trajectories, retrievalLog, prompts, stdout]) j.close();
-  return { outDir, trajectories: all, metrics };
 }
 
 function schemaOf(dataset: Dataset, item: StreamItem): string {
@@ -226,11 +379,11 @@ function openMemory(outDir: string, method: MethodSpec, services: RunServices): 
   return JsonlMemoryStore.open(join(outDir, RUN_FILES.memoryDir), { dimension: services.embedder.dimension });
 }
 
-function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string): void {
+/** The manifest's fields without status and timestamps (what a resume compares). */
+function manifestBody(opts: RunOptions, streamLength: number): Record<string, JsonValue> {
   const { spec, dataset, initialCache } = opts;
-  const manifest = {
+  const body = {
     format_version: "merit-run-v1",
-    status,
     method: spec.method,
     method_description: opts.method.description,
     stream_seed: spec.seed,
@@ -243,8 +396,11 @@ function writeManifest(outDir: string, opts: RunOptions, streamLength: number, s
     backend: opts.services.backend.identity,
     embedder: opts.services.embedder?.identity ?? null,
     ...opts.manifest,
-    started_at: startedAt,
-    finished_at: status === "completed" ? new Date().toISOString() : null,
   };
+  return JSON.parse(canonicalJson(body as unknown as JsonValue)) as Record<string, JsonValue>;
+}
+
+function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string): void {
+  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null };
   writeFileAtomic(join(outDir, RUN_FILES.manifest), JSON.stringify(JSON.parse(canonicalJson(manifest as unknown as JsonValue)), null, 2) + "\n");
 }

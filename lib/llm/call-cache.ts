@@ -70,13 +70,28 @@ export function openCacheDatabase(path: string, opts: { readonly?: boolean } = {
   } catch (error) {
     throw new InputFileError(path, `cannot open the LLM call cache (${(error as Error).message})`, "check the call_cache path in the config (its folder must be writable)", error);
   }
-  db.pragma("busy_timeout = 30000");
-  if (!opts.readonly) {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    db.exec(SCHEMA);
+  try {
+    db.pragma("busy_timeout = 30000");
+    if (!opts.readonly) {
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.exec(SCHEMA);
+    }
+    // A garbage file opens fine and fails on first use ("file is not a database"): probe it now.
+    const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'calls'").get();
+    if (!table) throw new Error("it has no `calls` table");
+  } catch (error) {
+    db.close();
+    throw new InputFileError(path, `is not an LLM call cache (${(error as Error).message})`, "point call_cache (or --cache) at a cache file the kit wrote, or move this file away to start an empty cache", error);
   }
   return db;
+}
+
+/** One line for a SQLite failure while writing the cache (a full disk, above all). */
+function writeFailure(path: string, error: unknown): InputFileError {
+  const code = (error as { code?: string }).code;
+  const full = code === "SQLITE_FULL" || code === "SQLITE_IOERR_WRITE" || /disk is full|no space/i.test((error as Error).message);
+  return new InputFileError(path, full ? "database or disk is full while storing an LLM call" : `cannot store an LLM call (${(error as Error).message})`, full ? "free disk space and resume the run (`--resume`); every committed episode is kept" : "check the call_cache file and its folder", error);
 }
 
 /** The cache key of one request to one backend. */
@@ -106,17 +121,19 @@ export class CallCache implements ChatBackend {
   readonly #identityHash: string;
   readonly #inFlight = new Map<string, Promise<GenerateResult>>();
   readonly #stats: CallCacheStats = { hits: 0, computed: 0, errors: 0 };
-  readonly #select: Database.Statement<[string], { text: string; prompt_tokens: number; output_tokens: number; truncated_prompt_tokens: number }>;
+  readonly #select: Database.Statement<[string], { text: string; prompt_tokens: number; output_tokens: number; truncated_prompt_tokens: number; row_hash: string }>;
+  readonly #path: string;
   readonly #insert: Database.Statement<unknown[]>;
 
   /** @param path the SQLite file (created when missing). */
   constructor(inner: ChatBackend, path: string) {
     this.#inner = inner;
     this.identity = inner.identity;
+    this.#path = path;
     this.#db = openCacheDatabase(path);
     this.#identityText = canonicalJson(identityJson(inner.identity));
     this.#identityHash = contentHash(identityJson(inner.identity));
-    this.#select = this.#db.prepare("SELECT text, prompt_tokens, output_tokens, truncated_prompt_tokens FROM calls WHERE key = ?");
+    this.#select = this.#db.prepare("SELECT text, prompt_tokens, output_tokens, truncated_prompt_tokens, row_hash FROM calls WHERE key = ?");
     this.#insert = this.#db.prepare(
       "INSERT OR IGNORE INTO calls (key, identity_hash, identity, request, text, prompt_tokens, output_tokens, truncated_prompt_tokens, created_at, row_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
     );
@@ -131,6 +148,12 @@ export class CallCache implements ChatBackend {
     const key = callKey(this.identity, request);
     const row = this.#select.get(key);
     if (row) {
+      // Every hit is checked against its row hash (one SHA-256 of a short text): a changed or damaged
+      // output is refused, never used.
+      const expected = rowHash({ key, text: row.text, promptTokens: row.prompt_tokens, outputTokens: row.output_tokens, truncatedPromptTokens: row.truncated_prompt_tokens });
+      if (expected !== row.row_hash) {
+        throw new InputFileError(this.#path, `the cached call ${key.slice(0, 12)} fails its row_hash check (its output or token counts were changed or damaged)`, "run `merit cache verify --cache FILE` to list the corrupt rows, then delete the cache file (or restore it) to recompute them");
+      }
       this.#stats.hits++;
       return { text: row.text, promptTokens: row.prompt_tokens, outputTokens: row.output_tokens, truncatedPromptTokens: row.truncated_prompt_tokens, cached: true };
     }
@@ -160,10 +183,14 @@ export class CallCache implements ChatBackend {
     }
     this.#stats.computed++;
     const stored = { key, text: result.text, promptTokens: result.promptTokens, outputTokens: result.outputTokens, truncatedPromptTokens: result.truncatedPromptTokens };
-    this.#insert.run(
-      key, this.#identityHash, this.#identityText, canonicalJson(requestJson(request)), result.text,
-      result.promptTokens, result.outputTokens, result.truncatedPromptTokens, new Date().toISOString(), rowHash(stored),
-    );
+    try {
+      this.#insert.run(
+        key, this.#identityHash, this.#identityText, canonicalJson(requestJson(request)), result.text,
+        result.promptTokens, result.outputTokens, result.truncatedPromptTokens, new Date().toISOString(), rowHash(stored),
+      );
+    } catch (error) {
+      throw writeFailure(this.#path, error);
+    }
     return { ...result, cached: false };
   }
 

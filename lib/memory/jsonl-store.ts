@@ -36,6 +36,8 @@ export const MEMORY_FILES = {
 /** The transaction marker; present only between the commit point and the end of a write. */
 export const COMMIT_MARKER = "memory_commit.json";
 const TMP = ".tmp";
+/** The fix for a damaged store: run.ts replays every committed episode's insertion on resume. */
+const REBUILD = "delete the run's memory/ folder and resume the run (--resume): memory is rebuilt from the committed trajectories";
 const INDEX_BACKEND = "hnswlib-node@3.0.0 rebuilt from memory_vectors.f32 (float32 LE, row-major)";
 
 /** `memory_metadata.json` (METHOD.md §4.5). */
@@ -177,12 +179,12 @@ export function readMemoryDir(dir: string, dimension: number): MemoryTable {
   if (!fs.existsSync(metaPath)) {
     const stray = Object.values(MEMORY_FILES).filter((name) => fs.existsSync(path.join(dir, name)));
     if (stray.length > 0)
-      throw new InputFileError(metaPath, `missing while ${stray.join(", ")} exist`, "the memory directory is not a kit memory store; use a fresh run directory");
+      throw new InputFileError(metaPath, `missing while ${stray.join(", ")} exist`, `the memory directory is not a kit memory store; ${REBUILD}`);
     return table;
   }
   const meta = parseJson(metaPath, fs.readFileSync(metaPath, "utf8")) as MemoryMetadata;
   const fail = (file: string, problem: string): never => {
-    throw new InputFileError(path.join(dir, file), problem, "the memory store is corrupt or from another kit version; use a fresh run directory");
+    throw new InputFileError(path.join(dir, file), problem, `the memory store is corrupt or from another kit version; ${REBUILD}`);
   };
   if (meta.format_version !== MEMORY_FORMAT_VERSION) fail(MEMORY_FILES.metadata, `format_version ${meta.format_version}, expected ${MEMORY_FORMAT_VERSION}`);
   if (meta.embedding_dimension !== dimension)
@@ -261,6 +263,6 @@ function parseJson(where: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new InputFileError(where, `not valid JSON (${(cause as Error).message})`, "the memory store is corrupt; use a fresh run directory", cause);
+    throw new InputFileError(where, `not valid JSON (${(cause as Error).message})`, `the memory store is corrupt; ${REBUILD}`, cause);
   }
 }

@@ -3,9 +3,11 @@
  * order, a summary with EX over the scoreable examples, and deterministic output files.
  * @module
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Dataset } from "../data/types.ts";
+import { InputFileError } from "../errors.ts";
+import { writeFileAtomic } from "../experiment/atomic-file.ts";
 import { canonicalJson } from "../hash.ts";
 import { Oracle, type Verdict } from "./oracle.ts";
 import type { PredictionsFile } from "./predictions.ts";
@@ -43,8 +45,28 @@ export interface EvalResult {
   summary: EvalSummary;
 }
 
-/** Scores every line of `predictions` against `dataset`. */
+/**
+ * The longest prediction line scored (characters). Real predictions are well under 10,000; a longer
+ * line is not one SQL query, and tokenising it (one token per whitespace character) would exhaust
+ * memory (a 50 MB line of spaces does).
+ */
+export const MAX_PREDICTION_CHARS = 100_000;
+
+/** Refuses a predictions file with a line over MAX_PREDICTION_CHARS, naming the line. */
+export function checkPredictionLines(predictions: PredictionsFile): void {
+  const i = predictions.lines.findIndex((l) => l.length > MAX_PREDICTION_CHARS);
+  if (i >= 0) {
+    throw new InputFileError(predictions.path, `line ${i + 1} is ${predictions.lines[i].length.toLocaleString("en-US")} characters long, over the limit of ${MAX_PREDICTION_CHARS.toLocaleString("en-US")} for one SQL prediction`, "write one SQL query per line (this line is not a query)");
+  }
+}
+
+/**
+ * Scores every line of `predictions` against `dataset`. Memory stays bounded: each verdict drops its
+ * result rows as soon as it is known (only status and error text are kept, all the summary and
+ * verdicts.jsonl need), so a file of huge-result queries holds at most one result per SQL worker.
+ */
 export async function evaluatePredictions(dataset: Dataset, predictions: PredictionsFile, opts: EvalOptions): Promise<EvalResult> {
+  checkPredictionLines(predictions);
   const oracle = new Oracle({
     dataset: dataset.name,
     databases: dataset.databases,
@@ -60,7 +82,7 @@ export async function evaluatePredictions(dataset: Dataset, predictions: Predict
       dataset.examples.map(async (example, i) => {
         const verdict = await oracle.score(example, predictions.lines[i]);
         opts.onProgress?.(++done, total);
-        return verdict;
+        return { ...verdict, predictedRows: null };
       }),
     );
     return { verdicts, summary: summarize(dataset, predictions, verdicts, oracle.protocolId, opts.timeoutMs) };
@@ -104,14 +126,8 @@ export function verdictLine(index: number, dbId: string, v: Verdict): string {
 export function writeEvalOutputs(outDir: string, dataset: Dataset, result: EvalResult): void {
   mkdirSync(outDir, { recursive: true });
   const lines = result.verdicts.map((v, i) => verdictLine(i, dataset.examples[i].dbId, v)).join("\n") + "\n";
-  atomicWrite(join(outDir, "verdicts.jsonl"), lines);
-  atomicWrite(join(outDir, "summary.json"), JSON.stringify(JSON.parse(canonicalJson(result.summary as never)), null, 2) + "\n");
-}
-
-function atomicWrite(path: string, text: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  writeFileAtomic(join(outDir, "verdicts.jsonl"), lines);
+  writeFileAtomic(join(outDir, "summary.json"), JSON.stringify(JSON.parse(canonicalJson(result.summary as never)), null, 2) + "\n");
 }
 
 /** `EX <pct> (<correct>/<n>)`, the last stdout line of `merit eval`. */

@@ -35,7 +35,7 @@ const NAME_START = "[A-Za-zÀ-Üà-ü]";
 /** Ordered rules, mirroring the relevant prefix of sqlparse's SQL_REGEX (re.IGNORECASE | re.UNICODE). */
 const RULES: Array<[RegExp, TokenKind]> = [
   [/(?:--|# ).*?(?:\r\n|\r|\n|$)/suy, "comment"],
-  [/\/\*[\s\S]*?\*\//uy, "comment"],
+  // sqlparse's `/\*[\s\S]*?\*\/` comment rule comes here; `tokenizeSql` applies it by hand (below).
   [/\r\n|\r|\n/uy, "newline"],
   [/\s/uy, "whitespace"],
   [/:=|::/uy, "punctuation"],
@@ -100,12 +100,27 @@ function quotedEnd(sql: string, start: number, quote: string): number {
   return lastInner >= 0 ? lastInner + 1 : -1;
 }
 
-/** Splits `sql` into sqlparse-compatible tokens; concatenating their texts gives back `sql`. */
+/**
+ * Splits `sql` into sqlparse-compatible tokens; concatenating their texts gives back `sql`. Linear
+ * time: the block-comment rule (a lazy regex that would rescan to the end of the text at every
+ * unclosed `/*`, quadratic on `/* /* /* …`) is applied by hand, remembering the next `*\/`.
+ */
 export function tokenizeSql(sql: string): SqlToken[] {
   const tokens: SqlToken[] = [];
   let pos = 0;
+  /** Index of the next `*\/` at or after the last search start; -1 = none left; -2 = not searched. */
+  let close = -2;
   outer: while (pos < sql.length) {
     const ch = sql[pos];
+    if (ch === "/" && sql[pos + 1] === "*") {
+      // Only the `--`/`# ` rule precedes this one, and it cannot match at a `/`.
+      if (close !== -1 && close < pos + 2) close = sql.indexOf("*/", pos + 2);
+      if (close >= 0) {
+        tokens.push({ kind: "comment", text: sql.slice(pos, close + 2) });
+        pos = close + 2;
+        continue;
+      }
+    }
     if (ch === "'" || ch === '"') {
       // No earlier rule can match at a quote, so the string/symbol rule is the first to try.
       const end = quotedEnd(sql, pos, ch);

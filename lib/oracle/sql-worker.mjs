@@ -23,8 +23,13 @@
  * SQLite's default, where an unqualified "x" that names no column is a string literal. On the error
  * `no such column: "x"` the worker rewrites that token to 'x' and prepares again — the same fallback
  * SQLite applies internally — so `WHERE make = "amc"` behaves as in the reference.
+ *
+ * Parent death: the IPC `disconnect` event cannot fire while a statement runs (SQLite holds the
+ * only JavaScript thread), so a watchdog thread polls the parent PID and SIGKILLs this process when
+ * the parent is gone (re-parented to init or a subreaper) — even after the parent's SIGKILL.
  */
 import Database from "better-sqlite3";
+import { Worker } from "node:worker_threads";
 
 /** @type {Map<string, import("better-sqlite3").Database>} */
 const connections = new Map();
@@ -294,8 +299,16 @@ process.on("message", (/** @type {any} */ job) => {
     process.send?.({ id: job.id, ok: false, error: message, overCap: error instanceof OverCap });
   }
 });
-// The parent went away (even by SIGKILL): never linger as an orphan.
+// The parent went away (even by SIGKILL): never linger as an orphan. Idle: the IPC channel closes.
 process.on("disconnect", () => process.exit(0));
+// Busy in a statement: the watchdog thread notices the new parent PID within POLL_MS.
+const POLL_MS = 200;
+const watchdog = new Worker(
+  `const { workerData } = require("node:worker_threads");
+   setInterval(() => { if (process.ppid !== workerData.ppid) process.kill(workerData.pid, "SIGKILL"); }, workerData.pollMs);`,
+  { eval: true, workerData: { ppid: process.ppid, pid: process.pid, pollMs: POLL_MS }, resourceLimits: { maxOldGenerationSizeMb: 16 } },
+);
+watchdog.unref();
 // Start-up (loading better-sqlite3) must not count against a statement's deadline: the parent
 // dispatches to this worker only after this message.
 process.send?.({ ready: true });

@@ -1,6 +1,9 @@
-// Test helper (not a suite): writes synthetic finished run directories — trajectories.jsonl plus the manifest.json and config.json fields `merit report` aligns on.
+// Test helper (not a suite): writes synthetic finished run directories — trajectories.jsonl plus the manifest.json and config.json fields `merit report` aligns on,
+// and as many prompts.jsonl / retrieval_log.jsonl lines as the trajectories made (the completeness check of lib/experiment/completeness.ts counts them).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { expectedJournalLines } from "../../lib/experiment/completeness.ts";
+import { getMethod, methodNames } from "../../lib/repair/methods.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 
 /** Identity fields of a synthetic run; the defaults make runs of one dataset aligned. */
@@ -21,7 +24,9 @@ export interface FixtureIdentity {
 }
 
 /** Writes `dir` as a completed run of the trajectories' (dataset, method, seed). */
-export function writeRunDir(dir: string, trajectories: readonly Trajectory[], id: FixtureIdentity = {}): string {
+export function writeRunDir(dir: string, given: readonly Trajectory[], id: FixtureIdentity = {}): string {
+  // A real run visits stream positions 0..n−1 in order; synthetic trajectories get them here.
+  const trajectories = given.map((x, i) => ({ ...x, stream_position: i }));
   const t = trajectories[0];
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "trajectories.jsonl"), trajectories.map((x) => JSON.stringify(x)).join("\n") + "\n");
@@ -30,6 +35,7 @@ export function writeRunDir(dir: string, trajectories: readonly Trajectory[], id
     status: id.status ?? "completed",
     method: t.method,
     stream_seed: t.stream_seed,
+    stream_length: trajectories.length,
     config_hash: `config-${t.method}`,
     dataset: { name: t.dataset, checksum: id.dataset_checksum ?? `data-${t.dataset}`, database_manifest_hash: id.database_manifest_hash ?? `db-${t.dataset}` },
     initial_cache: { path: "init.json", cache_hash: id.cache_hash ?? `cache-${t.dataset}` },
@@ -39,6 +45,9 @@ export function writeRunDir(dir: string, trajectories: readonly Trajectory[], id
     finished_at: new Date().toISOString(),
   };
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+  const expected = expectedJournalLines(trajectories, methodNames().includes(t.method) && getMethod(t.method).memory !== null);
+  writeFileSync(join(dir, "prompts.jsonl"), "{}\n".repeat(expected.prompts));
+  writeFileSync(join(dir, "retrieval_log.jsonl"), "{}\n".repeat(expected.retrievals));
   const config = { config: { dataset: t.dataset, data_dir: id.data_dir ?? "data/spider", max_repair_steps: id.max_repair_steps ?? 7 }, method: t.method, seed: t.stream_seed, limit: null };
   writeFileSync(join(dir, "config.json"), JSON.stringify(config, null, 2) + "\n");
   if (id.memory) {

@@ -168,11 +168,11 @@ describe("a run directory cannot mix runs", () => {
 
   it("refuses --resume with a different seed", async () => {
     const before = snapshot(reference);
-    expect(String(await rerun("merit", 1, true))).toMatch(/holds a run with a different config, method, seed or limit/);
+    expect(String(await rerun("merit", 1, true))).toMatch(/holds a run with a different seed \(4 in its config\.json, 1 now\); resume it with the same inputs or choose another --out/);
     expect(snapshot(reference)).toEqual(before);
   });
 
   it("refuses --resume with a different method", async () => {
-    expect(String(await rerun("iterative", Number(SEED), true))).toMatch(/holds a run with a different config, method, seed or limit/);
+    expect(String(await rerun("iterative", Number(SEED), true))).toMatch(/holds a run with a different method \("merit" in its config\.json, "iterative" now\)/);
   });
 });

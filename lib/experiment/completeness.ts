@@ -1,0 +1,84 @@
+/**
+ * Experiment runs, completeness of a run directory (METHOD.md §11; lib/experiment/run.ts): the
+ * trajectory lines cover stream positions 0..k−1, each exactly once and in order, and — for a
+ * `completed` run — k equals the manifest's `stream_length`; prompts.jsonl and retrieval_log.jsonl
+ * hold exactly the lines the committed episodes wrote. `merit report` (through the run reader),
+ * `merit audit` and `--resume` call this, so a truncated, duplicated or mixed directory is refused
+ * with one line instead of being scored.
+ * @module
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { InputFileError } from "../errors.ts";
+import { getMethod, methodNames } from "../repair/methods.ts";
+import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
+
+const FIX = "the run directory is damaged or mixed; resume it with `merit run --resume` if it is unfinished, else re-run it into a fresh --out";
+
+/** Lines of prompts.jsonl and retrieval_log.jsonl that the committed `trajectories` wrote. */
+export function expectedJournalLines(trajectories: readonly Trajectory[], memoryMethod: boolean): { prompts: number; retrievals: number } {
+  return {
+    prompts: trajectories.reduce((n, t) => n + t.call_kinds.length - 1, 0),
+    retrievals: memoryMethod ? trajectories.reduce((n, t) => n + t.retrieved_entry_ids.length, 0) : 0,
+  };
+}
+
+/**
+ * Throws InputFileError when positions are not 0..k−1 in order (k = trajectories.length) or, when
+ * `streamLength` is given, k differs from it.
+ */
+export function checkPositions(trajectories: readonly Trajectory[], file: string, streamLength?: number): void {
+  const seen = new Map<number, number>();
+  trajectories.forEach((t, i) => {
+    const first = seen.get(t.stream_position);
+    if (first !== undefined) throw new InputFileError(file, `stream position ${t.stream_position} occurs twice (lines ${first + 1} and ${i + 1})`, FIX);
+    seen.set(t.stream_position, i);
+  });
+  trajectories.forEach((t, i) => {
+    if (t.stream_position !== i) throw new InputFileError(file, `line ${i + 1} holds stream position ${t.stream_position}, expected ${i} (positions must be 0..${trajectories.length - 1}, each once, in order)`, FIX);
+  });
+  if (streamLength !== undefined && trajectories.length !== streamLength) {
+    throw new InputFileError(file, `has ${trajectories.length} trajectories but manifest.json says stream_length ${streamLength}`, FIX);
+  }
+}
+
+/** Complete (newline-terminated) lines of a file; 0 when it is absent. */
+function countLines(path: string): number {
+  if (!existsSync(path)) return 0;
+  const bytes = readFileSync(path);
+  let n = 0;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+/**
+ * Checks that a `completed` run directory is complete (see module header). Returns the parsed
+ * trajectories. Throws InputFileError naming the file, the problem and the fix.
+ */
+export function checkRunComplete(dir: string): Trajectory[] {
+  const manifestFile = join(dir, "manifest.json");
+  let manifest: { status?: unknown; stream_length?: unknown; method?: unknown };
+  try {
+    manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
+  } catch (cause) {
+    throw new InputFileError(manifestFile, "is missing or not JSON", "pass a directory written by `merit run`", cause);
+  }
+  const trajFile = join(dir, "trajectories.jsonl");
+  if (!existsSync(trajFile)) throw new InputFileError(trajFile, "is missing", FIX);
+  const text = readFileSync(trajFile, "utf8");
+  if (text.length > 0 && !text.endsWith("\n")) throw new InputFileError(trajFile, "ends with a torn line", FIX);
+  const trajectories = parseTrajectoryLines(text, trajFile);
+  const completed = manifest.status === "completed";
+  const streamLength = typeof manifest.stream_length === "number" ? manifest.stream_length : undefined;
+  if (completed && streamLength === undefined) throw new InputFileError(manifestFile, "lacks stream_length", FIX);
+  checkPositions(trajectories, trajFile, completed ? streamLength : undefined);
+  const method = typeof manifest.method === "string" ? (methodNames().includes(manifest.method) ? getMethod(manifest.method) : undefined) : undefined;
+  const expected = expectedJournalLines(trajectories, Boolean(method?.memory));
+  const prompts = countLines(join(dir, "prompts.jsonl"));
+  if (prompts !== expected.prompts) throw new InputFileError(join(dir, "prompts.jsonl"), `has ${prompts} lines but the ${trajectories.length} trajectories made ${expected.prompts} prompts`, FIX);
+  if (method) {
+    const retrievals = countLines(join(dir, "retrieval_log.jsonl"));
+    if (retrievals !== expected.retrievals) throw new InputFileError(join(dir, "retrieval_log.jsonl"), `has ${retrievals} lines but the ${trajectories.length} trajectories made ${expected.retrievals} retrievals`, FIX);
+  }
+  return trajectories;
+}

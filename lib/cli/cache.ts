@@ -4,7 +4,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { InputFileError, UsageError } from "../errors.ts";
+import { InputFileError, UsageError, nearestName } from "../errors.ts";
 import { cacheStats, pruneCache, verifyCache } from "../llm/cache-admin.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 
@@ -18,6 +18,8 @@ verify  re-hashes every row (key = sha256 of backend identity + request; row has
 prune   deletes rows whose identity hash differs from --keep-identity (see stats) and/or rows
         older than --older-than days`;
 
+const ACTIONS = ["stats", "verify", "prune"];
+
 export const cacheCommand: Command = {
   name: "cache",
   summary: "stats, verify or prune an LLM call-cache file",
@@ -30,23 +32,27 @@ export const cacheCommand: Command = {
       true,
     );
     const [action, ...extra] = positionals;
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"\n${USAGE}`);
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    if (action === undefined || !ACTIONS.includes(action)) {
+      const near = action === undefined ? undefined : nearestName(action, ACTIONS);
+      throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"${near ? ` (did you mean "${near}"?)` : ""}`}: the actions are ${ACTIONS.join(", ")} (\`merit cache stats --cache FILE\`)`);
+    }
     const file = required(values.cache, "cache", USAGE);
     if (!existsSync(file)) throw new InputFileError(file, "cache file not found", "pass the --cache file a run wrote (its manifest names it)");
     if (action !== "prune" && (values["keep-identity"] !== undefined || values["older-than"] !== undefined)) {
-      throw new UsageError(`--keep-identity and --older-than apply to \`merit cache prune\` only\n${USAGE}`);
+      throw new UsageError(`--keep-identity and --older-than apply to \`merit cache prune\` only`);
     }
     if (action === "stats") return stats(file, io);
     if (action === "verify") return verify(file, io);
     if (action === "prune") {
       const keep = values["keep-identity"];
       const days = values["older-than"] === undefined ? undefined : numberFlag(values["older-than"], "older-than", 0);
-      if (keep === undefined && days === undefined) throw new UsageError(`prune needs --keep-identity HASH and/or --older-than DAYS\n${USAGE}`);
+      if (keep === undefined && days === undefined) throw new UsageError(`prune needs --keep-identity HASH and/or --older-than DAYS`);
       const removed = pruneCache(file, { keepIdentityHash: keep, olderThanDays: days });
       io.out(`pruned ${removed} row(s) from ${file}`);
       return 0;
     }
-    throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected stats, verify or prune)\n${USAGE}`);
+    throw new UsageError(`unknown action "${action}"`);
   },
 };
 

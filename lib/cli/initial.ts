@@ -12,6 +12,7 @@ import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
 import { parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { defaultJobs } from "./eval.ts";
+import { assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 
 const USAGE = `usage: merit initial --config FILE [--from-pred FILE [--encoding utf8|latin1]] [--model GGUF] [--out FILE]
@@ -30,6 +31,8 @@ export const initialCommand: Command = {
     const base = loadConfig(required(values.config, "config", USAGE));
     const config = values.model ? { ...base, model: { ...base.model, path: values.model } } : base;
     const out = values.out ?? config.initial_cache;
+    assertWritableFile(out, values.out === undefined ? "the config's initial_cache" : "--out");
+    if (values["from-pred"] === undefined) assertWritableFile(config.call_cache, "the config's call_cache");
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
     let cache: InitialCache;
     if (values["from-pred"] === undefined) {

@@ -5,7 +5,9 @@
  */
 import { COMMANDS } from "./cli/index.ts";
 import type { CommandIO } from "./cli/command.ts";
-import { nearestName, userFixableError } from "./errors.ts";
+import { seeHelp } from "./cli/command.ts";
+import { UsageError, nearestName, userFixableError } from "./errors.ts";
+
 
 const consoleIO: CommandIO = {
   out: (line) => process.stdout.write(line + "\n"),
@@ -23,11 +25,13 @@ async function helpText(): Promise<string> {
 
 /** Runs one invocation and resolves to its exit code (never throws). */
 export async function main(argv: string[], io: CommandIO = consoleIO): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+  const [first, ...others] = argv;
+  if (first === undefined || ((first === "help" || first === "--help" || first === "-h") && others.length === 0)) {
     io.out(await helpText());
-    return name === undefined ? 2 : 0;
+    return first === undefined ? 2 : 0;
   }
+  // `merit help eval` is `merit eval --help`
+  const [name, ...rest] = first === "help" || first === "--help" || first === "-h" ? [others[0], "--help"] : argv;
   const load = COMMANDS[name];
   if (!load) {
     const near = nearestName(name, Object.keys(COMMANDS));
@@ -42,6 +46,12 @@ export async function main(argv: string[], io: CommandIO = consoleIO): Promise<n
     }
     return await command.run(rest, io);
   } catch (error) {
+    if (error instanceof UsageError) {
+      // one line (STYLE.md §2.10): the mistake, then where the full usage is
+      const line = error.message.split("\n")[0];
+      io.err(`merit ${name}: ${line}${line.includes("--help`") ? "" : seeHelp(`usage: merit ${name}`)}`);
+      return error.exitCode;
+    }
     const known = userFixableError(error); // MeritError, or a full disk / bad path from node:fs or SQLite
     if (known) {
       io.err(`merit ${name}: ${known.message}`);

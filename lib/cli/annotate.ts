@@ -12,6 +12,7 @@ import { assertAllValid, datasetChecksum, LAYOUTS, parseExamples, readJsonFile, 
 import { InputFileError, UsageError } from "../errors.ts";
 import { parseTrajectoryLines } from "../repair/trajectory.ts";
 import { numberFlag, parseFlags, required, type Command } from "./command.ts";
+import { assertWritableFile } from "./output-paths.ts";
 
 const USAGE = `usage: merit annotate --run RUN_DIR --sample N --seed S --out cases.csv [--data-dir DIR]
 
@@ -35,6 +36,7 @@ export const annotateCommand: Command = {
     const out = required(values.out, "out", USAGE);
     const n = numberFlag(required(values.sample, "sample", USAGE), "sample", 0, { integer: true, min: 1 });
     const seed = numberFlag(required(values.seed, "seed", USAGE), "seed", 0, { integer: true, min: 0 });
+    assertWritableFile(out, "--out");
 
     const trajectoriesFile = join(runDir, "trajectories.jsonl");
     if (!existsSync(trajectoriesFile)) throw new InputFileError(runDir, "has no trajectories.jsonl", "pass a run directory written by `merit run`");

@@ -24,7 +24,7 @@ export const auditCommand: Command = {
   usage: USAGE,
   async run(argv, io) {
     const { positionals } = parseFlags(argv, {}, USAGE, true);
-    if (positionals.length !== 1) throw new UsageError(`expected one RUN_DIR\n${USAGE}`);
+    if (positionals.length !== 1) throw new UsageError(`expected one RUN_DIR`);
     const runDir = positionals[0];
     const configPath = join(runDir, RUN_FILES.config);
     let spec: { config: unknown };

@@ -4,7 +4,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { InputFileError, UsageError } from "../errors.ts";
+import { InputFileError, UsageError, nearestName } from "../errors.ts";
 import { cacheStats, pruneCache, verifyCache } from "../llm/cache-admin.ts";
 import { mergeCaches } from "../llm/cache-merge.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
@@ -23,6 +23,8 @@ merge   unites the call caches of grid shards (merit grid --shard i/n) into --in
         missing); every source row is verified first, rows already present are skipped, and a key
         with a different output stops the merge with nothing written`;
 
+const ACTIONS = ["stats", "verify", "prune", "merge"];
+
 export const cacheCommand: Command = {
   name: "cache",
   summary: "stats, verify or prune an LLM call-cache file",
@@ -36,24 +38,28 @@ export const cacheCommand: Command = {
     );
     const [action, ...extra] = positionals;
     if (action === "merge") return merge(extra, values, io);
-    if (values.into !== undefined) throw new UsageError(`--into applies to \`merit cache merge\` only\n${USAGE}`);
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"\n${USAGE}`);
+    if (values.into !== undefined) throw new UsageError("--into applies to `merit cache merge` only");
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    if (action === undefined || !ACTIONS.includes(action)) {
+      const near = action === undefined ? undefined : nearestName(action, ACTIONS);
+      throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"${near ? ` (did you mean "${near}"?)` : ""}`}: the actions are ${ACTIONS.join(", ")} (\`merit cache stats --cache FILE\`)`);
+    }
     const file = required(values.cache, "cache", USAGE);
     if (!existsSync(file)) throw new InputFileError(file, "cache file not found", "pass the --cache file a run wrote (its manifest names it)");
     if (action !== "prune" && (values["keep-identity"] !== undefined || values["older-than"] !== undefined)) {
-      throw new UsageError(`--keep-identity and --older-than apply to \`merit cache prune\` only\n${USAGE}`);
+      throw new UsageError(`--keep-identity and --older-than apply to \`merit cache prune\` only`);
     }
     if (action === "stats") return stats(file, io);
     if (action === "verify") return verify(file, io);
     if (action === "prune") {
       const keep = values["keep-identity"];
       const days = values["older-than"] === undefined ? undefined : numberFlag(values["older-than"], "older-than", 0);
-      if (keep === undefined && days === undefined) throw new UsageError(`prune needs --keep-identity HASH and/or --older-than DAYS\n${USAGE}`);
+      if (keep === undefined && days === undefined) throw new UsageError(`prune needs --keep-identity HASH and/or --older-than DAYS`);
       const removed = pruneCache(file, { keepIdentityHash: keep, olderThanDays: days });
       io.out(`pruned ${removed} row(s) from ${file}`);
       return 0;
     }
-    throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected stats, verify or prune)\n${USAGE}`);
+    throw new UsageError(`unknown action "${action}"`);
   },
 };
 

@@ -9,6 +9,7 @@ import { classifyFailure } from "../classify.ts";
 import { InputFileError } from "../errors.ts";
 import type { Status } from "../oracle/types.ts";
 import { parseFlags, required, type Command } from "./command.ts";
+import { assertWritableFile } from "./output-paths.ts";
 
 const STATUSES: readonly Status[] = ["CORRECT", "DENOTATION_MISMATCH", "EXECUTION_ERROR", "TIMEOUT", "NO_DATABASE", "GOLD_ERROR"];
 
@@ -25,6 +26,7 @@ export const classifyCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, { in: { type: "string" }, out: { type: "string" } }, USAGE);
     const input = required(values.in, "in", USAGE);
+    if (values.out !== undefined) assertWritableFile(values.out, "--out");
     let text: string;
     try {
       text = readFileSync(input, "utf8");

@@ -17,6 +17,7 @@ import type { DatasetName } from "../data/types.ts";
 import { verifyContents, type ContentsReport } from "../data/verify-contents.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
 import { defaultJobs } from "./eval.ts";
+import { assertWritableDir } from "./output-paths.ts";
 
 const DEFAULT_MANIFEST = fileURLToPath(new URL("../../data/downloads.json", import.meta.url));
 
@@ -44,13 +45,16 @@ export const dataCommand: Command = {
   async run(argv: string[], io: CommandIO): Promise<number> {
     const { values, positionals } = parseFlags(argv, { dir: { type: "string" }, manifest: { type: "string" }, data: { type: "string" } }, USAGE, true);
     const [action, name, ...extra] = positionals;
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"\n${USAGE}`);
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
     if (action !== "download" && action !== "info") {
-      throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected download or info)\n${USAGE}`);
+      throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected download or info)`);
     }
     const misplaced = action === "download" ? values.data && "--data" : (values.dir && "--dir") || (values.manifest && "--manifest");
-    if (misplaced) throw new UsageError(`${misplaced} does not apply to \`merit data ${action}\`\n${USAGE}`);
-    if (action === "download") return download(archiveName(name), values.dir ?? "data", values.manifest ?? DEFAULT_MANIFEST, io);
+    if (misplaced) throw new UsageError(`${misplaced} does not apply to \`merit data ${action}\``);
+    if (action === "download") {
+      assertWritableDir(values.dir ?? "data", "--dir");
+      return download(archiveName(name), values.dir ?? "data", values.manifest ?? DEFAULT_MANIFEST, io);
+    }
     return info(datasetName(name), values.data ?? join("data", datasetName(name)), io);
   },
 };
@@ -62,7 +66,7 @@ function archiveName(name: string | undefined): string {
 
 function datasetName(name: string | undefined): DatasetName {
   if (name === "spider" || name === "bird") return name;
-  throw new UsageError(`${name === undefined ? "missing dataset" : `unknown dataset "${name}"`} (expected spider or bird)\n${USAGE}`);
+  throw new UsageError(`${name === undefined ? "missing dataset" : `unknown dataset "${name}"`} (expected spider or bird)`);
 }
 
 async function download(name: string, dir: string, manifest: string, io: CommandIO): Promise<number> {

@@ -6,10 +6,12 @@ import { availableParallelism } from "node:os";
 import { loadDataset, missingDatabases } from "../data/index.ts";
 import type { DatasetName } from "../data/types.ts";
 import { InputFileError, UsageError } from "../errors.ts";
+import { MAX_SQL_TIMEOUT_S } from "../experiment/config.ts";
 import { evaluatePredictions, exLine, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
 import { SPIDER_PROTOCOLS, type SpiderProtocol } from "../oracle/protocol.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 
 const USAGE = `usage: merit eval --dataset spider|bird --pred FILE [--data DIR] [--protocol official|merit|strict]
@@ -18,8 +20,8 @@ const USAGE = `usage: merit eval --dataset spider|bird --pred FILE [--data DIR] 
   evaluator's defaults), merit (the MERIT reference oracle), strict (no evaluator quirks).
   --data      dataset directory (default data/<dataset>)
   --out       write OUT/verdicts.jsonl and OUT/summary.json
-  --timeout   seconds per SQL statement (default 30)
-  --jobs      SQL worker processes (default: cores, at most 4)
+  --timeout   seconds per SQL statement (default 30; at most 2147483, the longest timer Node holds)
+  --jobs      SQL worker processes (default: cores, at most 4; at most 4 per CPU core)
   The last stdout line is \`EX <pct> (<correct>/<n>)\`; NO_DATABASE and GOLD_ERROR examples are excluded from n.`;
 
 export function parseDataset(value: string | undefined, usage: string): DatasetName {
@@ -30,6 +32,22 @@ export function parseDataset(value: string | undefined, usage: string): DatasetN
 
 export function defaultJobs(): number {
   return Math.max(1, Math.min(4, availableParallelism()));
+}
+
+/** The most SQL worker processes worth starting: 4 per CPU core, never above 64 (each is a Node process). */
+export function maxJobs(): number {
+  return Math.min(64, 4 * availableParallelism());
+}
+
+/** `--jobs N`, within 1..maxJobs(). */
+export function jobsFlag(value: string | undefined): number {
+  const max = maxJobs();
+  return numberFlag(value, "jobs", defaultJobs(), { integer: true, min: 1, max, maxReason: max === 64 ? "the kit's cap" : `4 per CPU core, ${availableParallelism()} here` });
+}
+
+/** `--timeout S` in milliseconds: positive seconds up to the longest timer Node holds (2^31 − 1 ms). */
+export function timeoutFlagMs(value: string | undefined, fallbackSeconds: number): number {
+  return numberFlag(value, "timeout", fallbackSeconds, { min: 0.001, max: MAX_SQL_TIMEOUT_S, maxReason: "seconds; Node timers hold at most 2^31 − 1 ms" }) * 1000;
 }
 
 export const evalCommand: Command = {
@@ -59,8 +77,10 @@ export const evalCommand: Command = {
     if (dataset === "bird" && values.protocol !== undefined) throw new UsageError("--protocol applies to Spider only; BIRD has one protocol (set semantics)");
     const encoding = (values.encoding ?? "utf8") as PredictionEncoding;
     if (encoding !== "utf8" && encoding !== "latin1") throw new UsageError(`--encoding must be utf8 or latin1, got "${encoding}"`);
-    const timeoutMs = numberFlag(values.timeout, "timeout", 30, { min: 0.001 }) * 1000;
-    const jobs = numberFlag(values.jobs, "jobs", defaultJobs(), { integer: true, min: 1 });
+    const timeoutMs = timeoutFlagMs(values.timeout, 30);
+    const jobs = jobsFlag(values.jobs);
+    if (values.out !== undefined) assertWritableDir(values.out, "--out");
+    if (values["gold-cache"] !== undefined) assertWritableFile(values["gold-cache"], "--gold-cache");
 
     const data = await loadDataset({ name: dataset, dir: values.data ?? `data/${dataset}` });
     const predictions = readPredictions(predPath, encoding, data.examples.length);

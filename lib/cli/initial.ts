@@ -12,6 +12,7 @@ import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { defaultJobs } from "./eval.ts";
+import { assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 import { templateSetHash } from "../prompts.ts";
 
@@ -33,6 +34,8 @@ export const initialCommand: Command = {
     const base = loadConfig(configFile);
     const config = values.model ? { ...base, model: { ...base.model, path: values.model } } : base;
     const out = values.out ?? config.initial_cache;
+    assertWritableFile(out, values.out === undefined ? "the config's initial_cache" : "--out");
+    if (values["from-pred"] === undefined) assertWritableFile(config.call_cache, "the config's call_cache");
     const { dataset, warnings } = await loadConfigDataset(config, { allowSingleDb: values["allow-single-db"], configFile });
     for (const line of warnings) io.err(line);
     let cache: InitialCache;

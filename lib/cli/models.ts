@@ -12,6 +12,7 @@ import { checkModelFile } from "../llm/model-file.ts";
 import { readModelLock } from "../llm/model-lock.ts";
 import { checkAgainstLock, ensureModel, readModelManifest } from "../llm/models.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
+import { assertWritableDir } from "./output-paths.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -42,7 +43,7 @@ export const modelsCommand: Command = {
     const [action, ...ids] = positionals;
     const dir = values.dir ?? join(ROOT, "models");
     if (action === "check" && values.file !== undefined) {
-      if (ids.length > 0) throw new UsageError(`give either model IDs or --file, not both\n${USAGE}`);
+      if (ids.length > 0) throw new UsageError(`give either model IDs or --file, not both`);
       return check([values.file], !values["no-load"], io);
     }
     const manifestFile = values.manifest ?? join(ROOT, "models/models.json");
@@ -51,7 +52,8 @@ export const modelsCommand: Command = {
     for (const id of ids) if (!(id in manifest)) throw new UsageError(`unknown model "${id}" (known: ${Object.keys(manifest).join(", ")})`);
     const chosen = ids.length > 0 ? ids : Object.keys(manifest);
     if (action === "download") {
-      if (values.file !== undefined || values["no-load"]) throw new UsageError(`--file and --no-load apply to \`merit models check\` only\n${USAGE}`);
+      if (values.file !== undefined || values["no-load"]) throw new UsageError(`--file and --no-load apply to \`merit models check\` only`);
+      assertWritableDir(dir, "--dir");
       let unverified = 0;
       for (const id of chosen) {
         const entry = manifest[id];
@@ -82,7 +84,7 @@ export const modelsCommand: Command = {
       const pins = new Map(chosen.filter((id) => lock[id] !== undefined).map((id) => [join(dir, manifest[id].file), lock[id]]));
       return check(chosen.map((id) => join(dir, manifest[id].file)), !values["no-load"], io, (path) => pins.get(path), lockFile);
     }
-    throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected download or check)\n${USAGE}`);
+    throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected download or check)`);
   },
 };
 

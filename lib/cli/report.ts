@@ -25,13 +25,14 @@ import { expandRunArgs } from "../analysis/run-paths.ts";
 import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
-import { InputFileError, MeritError, UsageError } from "../errors.ts";
+import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
 import { sha256Hex, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import { writeHtmlReport } from "../report/html-report.ts";
 import { loadDatasetContext } from "../report/query-context.ts";
 import { readDataDir } from "../report/run-reader.ts";
-import { numberFlag, parseFlags, required, type Command } from "./command.ts";
+import { listFlag, numberFlag, parseFlags, required, type Command } from "./command.ts";
+import { assertWritableDir } from "./output-paths.ts";
 
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
@@ -74,14 +75,15 @@ export const reportCommand: Command = {
       true,
     );
     const out = required(values.out, "out", USAGE);
+    assertWritableDir(out, "--out");
     const inputs = [...positionals, ...expandRunArgs(values.runs ?? [])];
-    if (inputs.length === 0) throw new UsageError(`pass at least one run directory (positional or --runs)\n${USAGE}`);
+    if (inputs.length === 0) throw new UsageError(`pass at least one run directory (positional or --runs)`);
     const interval = values.interval ?? "percentile";
     if (interval !== "percentile" && interval !== "bca") throw new UsageError(`--interval must be percentile or bca, got "${interval}"`);
     const boot = {
       resamples: numberFlag(values.resamples, "resamples", 10_000, { integer: true, min: 1 }),
       seed: numberFlag(values.seed, "seed", 0, { integer: true, min: 0 }),
-      level: numberFlag(values.level, "level", 0.95),
+      level: numberFlag(values.level, "level", 0.95, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }),
       interval: interval as "percentile" | "bca",
     };
     const minGold = values["min-gold-labels"] === undefined ? undefined : numberFlag(values["min-gold-labels"], "min-gold-labels", 150, { integer: true, min: 1 });
@@ -91,6 +93,9 @@ export const reportCommand: Command = {
     const files = [...new Map(inputs.flatMap(findTrajectoryFiles).map((f) => [resolve(f), f])).values()];
     if (files.length === 0) throw new InputFileError(inputs.join(", "), "holds no trajectories.jsonl", "pass directories written by `merit run`");
     const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(files.map((f) => dirname(f)));
+    const known = [...new Set(runs.map((r) => r.method))].sort();
+    if (values.reference !== undefined) assertRunMethod(values.reference, "reference", known);
+    const ablation = values.full === undefined && values.ablations === undefined ? undefined : ablationFlags(values.full, values.ablations, known);
     io.err(`report: ${runs.length} runs from ${files.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
     const sel: TableSelection = paperSelection(runs, { allMethods: values["all-methods"] === true, labels });
     const model = modelIdentity(identities.map((id) => id.model ?? null), identities.map((id) => id.embedder ?? null), verifiedHashes());
@@ -105,12 +110,8 @@ export const reportCommand: Command = {
       tables.push(comparisonTable(runs, { ...sel, reference, others, ...boot }));
     }
     tables.push(repairTable(runs, sel));
-    if (values.full !== undefined || values.ablations !== undefined) {
-      const full = required(values.full, "full", USAGE);
-      const ablations = required(values.ablations, "ablations", USAGE).split(",").map((s) => s.trim()).filter(Boolean);
-      tables.push(ablationTable(runs, { ...sel, full, ablations, ...boot }));
-    }
-    if (values.annotations !== undefined && values["gold-labels"] !== undefined) throw new UsageError(`pass --annotations or --gold-labels, not both\n${USAGE}`);
+    if (ablation) tables.push(ablationTable(runs, { ...sel, ...ablation, ...boot }));
+    if (values.annotations !== undefined && values["gold-labels"] !== undefined) throw new UsageError(`pass --annotations or --gold-labels, not both`);
     const validation =
       values["gold-labels"] !== undefined
         ? loadGoldLabels(values["gold-labels"], values["annotations-dataset"], firstTrajectories, minGold)
@@ -173,6 +174,21 @@ export const reportCommand: Command = {
   },
 };
 
+/** Table 4's `--full` and `--ablations`: both given, each a method of the runs, every ablation once. */
+function ablationFlags(fullFlag: string | undefined, ablationsFlag: string | undefined, known: readonly string[]): { full: string; ablations: string[] } {
+  const full = assertRunMethod(required(fullFlag, "full", USAGE), "full", known);
+  const ablations = listFlag(required(ablationsFlag, "ablations", USAGE), "ablations").map((name) => assertRunMethod(name, "ablations", known));
+  if (ablations.includes(full)) throw new UsageError(`--ablations names the --full method ${full}; list only its ablations`);
+  return { full, ablations };
+}
+
+/** A method name given to a report flag must be one of the runs' methods ("did you mean" otherwise). */
+function assertRunMethod(name: string, flag: string, known: readonly string[]): string {
+  if (known.includes(name)) return name;
+  const near = nearestName(name, known);
+  throw new UsageError(`--${flag}: no run of method "${name}"${near ? ` (did you mean "${near}"?)` : ""}; the runs hold ${known.join(", ")}`);
+}
+
 /** trajectories.jsonl files: the directory's own, else every one below it (sorted paths). */
 function findTrajectoryFiles(dir: string): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputFileError(dir, "is not a directory", "pass run directories or a folder that contains them");
@@ -206,7 +222,7 @@ function loadGoldLabels(file: string, dataset: string | undefined, trajectories:
   };
   const matching = datasets.filter(holdsAll);
   const name = dataset ?? (datasets.length === 1 ? datasets[0] : matching.length === 1 ? matching[0] : undefined);
-  if (name === undefined) throw new UsageError(`--gold-labels: the runs cover ${datasets.join(", ")}; say which with --annotations-dataset NAME\n${USAGE}`);
+  if (name === undefined) throw new UsageError(`--gold-labels: the runs cover ${datasets.join(", ")}; say which with --annotations-dataset NAME`);
   const runTrajectories = trajectories.get(name);
   if (!runTrajectories) throw new UsageError(`--annotations-dataset ${name} has no runs among the inputs; known: ${datasets.join(", ")}`);
   // --min-gold-labels N scales METHOD.md §8's 150 cases / 50 double-annotated to N / ⌊N/3⌋
@@ -248,7 +264,7 @@ function readDifficulties(dirs: readonly string[], io: { err: (line: string) => 
 
 function loadValidation(file: string | undefined, dataset: string | undefined, trajectories: Map<string, Trajectory[]>): Record<string, ClassifierValidation> | undefined {
   if (file === undefined) return undefined;
-  if (dataset === undefined) throw new UsageError(`--annotations needs --annotations-dataset (the dataset the cases come from)\n${USAGE}`);
+  if (dataset === undefined) throw new UsageError(`--annotations needs --annotations-dataset (the dataset the cases come from)`);
   const runTrajectories = trajectories.get(dataset);
   if (!runTrajectories) throw new UsageError(`--annotations-dataset ${dataset} has no runs among the inputs; known: ${[...trajectories.keys()].join(", ")}`);
   const rows = readFileSync(file, "utf8").split("\n").flatMap((line, i) => {

@@ -3,7 +3,8 @@
  * model (parallel slots, one llama.cpp context each) or one set of OpenAI-compatible endpoints.
  * @module
  */
-import { join } from "node:path";
+import { availableParallelism } from "node:os";
+import { join, resolve } from "node:path";
 import { missingDatabases } from "../data/index.ts";
 import { UsageError } from "../errors.ts";
 import { configHash, loadConfig, type ExperimentConfig } from "../experiment/config.ts";
@@ -16,20 +17,23 @@ import { checkResume, checkRunDir, runExperiment, type RunOptions, type RunProgr
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { createServices } from "../experiment/services.ts";
 import { getMethod } from "../repair/methods.ts";
-import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 
-const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed 0|1|2 [--limit N] [--out DIR] [--resume]
+const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed S [--limit N] [--out DIR] [--resume]
                  [--model GGUF] [--threads N] [--sequences N]
   Runs one method over one stream order; the run directory gets config.json, manifest.json,
   trajectories.jsonl, retrieval_log.jsonl, prompts.jsonl, memory/, metrics.json and stdout.log.
+  --seed    stream order: any non-negative integer (the paper's runs use 0, 1, 2)
   --out     run directory (default runs/<dataset>/<method>-s<seed>)
   --resume  continue a killed run in --out (same config, method, seed and limit)
   --model   GGUF overriding the config's model.path
 ${ALLOW_SINGLE_DB_USAGE}`;
 
-const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... --seeds 0,1,2 [--limit N] [--out DIR] [--resume]
+const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0,1,2] [--limit N] [--out DIR] [--resume]
                   [--model GGUF] [--threads N] [--sequences N] [--shard i/n]
   Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
+  (methods and seeds each named once; seeds are non-negative integers, default 0,1,2)
   (--sequences; default: one per stream, at most 8; outputs do not depend on it). Run directories: OUT/<method>-s<seed>
   (default OUT = runs/<dataset>).
   --shard i/n  run only shard i (0-based) of n: streams i, i+n, ... of the methods x seeds list, so n
@@ -66,6 +70,9 @@ export interface StreamResult {
 /** Runs every stream concurrently on one set of services; prints per-stream progress on stderr. */
 export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}): Promise<StreamResult[]> {
   for (const s of streams) getMethod(s.method); // unknown names fail before any model loads
+  assertDistinctStreams(streams);
+  for (const s of streams) assertWritableDir(s.outDir, "--out");
+  assertWritableFile(config.call_cache, "the config's call_cache");
   const { dataset, databaseSet, warnings } = await loadConfigDataset(config, data);
   for (const line of warnings) io.err(line);
   const missing = missingDatabases(dataset);
@@ -163,11 +170,14 @@ async function runStreams(config: ExperimentConfig, streams: Stream[], limit: nu
   return 0;
 }
 
+/** Most parallel slots one process opens (each is its own llama.cpp context with its own KV cache). */
+const MAX_SEQUENCES = 64;
+
 export function applyOverrides(config: ExperimentConfig, values: { model?: string; threads?: string; sequences?: string }, streams: number): ExperimentConfig {
   const model = { ...config.model };
   if (values.model) model.path = values.model;
-  if (values.threads) model.threads = numberFlag(values.threads, "threads", 1, { integer: true, min: 1 });
-  model.sequences = values.sequences ? numberFlag(values.sequences, "sequences", 1, { integer: true, min: 1 }) : Math.max(model.sequences, Math.min(8, streams));
+  if (values.threads !== undefined) model.threads = numberFlag(values.threads, "threads", 1, { integer: true, min: 1, max: availableParallelism(), maxReason: "the CPU cores here" });
+  model.sequences = values.sequences !== undefined ? numberFlag(values.sequences, "sequences", 1, { integer: true, min: 1, max: MAX_SEQUENCES, maxReason: "one llama.cpp context each" }) : Math.max(model.sequences, Math.min(8, streams));
   return { ...config, model };
 }
 
@@ -175,10 +185,26 @@ function parseLimit(text: string | undefined): number | null {
   return text === undefined ? null : numberFlag(text, "limit", 0, { integer: true, min: 1 });
 }
 
-function parseSeed(text: string): number {
+/** A stream seed: any non-negative integer in decimal digits (`1e3`, `-1`, `0.5` are refused). */
+function parseSeed(text: string, flag: string): number {
   const seed = Number(text);
-  if (!Number.isInteger(seed) || seed < 0) throw new UsageError(`seeds must be non-negative integers, got "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(seed)) throw new UsageError(`--${flag}: seeds must be non-negative integers, got "${text}"`);
   return seed;
+}
+
+/** Two streams of one method and seed, or two streams in one folder, are refused before any directory is created. */
+function assertDistinctStreams(streams: readonly Stream[]): void {
+  const byKey = new Map<string, Stream>();
+  const byDir = new Map<string, Stream>();
+  for (const s of streams) {
+    const key = `${s.method}\0${s.seed}`;
+    if (byKey.has(key)) throw new UsageError(`${s.method} seed ${s.seed} is asked for twice; name each method and seed once`);
+    const dir = resolve(s.outDir);
+    const sharer = byDir.get(dir);
+    if (sharer) throw new UsageError(`${sharer.method} seed ${sharer.seed} and ${s.method} seed ${s.seed} would share the run directory ${s.outDir}; give each stream its own --out`);
+    byKey.set(key, s);
+    byDir.set(dir, s);
+  }
 }
 
 export const runCommand: Command = {
@@ -190,7 +216,7 @@ export const runCommand: Command = {
     const configFile = required(values.config, "config", RUN_USAGE);
     const base = loadConfig(configFile);
     const method = required(values.method, "method", RUN_USAGE);
-    const seed = parseSeed(required(values.seed, "seed", RUN_USAGE));
+    const seed = parseSeed(required(values.seed, "seed", RUN_USAGE), "seed");
     const limit = parseLimit(values.limit);
     const config = applyOverrides(base, values, 1);
     const outDir = values.out ?? join("runs", config.dataset, `${method}-s${seed}`);
@@ -206,8 +232,8 @@ export const gridCommand: Command = {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
     const configFile = required(values.config, "config", GRID_USAGE);
     const base = loadConfig(configFile);
-    const methods = required(values.methods, "methods", GRID_USAGE).split(",").map((m) => m.trim()).filter(Boolean);
-    const seeds = (values.seeds ?? "0,1,2").split(",").map(parseSeed);
+    const methods = listFlag(required(values.methods, "methods", GRID_USAGE), "methods");
+    const seeds = listFlag(values.seeds ?? "0,1,2", "seeds").map((text) => parseSeed(text, "seeds"));
     const limit = parseLimit(values.limit);
     const root = values.out ?? join("runs", base.dataset);
     const all = methods.flatMap((method) => seeds.map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));

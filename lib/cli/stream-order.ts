@@ -12,10 +12,11 @@ import { parseFlags, required, type Command } from "./command.ts";
 
 const DATASETS: readonly DatasetName[] = ["spider", "bird"];
 
-const USAGE = `usage: merit stream-order --dataset spider|bird --data DIR --seed S
+const USAGE = `usage: merit stream-order --dataset spider|bird --seed S [--data DIR]
 
 Prints random.Random(S).shuffle(list(range(n))) as one JSON array, where n is the number of
-records in DIR/dev.json (e.g. --data data/spider). S is a non-negative integer (runs use 0, 1, 2).`;
+records in DIR/dev.json (--data defaults to data/<dataset>). S is any non-negative integer
+(the paper's runs use 0, 1, 2).`;
 
 export const streamOrderCommand: Command = {
   name: "stream-order",
@@ -30,7 +31,7 @@ export const streamOrderCommand: Command = {
     }
     const dataset = name as DatasetName;
     const seed = parseSeed(required(values.seed, "seed", USAGE));
-    const n = countRecords(required(values.data, "data", USAGE), dataset);
+    const n = countRecords(values.data ?? join("data", dataset), dataset);
     io.err(`stream-order: dataset=${dataset} n=${n} seed=${seed}`);
     io.out(JSON.stringify(streamOrder(n, seed)));
     return 0;

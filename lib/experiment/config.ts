@@ -8,6 +8,9 @@ import { z } from "zod";
 import { InputFileError } from "../errors.ts";
 import { contentHash, type JsonValue } from "../hash.ts";
 
+/** Longest SQL statement deadline in seconds: Node timers hold at most 2^31 − 1 ms (a longer one fires after 1 ms). */
+export const MAX_SQL_TIMEOUT_S = 2_147_483;
+
 const GpuSchema = z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", "vulkan", "metal"])]);
 
 /** Where the frozen chat model runs. */
@@ -136,8 +139,8 @@ export const ExperimentConfigSchema = z
     feedback_regime: z.enum(["denotation_confirmed", "dbms_only"]).default("denotation_confirmed"),
     /** K: repair generations per failed query (METHOD.md §6.1). */
     max_repair_steps: z.number().int().nonnegative().default(7),
-    /** Seconds per SQL statement (§11.1). */
-    sql_timeout_s: z.number().positive().default(30),
+    /** Seconds per SQL statement (§11.1); at most what one Node timer can hold. */
+    sql_timeout_s: z.number().positive().max(MAX_SQL_TIMEOUT_S, `at most ${MAX_SQL_TIMEOUT_S} seconds (Node timers hold 2^31 − 1 ms; a longer deadline would fire after 1 ms)`).default(30),
     /** Seed of random_same_type draws (§5.6). */
     random_seed: z.number().int().nonnegative().default(42),
     /**

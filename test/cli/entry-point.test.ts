@@ -1,0 +1,95 @@
+/**
+ * The documented entry points (README "The `merit` command"): `npx merit`, `npm run merit --`, and
+ * `node lib/bin.mjs`, each as a real subprocess from the repository root; `merit help <command>`.
+ * `npx` gets an empty npm cache of its own, as on a fresh clone, so a stale link cannot hide a broken
+ * `bin` entry.
+ */
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../../lib/cli.ts";
+import { COMMANDS } from "../../lib/cli/index.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const npmCache = mkdtempSync(join(tmpdir(), "merit-npm-cache-"));
+afterAll(() => rmSync(npmCache, { recursive: true, force: true }));
+
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string>; scripts: Record<string, string> };
+
+function run(command: string, args: string[]) {
+  const r = spawnSync(command, args, {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: "1", npm_config_cache: npmCache, npm_config_update_notifier: "false", npm_config_fund: "false" },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The general help lists every registered command. */
+function expectGeneralHelp(stdout: string): void {
+  expect(stdout.split("\n")[0]).toMatch(/^usage: merit <command> \[flags\]/);
+  for (const name of Object.keys(COMMANDS)) expect(stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+}
+
+describe("the merit entry points", () => {
+  it("package.json bin points at an executable node script", () => {
+    const bin = join(ROOT, pkg.bin.merit);
+    accessSync(bin, constants.X_OK);
+    expect(readFileSync(bin, "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+  });
+
+  it("`node lib/bin.mjs help` (what the Makefile runs)", () => {
+    const r = run(process.execPath, ["lib/bin.mjs", "help"]);
+    expect(r.code).toBe(0);
+    expectGeneralHelp(r.stdout);
+  });
+
+  it("`npx merit help` from the repository root", () => {
+    const r = run("npx", ["--no", "merit", "help"]);
+    expect(r.stderr).not.toMatch(/not found/);
+    expect(r.code).toBe(0);
+    expectGeneralHelp(r.stdout);
+  }, 120_000);
+
+  it("`npm run merit -- help`", () => {
+    const r = run("npm", ["run", "--silent", "merit", "--", "help"]);
+    expect(r.code).toBe(0);
+    expectGeneralHelp(r.stdout);
+  }, 120_000);
+});
+
+describe("merit help", () => {
+  async function capture(argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    return { code, out: out.join("\n"), err };
+  }
+
+  it("`merit help <command>` prints that command's usage, like `merit <command> --help`", async () => {
+    for (const name of ["eval", "stream-order", "cache"]) {
+      const viaHelp = await capture(["help", name]);
+      const viaFlag = await capture([name, "--help"]);
+      expect(viaHelp.code).toBe(0);
+      expect(viaHelp.out).toBe(viaFlag.out);
+      expect(viaHelp.out.startsWith(`usage: merit ${name} `)).toBe(true);
+    }
+  });
+
+  it("`merit help` alone prints the list and exits 0; no command at all exits 2", async () => {
+    const help = await capture(["help"]);
+    expect(help.code).toBe(0);
+    expectGeneralHelp(help.out);
+    expect((await capture([])).code).toBe(2);
+  });
+
+  it("`merit help evl` suggests the nearest command", async () => {
+    const r = await capture(["help", "evl"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toEqual(['merit: unknown command "evl" (did you mean "eval"?); run `merit help` for the list']);
+  });
+});

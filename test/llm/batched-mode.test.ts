@@ -2,7 +2,9 @@
 // and the per-context thread choice (lib/llm/llama-runtime.ts `chooseThreads`).
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../lib/experiment/config.ts";
+import { runManifestExtras } from "../../lib/experiment/provenance.ts";
 import { runIdentity, type RunSpec } from "../../lib/experiment/run.ts";
+import type { ChatBackend } from "../../lib/llm/types.ts";
 import { describeThreads } from "../../lib/llm/llama-backend.ts";
 import { chooseThreads } from "../../lib/llm/llama-runtime.ts";
 
@@ -27,6 +29,15 @@ describe("model.mode", () => {
     expect("mode" in det).toBe(false);
     expect(thr.mode).toBe("throughput");
     expect([det.sequences, det.threads, thr.sequences, thr.threads]).toEqual([1, null, 1, null]);
+  });
+});
+
+describe("exactness contract in the manifest", () => {
+  const backend = (kind: string, params: Record<string, string>) => ({ identity: { kind, model: "m", modelHash: "h", params } }) as unknown as ChatBackend;
+  it("says replay-exact always, and bit-exact recomputation only in deterministic mode", async () => {
+    expect((await runManifestExtras(backend("llama.cpp", {}))).exactness).toBe("replay-exact through the call cache; recomputation bit-exact (deterministic mode)");
+    expect((await runManifestExtras(backend("llama.cpp", { mode: "throughput" }))).exactness).toMatch(/^replay-exact through the call cache; recomputation may differ at near-tied logits/);
+    expect((await runManifestExtras(backend("openai-compatible", {}))).exactness).toMatch(/depends on the server/);
   });
 });
 

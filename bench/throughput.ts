@@ -27,6 +27,7 @@ import { parseArgs } from "node:util";
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { loadDataset } from "../lib/data/index.ts";
 import type { Example } from "../lib/data/types.ts";
+import { engineRequest } from "../lib/llm/engine-request.ts";
 import { createLlamaBackend, loadLlamaModel, type LlamaBackend, type LlamaMode } from "../lib/llm/llama-backend.ts";
 import { chooseThreads, type GpuSetting } from "../lib/llm/llama-runtime.ts";
 import { extractSql, singleStatement } from "../lib/oracle/extract-sql.ts";
@@ -263,14 +264,19 @@ async function serverEngine(template: LlamaBackend, queries: Query[], o: Options
     const serverCpu = () => procCpuS(child.pid!);
     const cpuBefore = serverCpu();
     const measured = await runSlice("server", queries, o, (t) => tokenizeUser(template, t), async (prompt) => {
-      const response = await fetch(`${base}/completion`, {
+      // The kit's own llama.cpp request form (lib/llm/engine-request.ts): the same fields the
+      // OpenAI-compatible backend sends, including the parser override that avoids HTTP 500s.
+      const form = engineRequest("llama.cpp", { repetitionPenalty: PENALTY, seed: SEED, contextSize: ctxPerSlot, model: "bench" });
+      const response = await fetch(`${base}${form.path}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ prompt, n_predict: o.maxTokens, temperature: 0, top_k: 1, repeat_penalty: PENALTY, repeat_last_n: ctxPerSlot, presence_penalty: 0, frequency_penalty: 0, seed: SEED, cache_prompt: false, return_tokens: true, stream: false }),
+        body: JSON.stringify(form.body(prompt, o.maxTokens)),
       });
-      const body = (await response.json()) as { content?: string; tokens?: number[]; tokens_evaluated?: number; tokens_predicted?: number; error?: { message?: string } };
-      if (!response.ok) throw new Error(`HTTP ${response.status}: ${body.error?.message ?? ""}`);
-      const tokens = body.tokens ?? [];
+      const json = (await response.json()) as { error?: { message?: string } };
+      if (!response.ok) throw new Error(`HTTP ${response.status}: ${json.error?.message ?? ""}`);
+      const answer = form.parse(json);
+      const tokens = answer.output;
+      const body = { tokens_evaluated: answer.promptTokens, tokens_predicted: answer.outputTokens, content: undefined as string | undefined };
       return { promptTokens: body.tokens_evaluated ?? prompt.length, outputTokens: body.tokens_predicted ?? tokens.length, text: body.content ?? template.model.detokenize(tokens as Token[], false) };
     });
     // The server's own CPU time (the kit process only waits on HTTP here).

@@ -105,7 +105,7 @@ describe("merit run / initial with test-suite databases in the config", () => {
     test_suite_databases: suiteRoot,
     initial_cache: initial,
     call_cache: join(root, "llm.sqlite"),
-    model: { backend: "openai", base_urls: ["http://127.0.0.1:9/v1"] },
+    model: { backend: "openai", base_urls: ["http://127.0.0.1:9/v1"], prompt_format: "chat" },
   });
 
   it("stops with one line without them; --allow-single-db runs on the single set and the manifest says so", async () => {

@@ -44,8 +44,10 @@
   }
 
   function tokensTable(e) {
+    // imported initial predictions: the cache records null for call 0's tokens, so show "n/a", not 0
+    var unknown = function (i) { return i === 0 && e.initialTokensKnown === false; };
     return table("Tokens per LLM call", ["Call", "Kind", "Prompt tokens", "Output tokens", "Truncated prompt tokens"], e.callKinds.map(function (k, i) {
-      return [String(i), k, String(e.promptTokens[i]), String(e.outputTokens[i]), String(e.truncatedTokens[i])];
+      return [String(i), k, unknown(i) ? "n/a" : String(e.promptTokens[i]), unknown(i) ? "n/a" : String(e.outputTokens[i]), unknown(i) ? "n/a" : String(e.truncatedTokens[i])];
     }), "tokens");
   }
 

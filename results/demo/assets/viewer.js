@@ -19,6 +19,11 @@
   function fill(select, values, labels) {
     values.forEach(function (v, i) { select.appendChild(el("option", { value: String(v), text: labels ? labels[i] : String(v) })); });
   }
+  /** Tokens of a row; "n/a" (or "N + n/a") when the initial call's tokens are unknown (imported predictions). */
+  function tokensText(rows, i) {
+    if (rows.initialTokensKnown[i]) return String(rows.tokens[i]);
+    return rows.tokens[i] === 0 ? "n/a" : rows.tokens[i] + " + n/a";
+  }
   function unique(xs) { return xs.filter(function (x, i) { return xs.indexOf(x) === i; }); }
 
   /* ---------- chunks ---------- */
@@ -102,7 +107,7 @@
         el("td", null, [badge(R.statuses[rows.final[i]])]),
         el("td", { text: rows.failure[i] < 0 ? "—" : R.errorTypes[rows.failure[i]] }),
         el("td", { cls: "num", text: String(rows.steps[i]) }),
-        el("td", { cls: "num", text: String(rows.tokens[i]) }),
+        el("td", { cls: "num", text: tokensText(rows, i), title: rows.initialTokensKnown[i] ? "" : "the initial SQL was imported from a predictions file: its tokens are unknown" }),
       ]);
       body.appendChild(tr);
     });

@@ -94,6 +94,18 @@ describe("merit preflight stops at the first missing input", () => {
     expect(r.out[0]).toMatch(/^all inputs present/);
   });
 
+  it("a config naming test-suite databases (the paper's Spider protocol) needs them too", async () => {
+    const suite = join(root, "data", "spider_test_suite", "database");
+    const spider = JSON.parse(readFileSync(join(root, "spider.json"), "utf8"));
+    writeFileSync(join(root, "spider.json"), JSON.stringify({ ...spider, test_suite_databases: suite }));
+    let r = await preflight();
+    expect(r.code).toBe(2);
+    expect(r.err).toEqual([expect.stringMatching(/spider_test_suite\/database is missing \(no spider test-suite databases at all \(20 needed\), .*spider\.json test_suite_databases\): run `make data-spider` first$/)]);
+    databases(suite, dbIds(join(REPO, "data/spider/dev.json")));
+    r = await preflight();
+    expect(r).toMatchObject({ code: 0, err: [] });
+  });
+
   it("a config that cannot be read is its own one line", async () => {
     const err: string[] = [];
     const code = await main(["preflight", "--config", join(root, "nope.json")], { out: () => {}, err: (l) => err.push(l) });

@@ -6,15 +6,9 @@
  */
 import type { Status } from "./oracle/types.ts";
 
-/** The error types the classifier produces (METHOD.md §3), spelled as written to disk. */
-export type ErrorType =
-  | "Schema Linking"
-  | "Syntax"
-  | "Aggregation"
-  | "Filter/Value"
-  | "Execution"
-  | "Result Mismatch"
-  | "Unknown";
+/** The coarse error types the classifier produces (METHOD.md §3), in their code order, spelled as written to disk. */
+export const ERROR_TYPES = ["Schema Linking", "Syntax", "Aggregation", "Filter/Value", "Execution", "Result Mismatch", "Unknown"] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
 
 /** Subtypes (logged only; retrieval and memory use `errorType`). */
 export type ErrorSubtype =

@@ -7,11 +7,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { classifyFailure } from "../classify.ts";
 import { InputFileError } from "../errors.ts";
-import type { Status } from "../oracle/types.ts";
+import { STATUSES, type Status } from "../oracle/types.ts";
 import { parseFlags, required, type Command } from "./command.ts";
 import { assertWritableFile } from "./output-paths.ts";
 
-const STATUSES: readonly Status[] = ["CORRECT", "DENOTATION_MISMATCH", "EXECUTION_ERROR", "TIMEOUT", "NO_DATABASE", "GOLD_ERROR"];
 
 const USAGE = `usage: merit classify --in FILE.jsonl [--out FILE]
 

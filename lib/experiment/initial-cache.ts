@@ -14,12 +14,13 @@ import type { ChatBackend } from "../llm/types.ts";
 import { extractSql, singleStatement } from "../oracle/extract-sql.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import type { PredictionsFile } from "../oracle/predictions.ts";
+import { STATUSES } from "../oracle/types.ts";
 import { initialPrompt, PROMPT_FORMAT_VERSION, promptHash, templateSetHash } from "../prompts.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 
 export const INITIAL_CACHE_FORMAT = "merit-initial-cache-v5" as const;
 
-const StatusSchema = z.enum(["CORRECT", "DENOTATION_MISMATCH", "EXECUTION_ERROR", "TIMEOUT", "NO_DATABASE", "GOLD_ERROR"]);
+const StatusSchema = z.enum(STATUSES);
 
 export const InitialRecordSchema = z
   .object({

@@ -12,7 +12,7 @@ import { canonicalJson } from "../hash.ts";
 import { Oracle, type Verdict } from "./oracle.ts";
 import type { PredictionsFile } from "./predictions.ts";
 import type { SpiderProtocol } from "./protocol.ts";
-import type { Status } from "./types.ts";
+import { STATUSES, type Status } from "./types.ts";
 
 export interface EvalOptions {
   protocol: SpiderProtocol;
@@ -92,7 +92,7 @@ export async function evaluatePredictions(dataset: Dataset, predictions: Predict
 }
 
 function summarize(dataset: Dataset, predictions: PredictionsFile, verdicts: Verdict[], protocol: string, timeoutMs: number): EvalSummary {
-  const counts: Record<Status, number> = { CORRECT: 0, DENOTATION_MISMATCH: 0, EXECUTION_ERROR: 0, TIMEOUT: 0, NO_DATABASE: 0, GOLD_ERROR: 0 };
+  const counts = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>;
   const missing: Record<string, number> = {};
   verdicts.forEach((v, i) => {
     counts[v.status] += 1;

@@ -4,19 +4,16 @@
  * @module
  */
 
-/** Status of one scored attempt. NO_DATABASE / GOLD_ERROR mark examples excluded from EX (METHOD.md §11.2). */
-export type Status =
-  | "CORRECT"
-  | "DENOTATION_MISMATCH"
-  | "EXECUTION_ERROR"
-  | "TIMEOUT"
-  | "NO_DATABASE"
-  | "GOLD_ERROR";
+/**
+ * The four statuses a prediction on an available database can get, in the order of their codes
+ * (METHOD.md §2.6): the one definition every schema, reader and report uses.
+ */
+export const ATTEMPT_STATUSES = ["CORRECT", "DENOTATION_MISMATCH", "EXECUTION_ERROR", "TIMEOUT"] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
-/** The four statuses a prediction on an available database can get. */
-export type AttemptStatus = "CORRECT" | "DENOTATION_MISMATCH" | "EXECUTION_ERROR" | "TIMEOUT";
-
-export const ATTEMPT_STATUSES: readonly AttemptStatus[] = ["CORRECT", "DENOTATION_MISMATCH", "EXECUTION_ERROR", "TIMEOUT"];
+/** Every status of an example: NO_DATABASE / GOLD_ERROR mark examples excluded from EX (METHOD.md §11.2). */
+export const STATUSES = [...ATTEMPT_STATUSES, "NO_DATABASE", "GOLD_ERROR"] as const;
+export type Status = (typeof STATUSES)[number];
 
 /** Feedback regime (METHOD.md §2.5); every paper run uses `denotation_confirmed`. */
 export type FeedbackRegime = "denotation_confirmed" | "dbms_only";

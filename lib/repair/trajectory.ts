@@ -4,19 +4,12 @@
  * @module
  */
 import { z } from "zod";
+import { ERROR_TYPES } from "../classify.ts";
 import { InputFileError } from "../errors.ts";
+import { ATTEMPT_STATUSES } from "../oracle/types.ts";
 
-/** Coarse failure types the classifier produces (METHOD.md §3), spelled as written to disk. */
-export const ERROR_TYPES = [
-  "Schema Linking",
-  "Syntax",
-  "Aggregation",
-  "Filter/Value",
-  "Execution",
-  "Result Mismatch",
-  "Unknown",
-] as const;
-export type ErrorType = (typeof ERROR_TYPES)[number];
+// The classifier owns the failure-type vocabulary (METHOD.md §3); trajectories store it as is.
+export { ERROR_TYPES, type ErrorType } from "../classify.ts";
 
 /** What produced an LLM call: the shared initial cache (always first), a reflection or a repair. */
 export const CALL_KINDS = ["initial_cache", "reflection", "repair"] as const;
@@ -98,7 +91,7 @@ export const TrajectorySchema = z
     /** SQL of every attempt, attempt 0 = cached initial SQL; "" when the model output had no SQL. */
     attempts: z.array(z.string()).min(1),
     /** Oracle status of every attempt. */
-    statuses: z.array(z.enum(["CORRECT", "DENOTATION_MISMATCH", "EXECUTION_ERROR", "TIMEOUT"])),
+    statuses: z.array(z.enum(ATTEMPT_STATUSES)),
     /** DBMS error text of every attempt, null when the attempt executed (METHOD.md §2.6). */
     db_errors: z.array(z.string().nullable()),
     /** Classifier error type of every attempt; null exactly for CORRECT attempts (METHOD.md §3). */

@@ -4,6 +4,7 @@
  * row per episode sorted by query, method, seed and run label.
  * @module
  */
+import { ATTEMPT_STATUSES } from "../oracle/types.ts";
 import { ERROR_TYPES, type Trajectory } from "../repair/trajectory.ts";
 import { memoryGrowth } from "./memory-growth.ts";
 import type { QueryColumns, ReportIndex, ReportRun, RowColumns } from "./report-data.ts";
@@ -11,7 +12,7 @@ import type { QueryText } from "./query-context.ts";
 import type { RunInput } from "./run-reader.ts";
 
 /** Oracle statuses in the order of their codes (METHOD.md §2.6). */
-export const STATUSES = ["CORRECT", "DENOTATION_MISMATCH", "EXECUTION_ERROR", "TIMEOUT"] as const;
+export const STATUSES = ATTEMPT_STATUSES;
 
 /** Where each episode sits: the row number and the trajectory, for the chunk builder. */
 export interface PlacedEpisode {

@@ -6,11 +6,8 @@
  * `database_manifest_hash`). Deterministic: sorted keys, no timestamps.
  * @module
  */
-import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
-import { InputFileError } from "../errors.ts";
-import { writeFileAtomic } from "../experiment/atomic-file.ts";
-import { canonicalJson, type JsonValue } from "../hash.ts";
+import { readLockFile, writeLockEntry, type LockFileKind } from "../experiment/lock-file.ts";
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -33,31 +30,21 @@ export const LockEntrySchema = z
 
 export type LockEntry = z.infer<typeof LockEntrySchema>;
 
-const LockSchema = z.object({ $comment: z.string().optional(), archives: z.record(z.string(), LockEntrySchema) }).strict();
-
-const COMMENT =
-  "Written by `merit data download` (lib/data/download-lock.ts). sha256 of archives whose publisher states none is recorded here on first use, after their contents were verified; later downloads must match it. Commit this file to share the pin; delete an entry only to re-verify that archive from scratch.";
+const KIND: LockFileKind<LockEntry> = {
+  section: "archives",
+  entry: LockEntrySchema,
+  comment:
+    "Written by `merit data download` (lib/data/download-lock.ts). sha256 of archives whose publisher states none is recorded here on first use, after their contents were verified; later downloads must match it. Commit this file to share the pin; delete an entry only to re-verify that archive from scratch.",
+  notJsonFix: "restore it from git, or delete it to verify the archives again",
+  badEntryFix: "restore it from git, or delete the bad entry to verify that archive again",
+};
 
 /** The entries of a lock file; a missing file is an empty lock. @throws InputFileError naming the bad field */
 export function readDownloadLock(file: string): Record<string, LockEntry> {
-  if (!existsSync(file)) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new InputFileError(file, `is not JSON (${(error as Error).message})`, "restore it from git, or delete it to verify the archives again", error);
-  }
-  const parsed = LockSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputFileError(file, `${issue.path.join(".")}: ${issue.message}`, "restore it from git, or delete the bad entry to verify that archive again");
-  }
-  return parsed.data.archives;
+  return readLockFile(file, KIND);
 }
 
 /** Writes (replaces) one entry atomically, keeping the others. */
 export function writeDownloadLockEntry(file: string, name: string, entry: LockEntry): void {
-  const archives = { ...readDownloadLock(file), [name]: LockEntrySchema.parse(entry) };
-  const body = { $comment: COMMENT, archives } as unknown as JsonValue;
-  writeFileAtomic(file, JSON.stringify(JSON.parse(canonicalJson(body)), null, 2) + "\n");
+  writeLockEntry(file, KIND, name, entry);
 }

@@ -103,6 +103,25 @@ export class PromptTooLongError extends MeritError {
   }
 }
 
+/**
+ * Left truncation of templated prompt ids to `maxInputTokens` (METHOD.md §6.4), shared by the
+ * in-process backend and the server path's tokenizer. @throws PromptTooLongError under `truncate: "error"`
+ */
+export function truncatePrompt(all: Token[], maxInputTokens: number, truncate: "left" | "error"): { tokens: Token[]; truncated: number } {
+  const truncated = Math.max(0, all.length - maxInputTokens);
+  if (truncated > 0 && truncate === "error") throw new PromptTooLongError(all.length, maxInputTokens);
+  return { tokens: truncated > 0 ? all.slice(truncated) : all, truncated };
+}
+
+/**
+ * Text of generated ids (METHOD.md §6.4): special tokens skipped, and a final end-of-generation token
+ * never adds text, even when a model's EOS id is an ordinary token.
+ */
+export function decodeOutput(model: LlamaModel, output: readonly Token[]): string {
+  const ended = output.length > 0 && model.isEogToken(output[output.length - 1]);
+  return model.detokenize(ended ? output.slice(0, -1) : [...output], false);
+}
+
 /** Loads the model and returns a ready backend. @throws ModelFileError when the GGUF cannot be used */
 export async function createLlamaBackend(options: LlamaBackendOptions): Promise<LlamaBackend> {
   const llama = await llamaRuntime(options.gpu ?? false);
@@ -236,10 +255,7 @@ export class LlamaBackend implements ChatBackend {
 
   /** Prompt token ids after templating and left truncation, plus how many were dropped. */
   promptTokens(userMessage: string): { tokens: Token[]; truncated: number } {
-    const all = this.model.tokenize(this.renderPrompt(userMessage), true);
-    const truncated = Math.max(0, all.length - this.#maxInputTokens);
-    if (truncated > 0 && this.#truncate === "error") throw new PromptTooLongError(all.length, this.#maxInputTokens);
-    return { tokens: truncated > 0 ? all.slice(truncated) : all, truncated };
+    return truncatePrompt(this.model.tokenize(this.renderPrompt(userMessage), true), this.#maxInputTokens, this.#truncate);
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
@@ -249,11 +265,8 @@ export class LlamaBackend implements ChatBackend {
     }
     const { tokens, truncated } = this.promptTokens(request.prompt);
     const output = await this.generateIds(tokens, maxOutputTokens);
-    // Text is decoded with special tokens skipped (METHOD.md §6.4): the EOG token never adds text,
-    // even when a model's EOS id is an ordinary token.
-    const ended = output.length > 0 && this.model.isEogToken(output[output.length - 1]);
     return {
-      text: this.model.detokenize(ended ? output.slice(0, -1) : output, false),
+      text: decodeOutput(this.model, output),
       promptTokens: tokens.length,
       outputTokens: output.length,
       truncatedPromptTokens: truncated,

@@ -7,11 +7,9 @@
  * (as for the Hugging Face tools), default https://huggingface.co.
  * @module
  */
-import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
-import { InputFileError, MeritError } from "../errors.ts";
-import { writeFileAtomic } from "../experiment/atomic-file.ts";
-import { canonicalJson, type JsonValue } from "../hash.ts";
+import { MeritError } from "../errors.ts";
+import { readLockFile, writeLockEntry, type LockFileKind } from "../experiment/lock-file.ts";
 
 /** The hub base URL without a trailing slash. */
 export function hubEndpoint(env: NodeJS.ProcessEnv = process.env): string {
@@ -83,30 +81,21 @@ const LockEntrySchema = z
 
 export type ModelLockEntry = z.infer<typeof LockEntrySchema>;
 
-const LockSchema = z.object({ $comment: z.string().optional(), models: z.record(z.string(), LockEntrySchema) }).strict();
-
-const COMMENT =
-  "Written by `merit models download` (lib/llm/model-lock.ts): the commit, size and sha256 each model file was verified against (the hub's published LFS hash). Later downloads and `merit models check` verify against it. Commit this file to pin the models; delete an entry to re-pin that model.";
+const KIND: LockFileKind<ModelLockEntry> = {
+  section: "models",
+  entry: LockEntrySchema,
+  comment:
+    "Written by `merit models download` (lib/llm/model-lock.ts): the commit, size and sha256 each model file was verified against (the hub's published LFS hash). Later downloads and `merit models check` verify against it. Commit this file to pin the models; delete an entry to re-pin that model.",
+  notJsonFix: "restore it from git, or delete it to pin the models again from the hub",
+  badEntryFix: "restore it from git, or delete the bad entry to pin that model again",
+};
 
 /** The entries of a lock file; a missing file is an empty lock. @throws InputFileError naming the bad field */
 export function readModelLock(file: string): Record<string, ModelLockEntry> {
-  if (!existsSync(file)) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new InputFileError(file, `is not JSON (${(error as Error).message})`, "restore it from git, or delete it to pin the models again from the hub", error);
-  }
-  const parsed = LockSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputFileError(file, `${issue.path.join(".")}: ${issue.message}`, "restore it from git, or delete the bad entry to pin that model again");
-  }
-  return parsed.data.models;
+  return readLockFile(file, KIND);
 }
 
 /** Writes (replaces) one entry atomically, keeping the others; sorted keys, no timestamps. */
 export function writeModelLockEntry(file: string, id: string, entry: ModelLockEntry): void {
-  const models = { ...readModelLock(file), [id]: LockEntrySchema.parse(entry) };
-  writeFileAtomic(file, JSON.stringify(JSON.parse(canonicalJson({ $comment: COMMENT, models } as unknown as JsonValue)), null, 2) + "\n");
+  writeLockEntry(file, KIND, id, entry);
 }

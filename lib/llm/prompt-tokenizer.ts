@@ -11,7 +11,7 @@ import type { LlamaModel, Token } from "node-llama-cpp";
 import { MeritError } from "../errors.ts";
 import { jinjaChatTemplate, modelChatTemplate, type ChatTemplate } from "./chat-template.ts";
 import { sha256File } from "./file-hash.ts";
-import { PromptTooLongError } from "./llama-backend.ts";
+import { decodeOutput, truncatePrompt } from "./llama-backend.ts";
 import { llamaRuntime } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";
 
@@ -43,17 +43,12 @@ export class PromptTokenizer {
 
   /** Prompt token ids after templating and left truncation, plus how many were dropped. */
   encode(userMessage: string): { tokens: number[]; truncated: number } {
-    const all = this.model.tokenize(this.template.render(userMessage), true) as number[];
-    const truncated = Math.max(0, all.length - this.maxInputTokens);
-    if (truncated > 0 && this.truncate === "error") throw new PromptTooLongError(all.length, this.maxInputTokens);
-    return { tokens: truncated > 0 ? all.slice(truncated) : all, truncated };
+    return truncatePrompt(this.model.tokenize(this.template.render(userMessage), true), this.maxInputTokens, this.truncate);
   }
 
   /** Text of generated ids with special tokens skipped and a final end-of-generation token dropped (METHOD.md §6.4). */
   decode(output: readonly number[]): string {
-    const ids = output as Token[];
-    const ended = ids.length > 0 && this.model.isEogToken(ids[ids.length - 1]);
-    return this.model.detokenize(ended ? ids.slice(0, -1) : ids, false);
+    return decodeOutput(this.model, output as readonly Token[]);
   }
 
   async close(): Promise<void> {

@@ -9,9 +9,7 @@ import { gridCommand } from "../../lib/cli/run.ts";
 import { openCacheDatabase } from "../../lib/llm/call-cache.ts";
 import { parseShard, selectShard } from "../../lib/experiment/shard.ts";
 import { mergeCaches } from "../../lib/llm/cache-merge.ts";
-import { initialCacheFromPredictions, writeInitialCache } from "../../lib/experiment/initial-cache.ts";
-import { readPredictions } from "../../lib/oracle/predictions.ts";
-import { loadSpider, REPO, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { cacheFromPredictionsFile, LLAMA3_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
 
 const root = tempDir("shard");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -84,9 +82,7 @@ describe("merit grid --shard + merit cache merge", () => {
     const oracle = spiderOracle(dataset);
     try {
       initialCache = join(root, "initial.json");
-      // Llama3-8B fails more than half of Spider dev, so the slice has episodes that call the model.
-      const predictions = readPredictions(join(REPO, "data", "predictions", "spider_dev__Llama3-8B.sql"), "latin1", dataset.examples.length);
-      writeInitialCache(initialCache, await initialCacheFromPredictions(dataset, predictions, oracle));
+      await cacheFromPredictionsFile(dataset, oracle, LLAMA3_PREDICTIONS, initialCache, "latin1");
     } finally {
       await oracle.close();
     }

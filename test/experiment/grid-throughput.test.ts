@@ -7,9 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
-import { initialCacheFromPredictions, writeInitialCache } from "../../lib/experiment/initial-cache.ts";
-import { readPredictions } from "../../lib/oracle/predictions.ts";
-import { loadSpider, REPO, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { cacheFromPredictionsFile, LLAMA3_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
 
 const root = tempDir("grid-throughput");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -36,8 +34,7 @@ describe("merit grid with model.mode throughput", () => {
     const oracle = spiderOracle(dataset);
     try {
       initialCache = join(root, "initial.json");
-      const predictions = readPredictions(join(REPO, "data", "predictions", "spider_dev__Llama3-8B.sql"), "latin1", dataset.examples.length);
-      writeInitialCache(initialCache, await initialCacheFromPredictions(dataset, predictions, oracle));
+      await cacheFromPredictionsFile(dataset, oracle, LLAMA3_PREDICTIONS, initialCache, "latin1");
     } finally {
       await oracle.close();
     }

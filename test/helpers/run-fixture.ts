@@ -48,9 +48,12 @@ export async function cacheFromChosenSql(dataset: Dataset, oracle: Oracle, sqlBy
   return { cache, path };
 }
 
+/** The Llama3-8B predictions (Latin-1): they fail more than half of Spider dev, so short slices call the model. */
+export const LLAMA3_PREDICTIONS = join(REPO, "data", "predictions", "spider_dev__Llama3-8B.sql");
+
 /** Builds the initial cache of a real predictions file and writes it to `path`. */
-export async function cacheFromPredictionsFile(dataset: Dataset, oracle: Oracle, predictions: string, path: string): Promise<InitialCache> {
-  const cache = await initialCacheFromPredictions(dataset, readPredictions(predictions, "utf8", dataset.examples.length), oracle);
+export async function cacheFromPredictionsFile(dataset: Dataset, oracle: Oracle, predictions: string, path: string, encoding: "utf8" | "latin1" = "utf8"): Promise<InitialCache> {
+  const cache = await initialCacheFromPredictions(dataset, readPredictions(predictions, encoding, dataset.examples.length), oracle);
   writeInitialCache(path, cache);
   return cache;
 }

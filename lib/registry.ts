@@ -1,0 +1,57 @@
+/**
+ * Foundation: one generic name → value registry (DESIGN.md §1), used for methods and their parts,
+ * datasets and executors. A name is registered once; lookups of an unknown name fail with one line
+ * that suggests the nearest known name and lists them all. Iteration follows registration order, so
+ * anything printed from a registry (help texts, the docs' tables) is deterministic.
+ * @module
+ */
+import { MeritError, nearestName } from "./errors.ts";
+
+/** A name that no entry of a registry has. */
+export class UnknownNameError extends MeritError {
+  readonly requested: string;
+  constructor(kind: string, requested: string, known: readonly string[]) {
+    const near = nearestName(requested, known);
+    super(`unknown ${kind} ${JSON.stringify(requested)}.${near ? ` Did you mean ${JSON.stringify(near)}?` : ""} Known ${kind}s: ${known.join(", ")}`);
+    this.name = "UnknownNameError";
+    this.requested = requested;
+  }
+}
+
+/** Named values of one kind (`method`, `dataset`, `ranker`, …). */
+export class Registry<T> {
+  readonly #entries = new Map<string, T>();
+
+  /** `kind` names the values in error messages ("unknown dataset …"). */
+  constructor(readonly kind: string) {}
+
+  /** Adds `value` under `name`; a name can be registered once. Returns the value. */
+  register(name: string, value: T): T {
+    if (!/^[a-z][a-z0-9_-]*$/.test(name)) throw new MeritError(`${this.kind} name ${JSON.stringify(name)} is not allowed: use lowercase letters, digits, "_" and "-", starting with a letter`);
+    if (this.#entries.has(name)) throw new MeritError(`${this.kind} "${name}" is already registered; choose another name`);
+    this.#entries.set(name, value);
+    return value;
+  }
+
+  /** true iff `name` is registered. */
+  has(name: string): boolean {
+    return this.#entries.has(name);
+  }
+
+  /** The value of `name`; throws UnknownNameError with a suggestion. */
+  get(name: string): T {
+    const value = this.#entries.get(name);
+    if (value === undefined) throw new UnknownNameError(this.kind, name, this.names());
+    return value;
+  }
+
+  /** Every registered name, in registration order. */
+  names(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** Every [name, value], in registration order. */
+  entries(): [string, T][] {
+    return [...this.#entries.entries()];
+  }
+}

@@ -27,7 +27,7 @@ import { parseArgs } from "node:util";
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { loadDataset } from "../lib/data/index.ts";
 import type { Example } from "../lib/data/types.ts";
-import { engineRequest } from "../lib/llm/engine-request.ts";
+import { engineRequest } from "../lib/llm/engines/index.ts";
 import { createLlamaBackend, loadLlamaModel, type LlamaBackend, type LlamaMode } from "../lib/llm/llama-backend.ts";
 import { chooseThreads, type GpuSetting } from "../lib/llm/llama-runtime.ts";
 import { extractSql, singleStatement } from "../lib/oracle/extract-sql.ts";

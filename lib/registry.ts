@@ -27,7 +27,7 @@ export class Registry<T> {
 
   /** Adds `value` under `name`; a name can be registered once. Returns the value. */
   register(name: string, value: T): T {
-    if (!/^[a-z][a-z0-9_-]*$/.test(name)) throw new MeritError(`${this.kind} name ${JSON.stringify(name)} is not allowed: use lowercase letters, digits, "_" and "-", starting with a letter`);
+    if (!/^[a-z][a-z0-9_.-]*$/.test(name)) throw new MeritError(`${this.kind} name ${JSON.stringify(name)} is not allowed: use lowercase letters, digits, "_", "." and "-", starting with a letter`);
     if (this.#entries.has(name)) throw new MeritError(`${this.kind} "${name}" is already registered; choose another name`);
     this.#entries.set(name, value);
     return value;

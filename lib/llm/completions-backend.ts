@@ -13,7 +13,8 @@
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import { MeritError } from "../errors.ts";
 import { EndpointPool, GenerationRefusedError, HttpStatusError, type EndpointPoolOptions } from "./endpoint-pool.ts";
-import { engineRequest, type Engine, type EngineRequest, type TokenProbs } from "./engine-request.ts";
+import type { Engine, EngineRequest, TokenProbs } from "./engine-request.ts";
+import { engineRequest } from "./engines/index.ts";
 import type { PromptTokenizer } from "./prompt-tokenizer.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "./types.ts";
 

@@ -16,6 +16,7 @@ import { canonicalJson, type JsonValue } from "../hash.ts";
 import { MeritError } from "../errors.ts";
 import { EndpointPool, GenerationRefusedError, HttpStatusError, type EndpointPoolOptions } from "./endpoint-pool.ts";
 import type { Engine } from "./engine-request.ts";
+import { ENGINES } from "./engines/index.ts";
 import { l2Normalise } from "./unit-vector.ts";
 import type { BackendIdentity, ChatBackend, Embedder, GenerateRequest, GenerateResult } from "./types.ts";
 
@@ -43,8 +44,7 @@ export interface OpenAIChatOptions extends OpenAIOptions {
 function chatPenalty(options: OpenAIChatOptions): Record<string, JsonValue> {
   const p = options.repetitionPenalty ?? 1;
   if (!options.engine || p === 1) return {};
-  if (options.engine === "vllm") return { repetition_penalty: p };
-  return { repeat_penalty: p, repeat_last_n: options.contextSize ?? 4608, presence_penalty: 0, frequency_penalty: 0 };
+  return ENGINES.get(options.engine).chatPenalty(p, options.contextSize ?? 4608);
 }
 
 const ChatResponse = z.object({

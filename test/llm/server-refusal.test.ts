@@ -16,7 +16,7 @@ import { MeritError } from "../../lib/errors.ts";
 import { CallCache } from "../../lib/llm/call-cache.ts";
 import { CompletionsBackend } from "../../lib/llm/completions-backend.ts";
 import { GenerationRefusedError, RetriesExhaustedError } from "../../lib/llm/endpoint-pool.ts";
-import { engineRequest } from "../../lib/llm/engine-request.ts";
+import { engineRequest } from "../../lib/llm/engines/index.ts";
 import { OpenAIChatBackend } from "../../lib/llm/openai-backend.ts";
 import { loadPromptTokenizer, type PromptTokenizer } from "../../lib/llm/prompt-tokenizer.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";

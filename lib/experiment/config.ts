@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { DatasetNameSchema } from "../data/datasets/index.ts";
 import { InputFileError } from "../errors.ts";
 import { contentHash, type JsonValue } from "../hash.ts";
 
@@ -122,7 +123,7 @@ export type SubsetRule = z.infer<typeof SubsetSchema>;
 
 export const ExperimentConfigSchema = z
   .object({
-    dataset: z.enum(["spider", "bird"]),
+    dataset: DatasetNameSchema,
     /** Dataset directory (layout of METHOD.md §1.1). */
     data_dir: z.string(),
     /** Shared initial cache (METHOD.md §6.6), built by `merit initial`. */

@@ -7,7 +7,8 @@
  * @module
  */
 import { join } from "node:path";
-import { loadDataset, LAYOUTS } from "../data/dataset.ts";
+import { loadDataset, layoutOf } from "../data/dataset.ts";
+import { datasetAdapter } from "../data/datasets/index.ts";
 import { databaseSetShape, discoverDatabases } from "../data/databases.ts";
 import type { Dataset } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
@@ -46,14 +47,14 @@ export interface ConfigDatasetOptions {
 export async function loadConfigDataset(config: ExperimentConfig, opts: ConfigDatasetOptions = {}): Promise<ConfigDataset> {
   const allow = opts.allowSingleDb ?? false;
   const where = opts.configFile ?? "the config";
-  const singleRoot = join(config.data_dir, LAYOUTS[config.dataset].databaseRoot);
+  const singleRoot = join(config.data_dir, layoutOf(config.dataset).databaseRoot);
   const single = async (warnings: string[]): Promise<ConfigDataset> => {
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
     return { dataset, databaseSet: record("single", singleRoot, dataset, allow), warnings };
   };
   const root = config.test_suite_databases;
   if (root === undefined) return single([]);
-  if (config.dataset !== "spider") throw new MeritError(`${where}: test_suite_databases applies to Spider only (BIRD has one database per db_id); remove it`);
+  if (!datasetAdapter(config.dataset).testSuiteDatabases) throw new MeritError(`${where}: test_suite_databases applies to Spider only (BIRD has one database per db_id); remove it`);
   const problem = await testSuiteProblem(root, config);
   if (problem === null) {
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir, databaseRoot: root });

@@ -10,6 +10,7 @@
 /** Where each file of a dataset lives, relative to its directory (METHOD.md §1.1). */
 export interface DatasetLayout {
   examples: string;
+  /** The tables file; may lie outside the directory (`../spider/tables.json`) when a variant reuses another's schemas. */
   tables: string;
   /** The dataset's own database root (one folder per db_id). */
   databaseRoot: string;
@@ -18,8 +19,8 @@ export interface DatasetLayout {
    * reuses Spider's: `../spider/database`). A db_id found in two roots is an error.
    */
   extraDatabaseRoots?: readonly string[];
-  /** Official gold file (`SQL<TAB>db_id`), used only by post-hoc official scoring. */
-  gold: string;
+  /** Official gold file (`SQL<TAB>db_id`), used only by post-hoc official scoring; absent when the release has none. */
+  gold?: string;
 }
 
 /** Which keys of a raw record hold the fields of an `Example` (METHOD.md §1.2); ids are `question_id` or the list position. */

@@ -5,6 +5,7 @@
  */
 import "./spider.ts";
 import "./bird.ts";
+import "./spider-syn.ts";
 
 import { z } from "zod";
 import { UnknownNameError } from "../../registry.ts";

@@ -6,6 +6,7 @@
 import "./spider.ts";
 import "./bird.ts";
 import "./spider-syn.ts";
+import "./spider-dk.ts";
 
 import { z } from "zod";
 import { UnknownNameError } from "../../registry.ts";

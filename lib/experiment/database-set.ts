@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from "node:path";
-import { loadDataset, layoutOf } from "../data/dataset.ts";
+import { databaseRootsOf, loadDataset } from "../data/dataset.ts";
 import { datasetAdapter } from "../data/datasets/index.ts";
 import { databaseSetShape, discoverDatabases } from "../data/databases.ts";
 import type { Dataset } from "../data/types.ts";
@@ -18,7 +18,7 @@ import type { ExperimentConfig } from "./config.ts";
 export interface DatabaseSetRecord {
   /** `test-suite`: canonical + variant databases per db_id; `single`: one database per db_id. */
   kind: "test-suite" | "single";
-  /** Database root as configured (relative paths stay relative). */
+  /** Database root as configured (relative paths stay relative); a layout with several roots joins them with " + ". */
   root: string;
   databases: number;
   files: number;
@@ -47,7 +47,8 @@ export interface ConfigDatasetOptions {
 export async function loadConfigDataset(config: ExperimentConfig, opts: ConfigDatasetOptions = {}): Promise<ConfigDataset> {
   const allow = opts.allowSingleDb ?? false;
   const where = opts.configFile ?? "the config";
-  const singleRoot = join(config.data_dir, layoutOf(config.dataset).databaseRoot);
+  // Every root of the layout (Spider-DK: its own, then Spider's), as "a + b"; one root for Spider and BIRD.
+  const singleRoot = databaseRootsOf(config.dataset, config.data_dir).join(" + ");
   const single = async (warnings: string[]): Promise<ConfigDataset> => {
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
     return { dataset, databaseSet: record("single", singleRoot, dataset, allow), warnings };

@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import { closeSync, fstatSync, openSync, readSync, type Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
-import { InputFileError } from "../errors.ts";
+import { InputFileError, MeritError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
 import { fileDigest } from "./file-hash.ts";
 import type { DatabaseFiles } from "./types.ts";
@@ -52,7 +52,7 @@ export async function discoverDatabases(root: string): Promise<DatabaseDiscovery
  * in two roots is refused, since which file scores it would be ambiguous.
  */
 export async function discoverDatabaseRoots(roots: readonly string[]): Promise<DatabaseDiscovery> {
-  if (roots.length === 0) throw new Error("discoverDatabaseRoots: no database root");
+  if (roots.length === 0) throw new MeritError("discoverDatabaseRoots: no database root given");
   const [first, ...rest] = await Promise.all(roots.map((root) => discoverDatabases(root)));
   if (rest.length === 0) return first;
   const databases = new Map(first.databases);

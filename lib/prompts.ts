@@ -13,6 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { datasetAdapter, datasetNames } from "./data/datasets/index.ts";
 import type { DatasetName } from "./data/types.ts";
 import { MeritError } from "./errors.ts";
 import { contentHash, sha256Hex } from "./hash.ts";
@@ -23,14 +24,14 @@ export const PROMPTS_DIR = fileURLToPath(new URL("../prompts/", import.meta.url)
 
 export type PromptKind = "initial" | "repair" | "reflection";
 
-/** Template name for a dataset and kind, e.g. `bird-repair-v4`. */
+/** Template name for a dataset and kind, e.g. `bird-repair-v4`: its adapter's template family (Spider-Syn uses Spider's). */
 export function templateName(dataset: DatasetName, kind: PromptKind): string {
-  return `${dataset}-${kind}-v4`;
+  return `${datasetAdapter(dataset).promptFamily}-${kind}-v4`;
 }
 
-/** Every template file of a template folder (the BIRD context partial included). */
+/** Every template file of a template folder (the BIRD context partial included), one family per dataset. */
 export const TEMPLATE_NAMES: readonly string[] = [
-  ...(["spider", "bird"] as const).flatMap((d) => (["initial", "repair", "reflection"] as const).map((k) => templateName(d, k))),
+  ...[...new Set(datasetNames().map((d) => datasetAdapter(d).promptFamily))].flatMap((family) => (["initial", "repair", "reflection"] as const).map((k) => `${family}-${k}-v4`)),
   "bird-context-v4",
 ];
 
@@ -144,8 +145,9 @@ export interface StaticExample {
   sql: string;
 }
 
+/** The dataset's own template slots (BIRD: `evidence`), from its adapter. */
 function contextValues(q: PromptQuestion): Record<string, string> {
-  return q.dataset === "bird" ? { evidence: q.evidence.trim() } : {};
+  return datasetAdapter(q.dataset).promptContext(q);
 }
 
 /** The initial prompt (one per query; feeds the shared initial cache). */

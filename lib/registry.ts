@@ -5,6 +5,7 @@
  * anything printed from a registry (help texts, the docs' tables) is deterministic.
  * @module
  */
+import { z } from "zod";
 import { MeritError, nearestName } from "./errors.ts";
 
 /** A name that no entry of a registry has. */
@@ -54,4 +55,14 @@ export class Registry<T> {
   entries(): [string, T][] {
     return [...this.#entries.entries()];
   }
+}
+
+/**
+ * A zod string naming an entry of `registry`, checked at parse time (so names a plugin registered
+ * count); a wrong one fails with UnknownNameError's line.
+ */
+export function registeredName<T>(registry: Registry<T>) {
+  return z.string().superRefine((name, ctx) => {
+    if (!registry.has(name)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: new UnknownNameError(registry.kind, name, registry.names()).message });
+  });
 }

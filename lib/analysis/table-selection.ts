@@ -3,6 +3,7 @@
  * order and under which display names, shared by every table builder.
  * @module
  */
+import { datasetNames } from "../data/datasets/index.ts";
 import type { BootstrapOptions } from "./bootstrap.ts";
 import type { RunSummary } from "./run-summary.ts";
 
@@ -35,13 +36,13 @@ export function tableBootstrap(opts: TableBootstrapOptions): Required<BootstrapO
   return { resamples: opts.resamples ?? 10_000, seed: opts.seed ?? 0, level: opts.level ?? 0.95, method: opts.interval ?? "percentile" };
 }
 
-const DATASET_ORDER = ["spider", "bird"];
 
 /** The datasets of `runs` in table order (explicit list wins). */
 export function tableDatasets(runs: readonly RunSummary[], sel: TableSelection): string[] {
   if (sel.datasets) return sel.datasets;
   const names = [...new Set(runs.map((r) => r.dataset))];
-  const rank = (d: string) => (DATASET_ORDER.includes(d) ? DATASET_ORDER.indexOf(d) : DATASET_ORDER.length);
+  const order = datasetNames(); // registration order: spider, bird, then the other registered datasets
+  const rank = (d: string) => (order.includes(d) ? order.indexOf(d) : order.length);
   return names.sort((x, y) => rank(x) - rank(y) || (x < y ? -1 : x > y ? 1 : 0));
 }
 

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { casesCsv, failedCases, sampleCases } from "../analysis/annotation-cases.ts";
 import { readRunIdentity } from "../analysis/run-directory.ts";
-import { assertAllValid, datasetChecksum, LAYOUTS, parseExamples, readJsonFile, type DatasetName } from "../data/index.ts";
+import { assertAllValid, DATASETS, datasetChecksum, datasetNames, parseExamples, readJsonFile, type DatasetName } from "../data/index.ts";
 import { InputFileError, UsageError } from "../errors.ts";
 import { parseTrajectoryLines } from "../repair/trajectory.ts";
 import { numberFlag, parseFlags, required, type Command } from "./command.ts";
@@ -64,8 +64,8 @@ function readDataDir(configFile: string): string {
 
 /** query_id → question of the dataset in `dir`, after checking the files are the ones the run used. */
 function readQuestions(name: DatasetName, dir: string, expectedChecksum: string): Map<string, string> {
-  const layout = LAYOUTS[name];
-  if (layout === undefined) throw new UsageError(`annotate: the run's dataset "${name}" is not spider or bird`);
+  if (!DATASETS.has(name)) throw new UsageError(`annotate: the run's dataset "${name}" is not a registered dataset (${datasetNames().join(", ")})`);
+  const layout = DATASETS.get(name).layout;
   const fix = `pass --data-dir with the ${name} files the run used`;
   const examplesFile = join(dir, layout.examples);
   const examplesJson = readJsonFile(examplesFile, fix);

@@ -5,9 +5,10 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { UsageError } from "../errors.ts";
+import { nearestName, UsageError } from "../errors.ts";
 import { loadDataset, missingDatabases } from "../data/dataset.ts";
 import { discoverDatabases } from "../data/databases.ts";
+import { DATASETS, datasetNames } from "../data/datasets/index.ts";
 import { fetchArchive } from "../data/download.ts";
 import { readDownloadLock, writeDownloadLockEntry, type LockEntry } from "../data/download-lock.ts";
 import { readArchiveEntry } from "../data/downloads.ts";
@@ -25,7 +26,7 @@ const DEFAULT_MANIFEST = fileURLToPath(new URL("../../data/downloads.json", impo
 const ARCHIVES = ["spider", "spider-testsuite", "bird"] as const;
 
 const USAGE = `usage: merit data download spider|spider-testsuite|bird [--dir data] [--manifest FILE]
-       merit data info spider|bird [--data DIR]
+       merit data info DATASET [--data DIR]   (DATASET: ${datasetNames().join(", ")})
 
 download  fetch the official archive into DIR/_downloads/ (resumable; Google Drive's confirmation
           page is followed), verify its size and sha256 against data/downloads.json, unzip it and
@@ -65,8 +66,9 @@ function archiveName(name: string | undefined): string {
 }
 
 function datasetName(name: string | undefined): DatasetName {
-  if (name === "spider" || name === "bird") return name;
-  throw new UsageError(`${name === undefined ? "missing dataset" : `unknown dataset "${name}"`} (expected spider or bird)`);
+  if (name !== undefined && DATASETS.has(name)) return name;
+  const near = name === undefined ? undefined : nearestName(name, datasetNames());
+  throw new UsageError(`${name === undefined ? "missing dataset" : `unknown dataset "${name}"`} (expected ${datasetNames().join(", ")})${near ? ` (did you mean "${near}"?)` : ""}`);
 }
 
 async function download(name: string, dir: string, manifest: string, io: CommandIO): Promise<number> {

@@ -4,8 +4,9 @@
  */
 import { availableParallelism } from "node:os";
 import { loadDataset, missingDatabases } from "../data/index.ts";
+import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
 import type { DatasetName } from "../data/types.ts";
-import { InputFileError, UsageError } from "../errors.ts";
+import { InputFileError, UsageError, nearestName } from "../errors.ts";
 import { MAX_SQL_TIMEOUT_S } from "../experiment/config.ts";
 import { evaluatePredictions, exLine, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
@@ -14,9 +15,9 @@ import { numberFlag, parseFlags, required, type Command, type CommandIO } from "
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 
-const USAGE = `usage: merit eval --dataset spider|bird --pred FILE [--data DIR] [--protocol official|merit|strict]
+const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--protocol official|merit|strict]
                   [--encoding utf8|latin1] [--out DIR] [--timeout S] [--jobs N] [--gold-cache FILE]
-  Scores one SQL per line (dataset order). Spider protocols: official (default; the test-suite
+  Scores one SQL per line (dataset order). NAME: ${datasetNames().join(", ")}. Spider protocols: official (default; the test-suite
   evaluator's defaults), merit (the MERIT reference oracle), strict (no evaluator quirks).
   --data      dataset directory (default data/<dataset>)
   --out       write OUT/verdicts.jsonl and OUT/summary.json
@@ -26,7 +27,11 @@ const USAGE = `usage: merit eval --dataset spider|bird --pred FILE [--data DIR] 
 
 export function parseDataset(value: string | undefined, usage: string): DatasetName {
   const dataset = required(value, "dataset", usage);
-  if (dataset !== "spider" && dataset !== "bird") throw new UsageError(`--dataset must be spider or bird, got "${dataset}"`);
+  const known = datasetNames();
+  if (!known.includes(dataset)) {
+    const near = nearestName(dataset, known);
+    throw new UsageError(`--dataset must be one of ${known.join(", ")}, got "${dataset}"${near ? ` (did you mean "${near}"?)` : ""}`);
+  }
   return dataset;
 }
 
@@ -74,7 +79,8 @@ export const evalCommand: Command = {
     const predPath = required(values.pred, "pred", USAGE);
     const protocol = (values.protocol ?? "official") as SpiderProtocol;
     if (!SPIDER_PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be one of ${SPIDER_PROTOCOLS.join(", ")}, got "${protocol}"`);
-    if (dataset === "bird" && values.protocol !== undefined) throw new UsageError("--protocol applies to Spider only; BIRD has one protocol (set semantics)");
+    const { scoring } = datasetAdapter(dataset);
+    if (!scoring.protocolChoice && values.protocol !== undefined) throw new UsageError(scoring.noProtocolChoice ?? `--protocol does not apply to ${dataset}: it has one protocol`);
     const encoding = (values.encoding ?? "utf8") as PredictionEncoding;
     if (encoding !== "utf8" && encoding !== "latin1") throw new UsageError(`--encoding must be utf8 or latin1, got "${encoding}"`);
     const timeoutMs = timeoutFlagMs(values.timeout, 30);
@@ -89,7 +95,7 @@ export const evalCommand: Command = {
       const list = missing.map((m) => `${m.dbId} (${m.examples})`).join(", ");
       io.err(`warning: ${missing.reduce((s, m) => s + m.examples, 0)} examples have no database and are reported as NO_DATABASE: ${list}`);
     }
-    io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${dataset === "bird" ? "bird" : protocol}, ${jobs} SQL workers, timeout ${timeoutMs / 1000}s`);
+    io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${scoring.protocolChoice ? protocol : dataset}, ${jobs} SQL workers, timeout ${timeoutMs / 1000}s`);
 
     const progress = progressReporter(io, "scoring");
     const result = await evaluatePredictions(data, predictions, {

@@ -5,14 +5,13 @@
  * @module
  */
 import { join } from "node:path";
-import { LAYOUTS, readJsonFile, type DatasetName } from "../data/index.ts";
+import { datasetNames, layoutOf, readJsonFile, type DatasetName } from "../data/index.ts";
 import { InputFileError, UsageError, nearestName } from "../errors.ts";
 import { streamOrder } from "../experiment/stream-order.ts";
 import { parseFlags, required, type Command } from "./command.ts";
 
-const DATASETS: readonly DatasetName[] = ["spider", "bird"];
-
-const USAGE = `usage: merit stream-order --dataset spider|bird --seed S [--data DIR]
+const USAGE = `usage: merit stream-order --dataset NAME --seed S [--data DIR]
+  NAME: a registered dataset (${datasetNames().join(", ")})
 
 Prints random.Random(S).shuffle(list(range(n))) as one JSON array, where n is the number of
 records in DIR/dev.json (--data defaults to data/<dataset>). S is any non-negative integer
@@ -25,9 +24,10 @@ export const streamOrderCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, { dataset: { type: "string" }, data: { type: "string" }, seed: { type: "string" } }, USAGE);
     const name = required(values.dataset, "dataset", USAGE);
-    if (!(DATASETS as readonly string[]).includes(name)) {
-      const near = nearestName(name, DATASETS);
-      throw new UsageError(`--dataset must be one of ${DATASETS.join(", ")}, got "${name}"${near ? ` (did you mean "${near}"?)` : ""}`);
+    const known = datasetNames();
+    if (!known.includes(name)) {
+      const near = nearestName(name, known);
+      throw new UsageError(`--dataset must be one of ${known.join(", ")}, got "${name}"${near ? ` (did you mean "${near}"?)` : ""}`);
     }
     const dataset = name as DatasetName;
     const seed = parseSeed(required(values.seed, "seed", USAGE));
@@ -46,8 +46,9 @@ function parseSeed(text: string): bigint {
 
 /** Number of records of the dataset's examples file (`DIR/dev.json`): a JSON array of objects. */
 function countRecords(dir: string, dataset: DatasetName): number {
-  const file = join(dir, LAYOUTS[dataset].examples);
-  const { value } = readJsonFile(file, `pass --data the ${dataset} directory that holds ${LAYOUTS[dataset].examples} (e.g. data/${dataset})`);
+  const { examples } = layoutOf(dataset);
+  const file = join(dir, examples);
+  const { value } = readJsonFile(file, `pass --data the ${dataset} directory that holds ${examples} (e.g. data/${dataset})`);
   if (!Array.isArray(value)) {
     throw new InputFileError(file, `expected a JSON array of examples, got ${value === null ? "null" : typeof value}`, "point --data at the dataset directory whose dev.json is the list of questions");
   }

@@ -7,8 +7,8 @@
 import Database from "better-sqlite3";
 import { closeSync, fstatSync, openSync, readSync, type Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { InputFileError } from "../errors.ts";
+import { join, relative, resolve, sep } from "node:path";
+import { InputFileError, MeritError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
 import { fileDigest } from "./file-hash.ts";
 import type { DatabaseFiles } from "./types.ts";
@@ -43,6 +43,31 @@ export async function discoverDatabases(root: string): Promise<DatabaseDiscovery
     manifest,
     manifestHash: databaseManifestHash(manifest),
   };
+}
+
+/**
+ * Discovers the databases of several roots as one set (Spider-DK: its own root, then Spider's). One
+ * root is exactly `discoverDatabases`. With more, `root` is the first and manifest paths of later
+ * roots are relative to it (`../spider/database/car_1/car_1.sqlite`), in root order; a db_id present
+ * in two roots is refused, since which file scores it would be ambiguous.
+ */
+export async function discoverDatabaseRoots(roots: readonly string[]): Promise<DatabaseDiscovery> {
+  if (roots.length === 0) throw new MeritError("discoverDatabaseRoots: no database root given");
+  const [first, ...rest] = await Promise.all(roots.map((root) => discoverDatabases(root)));
+  if (rest.length === 0) return first;
+  const databases = new Map(first.databases);
+  const manifest = [...first.manifest];
+  for (const more of rest) {
+    for (const [dbId, files] of more.databases) {
+      if (databases.has(dbId)) {
+        throw new InputFileError(join(more.root, dbId), `database "${dbId}" is also in ${join(first.root, dbId)} (or an earlier root)`, "keep one copy of each db_id across the dataset's database roots");
+      }
+      databases.set(dbId, files);
+    }
+    const prefix = relative(first.root, more.root).split(sep).join("/");
+    for (const entry of more.manifest) manifest.push({ ...entry, path: `${prefix}/${entry.path}` });
+  }
+  return { root: first.root, databases, manifest, manifestHash: databaseManifestHash(manifest) };
 }
 
 /** content_hash of the manifest entry list (order as given: sorted by relative path). */

@@ -1,31 +1,30 @@
 /**
- * Data loading, datasets (METHOD.md §1.1–§1.4): loads a Spider or BIRD directory into a `Dataset`
- * (examples, rendered schemas, databases on disk, checksums). Missing databases are reported, not fatal.
+ * Data loading, datasets (METHOD.md §1.1–§1.4): loads a dataset directory, laid out as its adapter
+ * says (lib/data/datasets/), into a `Dataset` (examples, rendered schemas, databases on disk,
+ * checksums). Missing databases are reported, not fatal.
  * @module
  */
 import { join } from "node:path";
 import { InputFileError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
-import { discoverDatabases, verifyDatabaseFiles } from "./databases.ts";
+import type { DatasetLayout } from "./adapter.ts";
+import { discoverDatabaseRoots, verifyDatabaseFiles } from "./databases.ts";
+import { datasetAdapter } from "./datasets/index.ts";
 import { assertAllValid, parseExamples } from "./examples.ts";
 import { readJsonFile } from "./json-file.ts";
 import { renderSchema, SchemaEntryError, TablesEntrySchema } from "./schema-text.ts";
 import type { Dataset, DatasetName, Example } from "./types.ts";
 
-/** Where each file of a dataset lives, relative to its directory. */
-export interface DatasetLayout {
-  examples: string;
-  tables: string;
-  databaseRoot: string;
-  /** Official gold file (`SQL<TAB>db_id`), used only by post-hoc official scoring. */
-  gold: string;
+/** The layout of a registered dataset (METHOD.md §1.1); throws "unknown dataset … Did you mean …?". */
+export function layoutOf(name: DatasetName): DatasetLayout {
+  return datasetAdapter(name).layout;
 }
 
-/** The official release layouts (METHOD.md §1.1): `DIR/dev.json`, the tables file, the database root. */
-export const LAYOUTS: Record<DatasetName, DatasetLayout> = {
-  spider: { examples: "dev.json", tables: "tables.json", databaseRoot: "database", gold: "dev_gold.sql" },
-  bird: { examples: "dev.json", tables: "dev_tables.json", databaseRoot: "dev_databases", gold: "dev.sql" },
-};
+/** The database roots of a dataset directory: its own root, then the layout's extra roots. */
+export function databaseRootsOf(name: DatasetName, dir: string): string[] {
+  const layout = layoutOf(name);
+  return [layout.databaseRoot, ...(layout.extraDatabaseRoots ?? [])].map((root) => join(dir, root));
+}
 
 export interface LoadDatasetOptions {
   name: DatasetName;
@@ -37,10 +36,11 @@ export interface LoadDatasetOptions {
 
 /** Loads one dataset; throws InputFileError for unreadable, malformed or inconsistent input files. */
 export async function loadDataset({ name, dir, databaseRoot }: LoadDatasetOptions): Promise<Dataset> {
-  const layout = LAYOUTS[name];
+  const adapter = datasetAdapter(name);
+  const layout = adapter.layout;
   const examplesFile = join(dir, layout.examples);
   const tablesFile = join(dir, layout.tables);
-  const fix = `put the official ${name} files in ${dir} (run \`merit data download ${name}\` on a machine with internet)`;
+  const fix = `put the official ${name} files in ${dir} (${adapter.downloadHint})`;
 
   const examplesJson = readJsonFile(examplesFile, fix);
   const examples = assertAllValid(parseExamples(examplesJson.value, name, examplesFile), examplesFile);
@@ -48,7 +48,7 @@ export async function loadDataset({ name, dir, databaseRoot }: LoadDatasetOption
   const schemas = renderSchemas(tablesJson.value, name, tablesFile);
   assertKnownDbIds(examples, schemas, examplesFile, tablesFile);
 
-  const discovery = await discoverDatabases(databaseRoot ?? join(dir, layout.databaseRoot));
+  const discovery = await discoverDatabaseRoots(databaseRoot !== undefined ? [databaseRoot] : databaseRootsOf(name, dir));
   verifyDatabaseFiles(discovery); // a garbage, empty or truncated .sqlite is refused, naming the file
   return {
     name,

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { InputFileError, nearestName } from "../errors.ts";
+import { DatasetNameSchema } from "./datasets/index.ts";
 import { readJsonFile } from "./json-file.ts";
 
 /** A relative path that cannot escape its base directory. */
@@ -47,7 +48,7 @@ export const ArchiveEntrySchema = z
         /** Paths under `archive_root` → sha256 of the bundled copy (data/PROVENANCE.md). */
         same_as_bundled: z.record(RelativePath, z.string().regex(/^[0-9a-f]{64}$/)).default({}),
         /** Load the staged release as this dataset and execute every gold query. */
-        gold_executes: z.enum(["spider", "bird"]).optional(),
+        gold_executes: DatasetNameSchema.optional(),
       })
       .strict()
       .optional(),

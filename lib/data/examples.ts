@@ -1,10 +1,12 @@
 /**
- * Data loading, examples (METHOD.md §1.2): validates Spider/BIRD `dev.json` records and maps them onto
- * `Example` (ids, stripped fields, evidence, difficulty, gold SQL), collecting invalid records with reasons.
+ * Data loading, examples (METHOD.md §1.2): validates a dataset's records and maps them onto `Example`
+ * (ids, stripped fields, evidence, difficulty, gold SQL) through the keys its adapter names
+ * (lib/data/adapter.ts `RecordFields`), collecting invalid records with reasons.
  * @module
  */
 import { z } from "zod";
 import { InputFileError } from "../errors.ts";
+import { datasetAdapter } from "./datasets/index.ts";
 import type { DatasetName, Example } from "./types.ts";
 
 /** The fields the kit reads from one record; other keys (`query_toks`, `sql`, …) pass through. */
@@ -36,8 +38,26 @@ export interface ParsedExamples {
   invalid: InvalidExample[];
 }
 
-/** Which record key holds the gold SQL (METHOD.md §1.2). */
-export const GOLD_SQL_KEY: Record<DatasetName, "query" | "SQL"> = { spider: "query", bird: "SQL" };
+/** Which record key holds the gold SQL (METHOD.md §1.2): the adapter's `record.gold`. */
+export function goldSqlKey(dataset: DatasetName): string {
+  return datasetAdapter(dataset).record.gold;
+}
+
+/** The record schema of a dataset: the common fields, plus its own keys (all optional strings). */
+function recordSchema(dataset: DatasetName) {
+  const { question, gold, evidence, difficulty } = datasetAdapter(dataset).record;
+  const own: Record<string, z.ZodTypeAny> = {};
+  for (const key of [question, gold, difficulty, evidence]) {
+    if (key !== undefined && !(key in RecordSchema.shape)) own[key] = z.string().nullable().optional();
+  }
+  return Object.keys(own).length === 0 ? RecordSchema : RecordSchema.extend(own);
+}
+
+/** A record field as text ("" when absent or null). */
+function text(record: Record<string, unknown>, key: string | undefined): string {
+  const value = key === undefined ? undefined : record[key];
+  return typeof value === "string" ? value : "";
+}
 
 /**
  * Maps parsed JSON onto Examples. A non-array document throws; a record with a missing or empty
@@ -48,17 +68,19 @@ export function parseExamples(document: unknown, dataset: DatasetName, file: str
   if (!Array.isArray(document)) {
     throw new InputFileError(file, `expected a JSON list of examples, found ${document === null ? "null" : typeof document}`, `point the loader at the ${dataset} dev.json file`);
   }
+  const fields = datasetAdapter(dataset).record;
+  const schema = recordSchema(dataset);
   const examples: Example[] = [];
   const invalid: InvalidExample[] = [];
   const firstIndexById = new Map<string, number>();
   document.forEach((raw, sourceIndex) => {
-    const parsed = RecordSchema.safeParse(raw);
+    const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       invalid.push({ sourceIndex, reason: `${issue.path.join(".") || "record"}: ${issue.message}` });
       return;
     }
-    const record = parsed.data;
+    const record = parsed.data as z.infer<typeof RecordSchema> & Record<string, unknown>;
     const id = record.question_id === undefined || record.question_id === null ? String(sourceIndex) : String(record.question_id);
     const earlier = firstIndexById.get(id);
     if (earlier !== undefined) {
@@ -66,22 +88,22 @@ export function parseExamples(document: unknown, dataset: DatasetName, file: str
     }
     firstIndexById.set(id, sourceIndex);
 
-    const goldKey = GOLD_SQL_KEY[dataset];
+    const goldKey = fields.gold;
     const dbId = (record.db_id ?? "").trim();
-    const question = (record.question ?? "").trim();
-    const goldSql = (record[goldKey] ?? "").trim();
-    const missing = [dbId ? undefined : "db_id", question ? undefined : "question", goldSql ? undefined : goldKey].filter((x) => x !== undefined);
+    const question = text(record, fields.question).trim();
+    const goldSql = text(record, goldKey).trim();
+    const missing = [dbId ? undefined : "db_id", question ? undefined : fields.question, goldSql ? undefined : goldKey].filter((x) => x !== undefined);
     if (missing.length > 0) {
       invalid.push({ sourceIndex, reason: `missing or empty ${missing.join(", ")}` });
       return;
     }
-    const difficultyRaw = (dataset === "bird" ? record.difficulty : record.hardness) ?? "";
+    const difficultyRaw = text(record, fields.difficulty);
     examples.push({
       id,
       sourceIndex,
       dbId,
       question,
-      evidence: dataset === "bird" ? (record.evidence ?? "").trim() : "",
+      evidence: text(record, fields.evidence).trim(),
       goldSql,
       difficulty: difficultyRaw.trim() || "unknown",
     });

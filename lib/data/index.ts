@@ -1,13 +1,15 @@
 /**
- * Data loading (METHOD.md §1): the public surface of lib/data — datasets, examples, schema text,
+ * Data loading (METHOD.md §1): the public surface of lib/data — dataset adapters and their registry, datasets, examples, schema text,
  * database discovery, gold files, and official archive download/extraction.
  * @module
  */
 export type { Dataset, DatasetName, DatabaseFiles, Example } from "./types.ts";
-export { loadDataset, datasetChecksum, missingDatabases, LAYOUTS, type DatasetLayout, type LoadDatasetOptions, type MissingDatabase } from "./dataset.ts";
-export { parseExamples, assertAllValid, GOLD_SQL_KEY, type InvalidExample, type ParsedExamples } from "./examples.ts";
+export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./adapter.ts";
+export { DATASETS, registerDataset, datasetAdapter, datasetNames, DatasetNameSchema } from "./datasets/index.ts";
+export { loadDataset, datasetChecksum, missingDatabases, layoutOf, databaseRootsOf, type LoadDatasetOptions, type MissingDatabase } from "./dataset.ts";
+export { parseExamples, assertAllValid, goldSqlKey, type InvalidExample, type ParsedExamples } from "./examples.ts";
 export { renderSchema, TablesEntrySchema, SchemaEntryError, type TablesEntry, type PrimaryKeyItem } from "./schema-text.ts";
-export { discoverDatabases, databaseManifestHash, groupByDbId, databaseSetShape, type DatabaseDiscovery, type DatabaseSetShape, type ManifestEntry } from "./databases.ts";
+export { discoverDatabases, discoverDatabaseRoots, databaseManifestHash, groupByDbId, databaseSetShape, type DatabaseDiscovery, type DatabaseSetShape, type ManifestEntry } from "./databases.ts";
 export { fileDigest, streamSha256, type FileDigest } from "./file-hash.ts";
 export { readGoldFile, assertGoldAgrees, type GoldLine } from "./gold-file.ts";
 export { readJsonFile, type JsonFile } from "./json-file.ts";

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { MeritError } from "../errors.ts";
+import { datasetAdapter } from "./datasets/index.ts";
 import type { DatasetName } from "./types.ts";
 
 /** A primary-key item: a column index, or (BIRD composite keys) a nested list of them. */
@@ -46,7 +47,8 @@ export class SchemaEntryError extends MeritError {
 /**
  * The schema text of METHOD.md §1.3, e.g.
  * `Database: pets_1\n\nTable: Student\n  - StuID (number, PRIMARY KEY)\n  - …`.
- * Spider entries must have flat primary keys; BIRD composite keys are flattened recursively. When a
+ * Datasets without composite keys (Spider; adapter `compositePrimaryKeys`) must have flat primary keys;
+ * BIRD composite keys are flattened recursively. When a
  * column has several foreign-key pairs only the last one is rendered (reference behaviour, §10.25).
  */
 export function renderSchema(entry: TablesEntry, dataset: DatasetName): string {
@@ -57,9 +59,10 @@ export function renderSchema(entry: TablesEntry, dataset: DatasetName): string {
   };
 
   const primaryKeys = new Set<number>();
+  const flatKeys = !datasetAdapter(dataset).compositePrimaryKeys;
   for (const item of entry.primary_keys) {
-    if (Array.isArray(item) && dataset === "spider") {
-      throw new SchemaEntryError(entry.db_id, `nested primary key ${JSON.stringify(item)} in a Spider schema (only BIRD has composite-key lists)`);
+    if (Array.isArray(item) && flatKeys) {
+      throw new SchemaEntryError(entry.db_id, `nested primary key ${JSON.stringify(item)} in a ${datasetAdapter(dataset).title} schema (only BIRD has composite-key lists)`);
     }
     for (const index of flatten(item)) {
       checkColumn(index, "primary_keys");

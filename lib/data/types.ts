@@ -4,7 +4,8 @@
  * @module
  */
 
-export type DatasetName = "spider" | "bird";
+/** A registered dataset's name (lib/data/datasets/index.ts): "spider", "bird", … */
+export type DatasetName = string;
 
 /** One benchmark question, kept in source order. */
 export interface Example {
@@ -14,11 +15,11 @@ export interface Example {
   sourceIndex: number;
   dbId: string;
   question: string;
-  /** BIRD evidence (may be ""); always "" for Spider. */
+  /** External knowledge (BIRD evidence, may be ""); "" for datasets without it (Spider). */
   evidence: string;
   /** Gold SQL (evaluator only; never shown to a model). */
   goldSql: string;
-  /** BIRD `difficulty`, Spider `hardness`, else "unknown". */
+  /** The adapter's difficulty field (BIRD `difficulty`, Spider `hardness`), else "unknown". */
   difficulty: string;
 }
 

@@ -5,19 +5,11 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { InputFileError, nearestName } from "../errors.ts";
+import { DatasetNameSchema } from "../data/datasets/index.ts";
+import { InputFileError } from "../errors.ts";
 import { contentHash, type JsonValue } from "../hash.ts";
 import { ENGINES } from "../llm/engines/index.ts";
-import type { Registry } from "../registry.ts";
-
-/** A string naming an entry of `registry`; a wrong one fails with "did you mean" and the known names. */
-function registered(registry: Registry<unknown>) {
-  return z.string().superRefine((name, ctx) => {
-    if (registry.has(name)) return;
-    const near = nearestName(name, registry.names());
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `unknown ${registry.kind} ${JSON.stringify(name)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}; known: ${registry.names().join(", ")}` });
-  });
-}
+import { registeredName } from "../registry.ts";
 
 /** Longest SQL statement deadline in seconds: Node timers hold at most 2^31 − 1 ms (a longer one fires after 1 ms). */
 export const MAX_SQL_TIMEOUT_S = 2_147_483;
@@ -42,7 +34,7 @@ export const ModelSchema = z
     /** Revision or hash of the served weights, recorded in the backend identity (cache keys). */
     model_revision: z.string().min(1).default("unpinned"),
     /** The openai backend's server software: decoding parameters are spelled for it (lib/llm/engine-request.ts). */
-    engine: registered(ENGINES).default("llama.cpp"),
+    engine: registeredName(ENGINES).default("llama.cpp"),
     /**
      * `tokens` (default): the kit templates, truncates and tokenises with `path`'s GGUF and sends token
      * ids to the completions endpoint, so prompts equal the llama backend's token for token;
@@ -133,7 +125,7 @@ export type SubsetRule = z.infer<typeof SubsetSchema>;
 
 export const ExperimentConfigSchema = z
   .object({
-    dataset: z.enum(["spider", "bird"]),
+    dataset: DatasetNameSchema,
     /** Dataset directory (layout of METHOD.md §1.1). */
     data_dir: z.string(),
     /** Shared initial cache (METHOD.md §6.6), built by `merit initial`. */

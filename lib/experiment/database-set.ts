@@ -7,7 +7,8 @@
  * @module
  */
 import { join } from "node:path";
-import { loadDataset, LAYOUTS } from "../data/dataset.ts";
+import { databaseRootsOf, loadDataset } from "../data/dataset.ts";
+import { datasetAdapter } from "../data/datasets/index.ts";
 import { databaseSetShape, discoverDatabases } from "../data/databases.ts";
 import type { Dataset } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
@@ -17,7 +18,7 @@ import type { ExperimentConfig } from "./config.ts";
 export interface DatabaseSetRecord {
   /** `test-suite`: canonical + variant databases per db_id; `single`: one database per db_id. */
   kind: "test-suite" | "single";
-  /** Database root as configured (relative paths stay relative). */
+  /** Database root as configured (relative paths stay relative); a layout with several roots joins them with " + ". */
   root: string;
   databases: number;
   files: number;
@@ -46,14 +47,15 @@ export interface ConfigDatasetOptions {
 export async function loadConfigDataset(config: ExperimentConfig, opts: ConfigDatasetOptions = {}): Promise<ConfigDataset> {
   const allow = opts.allowSingleDb ?? false;
   const where = opts.configFile ?? "the config";
-  const singleRoot = join(config.data_dir, LAYOUTS[config.dataset].databaseRoot);
+  // Every root of the layout (Spider-DK: its own, then Spider's), as "a + b"; one root for Spider and BIRD.
+  const singleRoot = databaseRootsOf(config.dataset, config.data_dir).join(" + ");
   const single = async (warnings: string[]): Promise<ConfigDataset> => {
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
     return { dataset, databaseSet: record("single", singleRoot, dataset, allow), warnings };
   };
   const root = config.test_suite_databases;
   if (root === undefined) return single([]);
-  if (config.dataset !== "spider") throw new MeritError(`${where}: test_suite_databases applies to Spider only (BIRD has one database per db_id); remove it`);
+  if (!datasetAdapter(config.dataset).testSuiteDatabases) throw new MeritError(`${where}: test_suite_databases applies to Spider only (BIRD has one database per db_id); remove it`);
   const problem = await testSuiteProblem(root, config);
   if (problem === null) {
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir, databaseRoot: root });

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { DatasetNameSchema } from "../data/datasets/index.ts";
 import type { Dataset } from "../data/types.ts";
 import { InputFileError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
@@ -42,7 +43,7 @@ export const InitialRecordSchema = z
 
 export const InitialIdentitySchema = z
   .object({
-    dataset_name: z.enum(["spider", "bird"]),
+    dataset_name: DatasetNameSchema,
     dataset_checksum: z.string(),
     database_manifest_hash: z.string(),
     model_name: z.string(),

@@ -9,7 +9,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { LAYOUTS } from "../data/dataset.ts";
+import { databaseRootsOf, layoutOf } from "../data/dataset.ts";
+import { datasetAdapter } from "../data/datasets/index.ts";
 import { MeritError } from "../errors.ts";
 import { loadConfig, type ExperimentConfig } from "./config.ts";
 
@@ -29,8 +30,6 @@ export function missingInputLine(m: MissingInput): string {
 }
 
 /** The command that fetches a dataset's official files and databases. */
-const DATA_COMMAND = { spider: "make data-spider", bird: "make data-bird" } as const;
-
 /** GGUF files the config's llama backends load (OpenAI-compatible servers need none here). */
 function modelInputs(file: string, config: ExperimentConfig): MissingInput[] {
   const inputs: MissingInput[] = [];
@@ -51,8 +50,8 @@ function hasDatabase(root: string, dbId: string): boolean {
  * (the first absent one is reported with how many are absent in all).
  */
 function databaseInput(file: string, config: ExperimentConfig): MissingInput | null {
-  const layout = LAYOUTS[config.dataset];
-  const command = DATA_COMMAND[config.dataset];
+  const layout = layoutOf(config.dataset);
+  const command = datasetAdapter(config.dataset).dataCommand;
   const examplesFile = join(config.data_dir, layout.examples);
   if (!existsSync(examplesFile)) return { path: examplesFile, what: `${config.dataset} questions, ${file} data_dir`, command };
   let dbIds: string[];
@@ -61,11 +60,13 @@ function databaseInput(file: string, config: ExperimentConfig): MissingInput | n
   } catch (error) {
     throw new MeritError(`${examplesFile}: not a ${config.dataset} questions file (${(error as Error).message}); run \`${command}\` again`);
   }
-  const sets: Array<{ root: string; field: string; label: string }> = [{ root: join(config.data_dir, layout.databaseRoot), field: "data_dir", label: `${config.dataset} databases` }];
+  // A dataset may search several roots (Spider-DK: its own, then Spider's); the first is named.
+  const sets: Array<{ roots: string[]; field: string; label: string }> = [{ roots: databaseRootsOf(config.dataset, config.data_dir), field: "data_dir", label: `${config.dataset} databases` }];
   // The paper's Spider protocol scores on the test-suite databases too (METHOD.md §1.1).
-  if (config.test_suite_databases !== undefined) sets.push({ root: config.test_suite_databases, field: "test_suite_databases", label: `${config.dataset} test-suite databases` });
-  for (const { root, field, label } of sets) {
-    const absent = dbIds.filter((id) => !hasDatabase(root, id));
+  if (config.test_suite_databases !== undefined) sets.push({ roots: [config.test_suite_databases], field: "test_suite_databases", label: `${config.dataset} test-suite databases` });
+  for (const { roots, field, label } of sets) {
+    const [root] = roots;
+    const absent = dbIds.filter((id) => !roots.some((r) => hasDatabase(r, id)));
     if (absent.length === 0) continue;
     if (absent.length === dbIds.length) return { path: root, what: `no ${label} at all (${dbIds.length} needed), ${file} ${field}`, command };
     return { path: join(root, absent[0]), what: `${absent.length} of ${dbIds.length} ${label} absent, ${file} ${field}`, command };

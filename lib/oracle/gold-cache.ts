@@ -14,7 +14,7 @@ import { dirname } from "node:path";
 import { serialize, deserialize } from "node:v8";
 import Database from "better-sqlite3";
 import { sha256Hex } from "../hash.ts";
-import type { ExecResult } from "./sandbox.ts";
+import type { ExecResult } from "./executor.ts";
 
 export class GoldCache {
   readonly #memory = new Map<string, Promise<ExecResult>>();

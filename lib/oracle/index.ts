@@ -5,7 +5,9 @@
 export type { AttemptStatus, FeedbackRegime, Outcome, Rows, SqlValue, Status } from "./types.ts";
 export { ATTEMPT_STATUSES } from "./types.ts";
 export { Oracle, toOutcome, type OracleOptions, type Verdict } from "./oracle.ts";
-export { SqlSandbox, type ExecRequest, type ExecResult, type SandboxOptions } from "./sandbox.ts";
+export { SqlSandbox, type SandboxOptions } from "./sandbox.ts";
+export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./executor.ts";
+export { EXECUTORS, registerExecutor, createExecutor, DEFAULT_ENGINE } from "./executors.ts";
 export { spiderResultEq, birdResultEq, valueKey, rowKey } from "./compare.ts";
 export {
   SPIDER_PROTOCOLS,

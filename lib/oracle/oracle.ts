@@ -1,11 +1,16 @@
 /**
  * The execution oracle (METHOD.md §2.3 Spider test-suite semantics, §2.4 BIRD set semantics, §11):
  * scores one predicted SQL for one example and returns a verdict with the four attempt statuses, or
- * `NO_DATABASE` / `GOLD_ERROR` for examples that cannot be scored. Execution happens in the killable
- * sandbox; gold denotations come from the gold cache.
+ * `NO_DATABASE` / `GOLD_ERROR` for examples that cannot be scored. The dataset's adapter says which
+ * semantics and protocol id apply (lib/data/adapter.ts `ScoringSpec`); execution goes through an
+ * executor (lib/oracle/executor.ts; the killable SQLite sandbox by default); gold denotations come
+ * from the gold cache.
  * @module
  */
+import type { ScoringSpec } from "../data/adapter.ts";
+import { datasetAdapter } from "../data/datasets/index.ts";
 import type { DatabaseFiles, DatasetName, Example } from "../data/types.ts";
+import { MeritError } from "../errors.ts";
 import { birdResultEq, spiderResultEq } from "./compare.ts";
 import { GoldCache } from "./gold-cache.ts";
 import {
@@ -16,7 +21,9 @@ import {
   type Prepared,
   type SpiderProtocol,
 } from "./protocol.ts";
-import { SqlSandbox, type SandboxOptions } from "./sandbox.ts";
+import type { ExecutorOptions, SqlExecutor } from "./executor.ts";
+import { createExecutor, DEFAULT_ENGINE } from "./executors.ts";
+import { SqlSandbox } from "./sandbox.ts";
 import type { AttemptStatus, FeedbackRegime, Outcome, Rows, Status } from "./types.ts";
 
 /** Verdict for one (example, prediction): an attempt outcome, or an unscoreable example. */
@@ -31,8 +38,13 @@ export interface Verdict {
   predictedRows: Rows | null;
 }
 
-export interface OracleOptions extends SandboxOptions {
+export interface OracleOptions extends ExecutorOptions {
+  /** A registered dataset; its adapter's scoring spec decides the semantics. */
   dataset: DatasetName;
+  /** Engine of the executor to create (default `sqlite`); ignored when `executor` is given. */
+  engine?: string;
+  /** An executor to use instead of creating one (the oracle closes it). */
+  executor?: SqlExecutor;
   /** Databases by db_id (from the data loader); a missing db_id makes its examples NO_DATABASE. */
   databases: ReadonlyMap<string, DatabaseFiles>;
   /** Spider protocol (ignored for BIRD); default `official`. */
@@ -45,16 +57,24 @@ export interface OracleOptions extends SandboxOptions {
 export class Oracle {
   readonly dataset: DatasetName;
   readonly protocol: SpiderProtocol;
-  readonly sandbox: SqlSandbox;
+  readonly executor: SqlExecutor;
   readonly gold: GoldCache;
   readonly #databases: ReadonlyMap<string, DatabaseFiles>;
+  readonly #scoring: ScoringSpec;
 
   constructor(opts: OracleOptions) {
     this.dataset = opts.dataset;
+    this.#scoring = datasetAdapter(opts.dataset).scoring;
     this.protocol = opts.protocol ?? "official";
     this.#databases = opts.databases;
-    this.sandbox = new SqlSandbox(opts);
+    this.executor = opts.executor ?? createExecutor(opts.engine ?? DEFAULT_ENGINE, opts);
     this.gold = new GoldCache(opts.goldCacheFile ?? null);
+  }
+
+  /** The SQLite sandbox behind this oracle (its process pool, for tests and reports); throws for another engine. */
+  get sandbox(): SqlSandbox {
+    if (this.executor instanceof SqlSandbox) return this.executor;
+    throw new MeritError(`this oracle runs on the "${this.executor.engine}" executor, not the SQLite sandbox`);
   }
 
   /** A stable name of the scoring protocol, recorded in summaries and manifests. */
@@ -66,7 +86,7 @@ export class Oracle {
   async score(example: Example, predicted: string): Promise<Verdict> {
     const db = this.#databases.get(example.dbId);
     if (!db) return unscored("NO_DATABASE", `database not found: ${example.dbId}`);
-    if (this.dataset === "bird") {
+    if (this.#scoring.semantics === "set") {
       return this.#scoreBird(db, example, prepareBirdPrediction(predicted));
     }
     return this.#scoreSpider(db, example, prepareSpiderPrediction(predicted, this.protocol, example.sourceIndex));
@@ -76,23 +96,23 @@ export class Oracle {
   async goldRows(example: Example): Promise<Rows | null> {
     const db = this.#databases.get(example.dbId);
     if (!db) return null;
-    const sql = this.dataset === "bird" ? example.goldSql.trim() : prepareSpiderGold(example.goldSql, this.protocol);
+    const sql = this.#scoring.semantics === "set" ? example.goldSql.trim() : prepareSpiderGold(example.goldSql, this.protocol);
     const result = await this.#goldRows(db.canonicalPath, sql);
     return result.ok ? result.rows : null;
   }
 
   async close(): Promise<void> {
-    await this.sandbox.close();
+    await this.executor.close();
     this.gold.close();
   }
 
   #goldRows(path: string, sql: string) {
-    return this.gold.get(path, sql, () => this.sandbox.execute({ db: path, sql, textErrors: this.#textErrors() }));
+    return this.gold.get(path, sql, () => this.executor.execute({ db: path, sql, textErrors: this.#textErrors() }));
   }
 
   #textErrors(): "ignore" | "replace" {
     // The test-suite executor decodes text with errors="ignore" (METHOD.md §2.3).
-    return this.dataset === "spider" ? "ignore" : "replace";
+    return this.#scoring.semantics === "test-suite" ? "ignore" : "replace";
   }
 
   async #scoreSpider(db: DatabaseFiles, example: Example, prediction: Prepared): Promise<Verdict> {
@@ -105,7 +125,7 @@ export class Oracle {
     for (const path of db.allPaths) {
       const gold = await this.#goldRows(path, goldSql);
       if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${path}: ${gold.error}`);
-      const pred = await this.sandbox.execute({ db: path, sql: prediction.sql, textErrors: "ignore" });
+      const pred = await this.executor.execute({ db: path, sql: prediction.sql, textErrors: "ignore" });
       executions += 1;
       // Over the row/byte cap: more rows or bytes than the gold has, so result_eq is false (METHOD.md §2.3).
       if (!pred.ok && pred.overCap) return attempt("DENOTATION_MISMATCH", null, executions, null);
@@ -120,7 +140,7 @@ export class Oracle {
     if (!prediction.ok) return attempt("EXECUTION_ERROR", prediction.error, 0, null);
     // Prediction first, then gold, as the reference does; the gold comes from the cache (§11.2), so a
     // slow gold can no longer turn a correct prediction into a mismatch.
-    const pred = await this.sandbox.execute({ db: db.canonicalPath, sql: prediction.sql, distinct: true });
+    const pred = await this.executor.execute({ db: db.canonicalPath, sql: prediction.sql, distinct: true });
     if (!pred.ok && !pred.overCap) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, 1, null);
     const gold = await this.#goldRows(db.canonicalPath, example.goldSql.trim());
     if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${db.canonicalPath}: ${gold.error}`);
@@ -132,9 +152,9 @@ export class Oracle {
   }
 }
 
-/** The protocol id an oracle for (dataset, Spider protocol) reports; BIRD has one protocol. */
+/** The protocol id an oracle for (dataset, Spider protocol) reports, from the dataset's adapter; BIRD has one protocol. */
 export function protocolIdOf(dataset: DatasetName, protocol: SpiderProtocol): string {
-  return dataset === "bird" ? "bird-set-v1" : `spider-test-suite-${protocol}-v1`;
+  return datasetAdapter(dataset).scoring.protocolId(protocol);
 }
 
 function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: number, rows: Rows | null): Verdict {

@@ -1,5 +1,5 @@
 /**
- * Oracle execution sandbox (METHOD.md §2.1, §11.1): a pool of child processes (lib/oracle/sql-worker.mjs)
+ * Oracle execution sandbox (METHOD.md §2.1, §11.1), the SQLite executor: a pool of child processes (lib/oracle/sql-worker.mjs)
  * that execute read-only statements with a hard per-statement deadline. A statement that overruns is
  * answered `TIMEOUT` and its process is killed (SIGKILL) and replaced; a process that dies (out of
  * memory, crash) is replaced too, so the pool survives anything a prediction does.
@@ -7,39 +7,14 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./executor.ts";
 import type { Rows } from "./types.ts";
 
 const WORKER = fileURLToPath(new URL("./sql-worker.mjs", import.meta.url));
 
-export interface SandboxOptions {
-  /** Number of worker processes (default 1). */
-  jobs?: number;
-  /** Per-statement deadline in milliseconds (default 30 s, METHOD.md §11.1). */
-  timeoutMs?: number;
-  /** Row cap per result (default 1,000,000). */
-  maxRows?: number;
-  /** Approximate byte cap per result (default 512 MiB). */
-  maxBytes?: number;
-  /** V8 heap cap of each worker in MiB (default 2048); SQLite's own heap is capped at 1 GiB. */
-  workerHeapMiB?: number;
-}
-
-/**
- * Result of one execution: rows, or the error text (`TIMEOUT` when the deadline passed). `overCap`
- * marks a statement that ran but whose result exceeded the row or byte cap: the caps bound memory,
- * and the oracle judges such a result as a mismatch against the gold (which is under the caps).
- */
-export type ExecResult = { ok: true; rows: Rows } | { ok: false; error: string; timedOut: boolean; overCap?: boolean };
-
-export interface ExecRequest {
-  /** Path of the .sqlite file (opened read-only). */
-  db: string;
-  sql: string;
-  /** How undecodable text bytes are handled: dropped (Python `errors="ignore"`) or U+FFFD. */
-  textErrors?: "ignore" | "replace";
-  /** Only the set of rows matters (BIRD): past a cap, duplicates are dropped and only distinct rows count. */
-  distinct?: boolean;
-}
+/** The sandbox's limits: those of every executor (lib/oracle/executor.ts). */
+export type SandboxOptions = ExecutorOptions;
+export type { ExecRequest, ExecResult } from "./executor.ts";
 
 interface Job extends ExecRequest {
   id: number;
@@ -56,8 +31,9 @@ interface Slot {
   ready: boolean;
 }
 
-/** A pool of killable SQL worker processes. Call `close()` when done (idempotent). */
-export class SqlSandbox {
+/** A pool of killable SQL worker processes: the `sqlite` executor. Call `close()` when done (idempotent). */
+export class SqlSandbox implements SqlExecutor {
+  readonly engine = "sqlite";
   readonly timeoutMs: number;
   readonly #maxRows: number;
   readonly #maxBytes: number;

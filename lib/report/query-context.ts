@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { LAYOUTS, parseExamples, readJsonFile, renderSchema, TablesEntrySchema, type DatasetName } from "../data/index.ts";
+import { DATASETS, datasetNames, parseExamples, readJsonFile, renderSchema, TablesEntrySchema, type DatasetName } from "../data/index.ts";
 import { InputFileError } from "../errors.ts";
 
 /** What the episode view shows about one query besides its trajectory. */
@@ -28,10 +28,10 @@ export interface DatasetContext {
  * instead when the files are absent, so the caller can count and report it.
  */
 export function loadDatasetContext(dataset: string, dataDir: string, cwd: string): DatasetContext | string {
-  if (dataset !== "spider" && dataset !== "bird") return `dataset "${dataset}" has no known file layout (spider, bird)`;
+  if (!DATASETS.has(dataset)) return `dataset "${dataset}" has no known file layout (${datasetNames().join(", ")})`;
   const name: DatasetName = dataset;
   const dir = resolve(cwd, dataDir);
-  const layout = LAYOUTS[name];
+  const layout = DATASETS.get(name).layout;
   const examplesFile = join(dir, layout.examples);
   const tablesFile = join(dir, layout.tables);
   for (const file of [examplesFile, tablesFile]) {

@@ -13,7 +13,7 @@ describe("inference-engine registry", () => {
     expect(engineRequest("vllm", params).path).toBe("/v1/completions");
     expect(parseConfig({ ...base, model: { backend: "openai", engine: "vllm" } }, "c.json").model.engine).toBe("vllm");
     expect(() => parseConfig({ ...base, model: { backend: "openai", engine: "llamacpp" } }, "c.json")).toThrow(
-      'c.json: invalid config — model.engine: unknown inference engine "llamacpp" (did you mean "llama.cpp"?); known: llama.cpp, vllm',
+      'c.json: invalid config — model.engine: unknown inference engine "llamacpp". Did you mean "llama.cpp"? Known inference engines: llama.cpp, vllm',
     );
   });
 

@@ -1,0 +1,59 @@
+/**
+ * Oracle execution seam (METHOD.md §2.1, §11.1; DESIGN.md §1 "Executors"): what the oracle needs from a
+ * SQL engine. An executor prepares a database given its file (opening it read-only, or loading it into
+ * a server on first use), runs one statement under a hard deadline and the row/byte caps, refuses
+ * hostile SQL (anything but a read-only query) without running it, and reports failures as the
+ * engine's own one-line error text. SQLite (lib/oracle/sqlite-executor.ts) is the bundled engine; a
+ * PostgreSQL or DuckDB executor is one new file that registers itself, plus one line in executors.ts.
+ * @module
+ */
+import { Registry } from "../registry.ts";
+import type { Rows } from "./types.ts";
+
+/** Limits every executor honours (defaults as in METHOD.md §11.1). */
+export interface ExecutorOptions {
+  /** Parallel executions (worker processes or connections; default 1). */
+  jobs?: number;
+  /** Per-statement deadline in milliseconds (default 30 s, METHOD.md §11.1). */
+  timeoutMs?: number;
+  /** Row cap per result (default 1,000,000). */
+  maxRows?: number;
+  /** Approximate byte cap per result (default 512 MiB). */
+  maxBytes?: number;
+  /** Memory cap of each worker in MiB (default 2048), where the engine runs in worker processes. */
+  workerHeapMiB?: number;
+}
+
+/**
+ * Result of one execution: rows, or the error text (`TIMEOUT` when the deadline passed). `overCap`
+ * marks a statement that ran but whose result exceeded the row or byte cap: the caps bound memory,
+ * and the oracle judges such a result as a mismatch against the gold (which is under the caps).
+ */
+export type ExecResult = { ok: true; rows: Rows } | { ok: false; error: string; timedOut: boolean; overCap?: boolean };
+
+export interface ExecRequest {
+  /** Path of the database file (opened read-only). */
+  db: string;
+  sql: string;
+  /** How undecodable text bytes are handled: dropped (Python `errors="ignore"`) or U+FFFD. */
+  textErrors?: "ignore" | "replace";
+  /** Only the set of rows matters (BIRD): past a cap, duplicates are dropped and only distinct rows count. */
+  distinct?: boolean;
+}
+
+/** A SQL engine behind the oracle. `execute` never rejects; `close` is idempotent. */
+export interface SqlExecutor {
+  /** Registry name of the engine ("sqlite"). */
+  readonly engine: string;
+  readonly timeoutMs: number;
+  execute(request: ExecRequest): Promise<ExecResult>;
+  close(): Promise<void>;
+}
+
+/** Executor constructors by engine name; read it through lib/oracle/executors.ts. */
+export const EXECUTORS = new Registry<(opts: ExecutorOptions) => SqlExecutor>("executor");
+
+/** Registers the constructor of an engine (once); plugin files call this too. */
+export function registerExecutor(engine: string, create: (opts: ExecutorOptions) => SqlExecutor): void {
+  EXECUTORS.register(engine, create);
+}

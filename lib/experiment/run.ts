@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { runMetrics } from "../analysis/metrics.ts";
+import { runMetrics } from "./run-metrics.ts";
 import type { Dataset } from "../data/types.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";

@@ -22,6 +22,7 @@ import { MeritError, UsageError } from "../errors.ts";
 import { auditRun } from "../experiment/audit.ts";
 import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import { initialCacheFromPredictions, writeInitialCache, type InitialCache } from "../experiment/initial-cache.ts";
+import { planStreams } from "../experiment/grid.ts";
 import { buildStream } from "../experiment/stream.ts";
 import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
@@ -246,7 +247,7 @@ export const demoCommand: Command = {
         `${config.subset?.rule === "initially_failed" ? "the first of each in the seed-0 stream, config subset rule" : `the first ${limit} of the seed-0 stream`})${full ? "" : " (TINY RANDOM MODEL: smoke-scale, meaningless)"}`,
     );
     const root = full ? "runs/demo/qwen" : "runs/demo/tiny";
-    const streams = DEMO_METHODS.flatMap((method) => [0, 1, 2].map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
+    const streams = planStreams(DEMO_METHODS, [0, 1, 2], root);
     for (const s of streams) rmSync(s.outDir, { recursive: true, force: true });
     // Fresh outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
     // "Determinism") but do on the CPU's kernels; the replay cache makes them the same on any CPU.

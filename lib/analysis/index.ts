@@ -28,3 +28,4 @@ export * from "./paper-layout.ts";
 export * from "./power.ts";
 export * from "./table-difficulty.ts";
 export * from "./figure-power.ts";
+export * from "./notebook.ts";

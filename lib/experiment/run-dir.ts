@@ -18,6 +18,9 @@ import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import { LOCK_FILE } from "./run-lock.ts";
 import type { RunMetrics } from "./run-metrics.ts";
 
+/** The fix a reader names by default: the folder is not what `merit run` wrote. */
+const READ_FIX = "pass a directory written by `merit run`";
+
 /** Files of a run directory. */
 export const RUN_FILES = {
   config: "config.json",
@@ -156,6 +159,24 @@ export function readMemoryEntries(dir: string, fix?: string): MemoryEntry[] | nu
   return files.entries.filter((file) => existsSync(file)).flatMap((file) => readJsonLines<MemoryEntry>(file, fix));
 }
 
+/** config.json: what identifies a run (run.ts `runIdentity`); `config` is checked by config.ts `parseConfig` where it is used. */
+export const StoredRunSpecSchema = z.object({
+  config: z.record(z.string(), z.unknown()),
+  method: z.string(),
+  seed: z.number().int().nonnegative(),
+  limit: z.number().int().positive().nullable(),
+});
+
+/** config.json as the readers see it. */
+export type StoredRunSpec = z.infer<typeof StoredRunSpecSchema>;
+
+/** The config.json of `dir`: InputFileError when it is absent, not JSON, or lacks a field. */
+export function readRunSpec(dir: string, problem: RunJsonProblem = { fix: READ_FIX }): StoredRunSpec {
+  const spec = StoredRunSpecSchema.safeParse(readRunJson(dir, "config", { missing: "is missing", ...problem }));
+  if (!spec.success) throw new InputFileError(runFile(dir, "config"), `lacks ${spec.error.issues[0].path.join(".")}`, problem.fix);
+  return spec.data;
+}
+
 /** `config.data_dir` of a run's config.json, or null when the file or the field is absent. */
 export function readRunDataDir(dir: string): string | null {
   const json = readRunJson(dir, "config", { fix: "restore the run's config.json" }) as { config?: { data_dir?: unknown } } | undefined;
@@ -195,7 +216,7 @@ export type RunManifest = z.infer<typeof RunManifestSchema>;
  * The manifest of `dir`, checked against {@link RunManifestSchema}: InputFileError when it is
  * absent (`problem.missing`, default "is missing"), not JSON, or lacks a field.
  */
-export function readRunManifest(dir: string, problem: RunJsonProblem): RunManifest {
+export function readRunManifest(dir: string, problem: RunJsonProblem = { fix: READ_FIX }): RunManifest {
   const m = RunManifestSchema.safeParse(readRunJson(dir, "manifest", { missing: "is missing", ...problem }));
   if (!m.success) throw new InputFileError(runFile(dir, "manifest"), `lacks ${m.error.issues[0].path.join(".")}`, "re-run the run with this version of `merit run`");
   return m.data;

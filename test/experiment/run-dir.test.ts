@@ -15,6 +15,7 @@ import {
   readRunJson,
   readRunManifest,
   readRunMetrics,
+  readRunSpec,
   readTrajectories,
   RUN_CONTENT,
   RUN_FILES,
@@ -89,6 +90,7 @@ describe("readers", () => {
     expect(readTrajectories(dir).map((t) => t.query_id)).toEqual(["0", "1"]);
     expect(readRunManifest(dir, { fix: "x" })).toMatchObject({ status: "completed", method: "merit", stream_seed: 0 });
     expect(readRunDataDir(dir)).toBe("data/spider");
+    expect(readRunSpec(dir)).toMatchObject({ method: "merit", seed: 0, limit: null, config: { max_repair_steps: 7 } });
     expect(readRetrievalLog(dir)).toHaveLength(2);
     expect(readPrompts(dir)).toHaveLength(2);
     expect(readMemoryEntries(dir)?.map((e) => e.polarity)).toEqual(["positive", "negative"]);
@@ -116,6 +118,9 @@ describe("readers", () => {
     writeFileSync(join(dir, "config.json"), "{not json");
     expect(() => readRunDataDir(dir)).toThrow(/config\.json: is not JSON; restore the run's config\.json/);
     expect(() => readRunJson(dir, "config", { fix: "a", invalid: "is broken", invalidFix: "b" })).toThrow(/config\.json: is broken; b/);
+    expect(() => readRunSpec(dir)).toThrow(/config\.json: is not JSON; pass a directory written by `merit run`/);
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ config: {}, method: "merit", seed: -1, limit: null }));
+    expect(() => readRunSpec(dir)).toThrow(/config\.json: lacks seed/);
     writeFileSync(join(dir, "manifest.json"), JSON.stringify({ status: "completed" }));
     expect(() => readRunManifest(dir, { fix: "x" })).toThrow(/manifest\.json: lacks method/);
     writeFileSync(join(dir, "prompts.jsonl"), '{"kind":"repair"}\n\n{oops\n');

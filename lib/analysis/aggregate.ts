@@ -5,7 +5,7 @@
  */
 import { MeritError } from "../errors.ts";
 import { ACCOUNTING_FIELDS, type Accounting } from "../repair/trajectory.ts";
-import type { RunMetrics } from "./metrics.ts";
+import type { RunMetrics } from "../experiment/run-metrics.ts";
 
 /** Mean and sample standard deviation of n values; `std` is null when n < 2 (undefined for one value). */
 export interface MeanStd {

@@ -6,7 +6,7 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import { meanStd } from "./aggregate.ts";
-import { MAX_REPAIR_STEPS } from "./metrics.ts";
+import { MAX_REPAIR_STEPS } from "../experiment/run-metrics.ts";
 import { runsOf, type RunSummary } from "./run-summary.ts";
 import type { Table } from "./table.ts";
 import { displayName, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";

@@ -5,11 +5,11 @@
  * @module
  */
 export * from "./aggregate.ts";
-export * from "./attempt-sql.ts";
+export * from "../repair/attempt-sql.ts";
 export * from "./bootstrap.ts";
 export * from "./classifier-validation.ts";
 export * from "./figures.ts";
-export * from "./metrics.ts";
+export * from "../experiment/run-metrics.ts";
 export * from "./number-format.ts";
 export * from "./run-summary.ts";
 export * from "./table.ts";
@@ -28,3 +28,4 @@ export * from "./paper-layout.ts";
 export * from "./power.ts";
 export * from "./table-difficulty.ts";
 export * from "./figure-power.ts";
+export * from "./notebook.ts";

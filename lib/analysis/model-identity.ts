@@ -10,18 +10,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TopLevelSpec } from "vega-lite";
+import type { ModelRecord } from "../experiment/run-dir.ts";
 import { readRunIdentity } from "./run-directory.ts";
 import type { Table } from "./table.ts";
 
-/** The model identity one run manifest records (`backend`, `embedder`: BackendIdentity). */
-export interface ModelRecord {
-  /** `llama.cpp`, `llama.cpp-embedding`, `openai-compatible`, or a test double's kind. */
-  kind: string;
-  /** File name or served model id. */
-  model: string;
-  /** sha256 of the file (or endpoint + revision for a remote model). */
-  modelHash: string;
-}
+/** The model identity one run manifest records (defined with the manifest's readers). */
+export type { ModelRecord };
 
 /** The random-weight GGUF fixtures of test/fixtures/models (PROVENANCE.md there), by sha256. */
 export const TEST_FIXTURE_MODELS: Readonly<Record<string, string>> = {

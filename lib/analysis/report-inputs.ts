@@ -4,10 +4,9 @@
  * and memory births for the growth figure.
  * @module
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { InputFileError } from "../errors.ts";
-import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
+import { readTrajectories, RUN_FILES, runFile } from "../experiment/run-dir.ts";
+import type { Trajectory } from "../repair/trajectory.ts";
 import type { RunMemory } from "./memory-growth.ts";
 import { assertAlignedRuns } from "./run-alignment.ts";
 import { readEntryBirths, readRunIdentity, type RunIdentity } from "./run-directory.ts";
@@ -37,14 +36,14 @@ export function readReportInputs(dirs: readonly string[]): ReportInputs {
   const memories: RunMemory[] = [];
   const firstTrajectories = new Map<string, Trajectory[]>();
   for (const id of identities) {
-    const file = join(id.dir, "trajectories.jsonl");
-    const trajectories = parseTrajectoryLines(readFileSync(file, "utf8"), file);
+    const file = runFile(id.dir, "trajectories");
+    const trajectories = readTrajectories(id.dir);
     if (trajectories.length === 0) throw new InputFileError(file, "has no trajectories", "finish the run before reporting it");
     const run = summarizeRun(trajectories, { maxRepairSteps });
     if (run.dataset !== id.dataset || run.method !== id.method || run.stream_seed !== id.stream_seed) {
       throw new InputFileError(
         file,
-        `holds (${run.dataset}, ${run.method}, seed ${run.stream_seed}) but manifest.json says (${id.dataset}, ${id.method}, seed ${id.stream_seed})`,
+        `holds (${run.dataset}, ${run.method}, seed ${run.stream_seed}) but ${RUN_FILES.manifest} says (${id.dataset}, ${id.method}, seed ${id.stream_seed})`,
         "keep each run's files together in its own directory",
       );
     }

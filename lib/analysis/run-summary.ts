@@ -6,7 +6,7 @@
  */
 import { MeritError } from "../errors.ts";
 import type { ErrorType, Trajectory } from "../repair/trajectory.ts";
-import { runMetrics, type RunMetrics, type RunMetricsOptions } from "./metrics.ts";
+import { runMetrics, type RunMetrics, type RunMetricsOptions } from "../experiment/run-metrics.ts";
 
 /** One query's outcome within a run. */
 export interface QueryOutcome {

@@ -4,13 +4,13 @@
  * labelling; `merit report --gold-labels` reads the labelled file back.
  * @module
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { casesCsv, failedCases, sampleCases } from "../analysis/annotation-cases.ts";
 import { readRunIdentity } from "../analysis/run-directory.ts";
 import { assertAllValid, DATASETS, datasetChecksum, datasetNames, parseExamples, readJsonFile, type DatasetName } from "../data/index.ts";
 import { InputFileError, UsageError } from "../errors.ts";
-import { parseTrajectoryLines } from "../repair/trajectory.ts";
+import { isRunDir, readRunDataDir, readTrajectories, RUN_FILES, runFile } from "../experiment/run-dir.ts";
 import { numberFlag, parseFlags, required, type Command } from "./command.ts";
 import { assertWritableFile } from "./output-paths.ts";
 
@@ -38,11 +38,10 @@ export const annotateCommand: Command = {
     const seed = numberFlag(required(values.seed, "seed", USAGE), "seed", 0, { integer: true, min: 0 });
     assertWritableFile(out, "--out");
 
-    const trajectoriesFile = join(runDir, "trajectories.jsonl");
-    if (!existsSync(trajectoriesFile)) throw new InputFileError(runDir, "has no trajectories.jsonl", "pass a run directory written by `merit run`");
+    if (!isRunDir(runDir)) throw new InputFileError(runDir, `has no ${RUN_FILES.trajectories}`, "pass a run directory written by `merit run`");
     const identity = readRunIdentity(runDir);
-    const trajectories = parseTrajectoryLines(readFileSync(trajectoriesFile, "utf8"), trajectoriesFile);
-    const dataDir = values["data-dir"] ?? readDataDir(join(runDir, "config.json"));
+    const trajectories = readTrajectories(runDir);
+    const dataDir = values["data-dir"] ?? requireDataDir(runDir);
     const questions = readQuestions(identity.dataset as DatasetName, dataDir, identity.dataset_checksum);
 
     const cases = failedCases(trajectories, questions);
@@ -55,10 +54,10 @@ export const annotateCommand: Command = {
   },
 };
 
-function readDataDir(configFile: string): string {
-  const json = readJsonFile(configFile, "restore the run's config.json").value as { config?: { data_dir?: unknown } };
-  const dir = json.config?.data_dir;
-  if (typeof dir !== "string") throw new InputFileError(configFile, "has no config.data_dir", "pass --data-dir");
+/** `config.data_dir` of the run (readRunIdentity has already required its config.json). */
+function requireDataDir(runDir: string): string {
+  const dir = readRunDataDir(runDir);
+  if (dir === null) throw new InputFileError(runFile(runDir, "config"), "has no config.data_dir", "pass --data-dir");
   return dir;
 }
 

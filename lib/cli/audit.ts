@@ -3,13 +3,11 @@
  * violations and, as the last line, `violations N`; exits 1 when N > 0.
  * @module
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { loadDataset } from "../data/index.ts";
-import { InputFileError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import { auditRun } from "../experiment/audit.ts";
 import { parseConfig } from "../experiment/config.ts";
-import { RUN_FILES } from "../experiment/run.ts";
+import { readRunJson, readTrajectories, runFile } from "../experiment/run-dir.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { parseFlags, type Command } from "./command.ts";
 
@@ -26,18 +24,13 @@ export const auditCommand: Command = {
     const { positionals } = parseFlags(argv, {}, USAGE, true);
     if (positionals.length !== 1) throw new UsageError(`expected one RUN_DIR`);
     const runDir = positionals[0];
-    const configPath = join(runDir, RUN_FILES.config);
-    let spec: { config: unknown };
-    try {
-      spec = JSON.parse(readFileSync(configPath, "utf8"));
-    } catch (error) {
-      throw new InputFileError(configPath, "missing or not JSON", "pass a directory written by `merit run`", error);
-    }
+    const configPath = runFile(runDir, "config");
+    const spec = readRunJson(runDir, "config", { missing: "missing or not JSON", invalid: "missing or not JSON", fix: "pass a directory written by `merit run`" }) as { config: unknown };
     const config = parseConfig(spec.config, configPath);
     const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
     const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000 });
     try {
-      const queried = new Set(readFileSync(join(runDir, RUN_FILES.trajectories), "utf8").split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { query_id: string }).query_id));
+      const queried = new Set(readTrajectories(runDir, "pass a directory written by `merit run`").map((t) => t.query_id));
       const goldRows = new Map<string, unknown[][]>();
       for (const example of dataset.examples) {
         if (!queried.has(example.id)) continue;

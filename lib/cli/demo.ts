@@ -22,6 +22,8 @@ import { MeritError, UsageError } from "../errors.ts";
 import { auditRun } from "../experiment/audit.ts";
 import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import { initialCacheFromPredictions, writeInitialCache, type InitialCache } from "../experiment/initial-cache.ts";
+import { planStreams } from "../experiment/grid.ts";
+import { quickConfig, TINY_CACHE } from "../experiment/quick-config.ts";
 import { buildStream } from "../experiment/stream.ts";
 import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
@@ -34,8 +36,6 @@ import { runGrid } from "./run.ts";
 
 /** The committed call cache of the quick demo and the notebooks (tracked; never opened by SQLite). */
 export const REPLAY_CACHE = "results/demo-call-cache.sqlite";
-/** The quick demo's working cache (git-ignored); notebooks 06 and 08 use the same file. */
-export const TINY_CACHE = "runs/demo/llm-call-cache-tiny.sqlite";
 /** The quick demo's report (committed); --full writes its own, so the committed one stays as it is. */
 const REPORT_DIR = "results/demo";
 const FULL_REPORT_DIR = "results/demo-full";
@@ -65,8 +65,6 @@ const USAGE = `usage: merit demo [--full] [--fresh] [--limit N] [--config FILE] 
   --skip-runs   only score the bundled predictions`;
 const LATIN1 = new Set(["spider_dev__Llama3-8B.sql"]);
 const DEMO_METHODS = ["iterative", "reflexion", "dynamic_rag", "merit"];
-const TINY_CHAT = "test/fixtures/models/tiny-random-qwen2.5-instruct.gguf";
-const TINY_EMBEDDER = "test/fixtures/models/tiny-random-bert-bge.gguf";
 
 /** The bundled predictions files (data/predictions/*.sql), sorted. */
 function bundledPredictionFiles(): string[] {
@@ -113,18 +111,6 @@ function printTable(io: CommandIO, header: string[], rows: string[][]): void {
   io.out(fmt(header));
   io.out("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
   for (const r of rows) io.out(fmt(r));
-}
-
-/** The quick demo's config: the tiny test models and the working replay cache, whatever models/ holds. */
-export function quickConfig(config: ExperimentConfig): ExperimentConfig {
-  return {
-    ...config,
-    call_cache: TINY_CACHE,
-    model: { ...config.model, path: TINY_CHAT, gpu: false },
-    embedder: { ...config.embedder, path: TINY_EMBEDDER },
-    // The random model never stops by itself; shorter outputs keep the smoke run inside minutes.
-    decoding: { ...config.decoding, max_output_tokens: 64 },
-  };
 }
 
 function tinyBanner(realModel: string, io: CommandIO): void {
@@ -246,7 +232,7 @@ export const demoCommand: Command = {
         `${config.subset?.rule === "initially_failed" ? "the first of each in the seed-0 stream, config subset rule" : `the first ${limit} of the seed-0 stream`})${full ? "" : " (TINY RANDOM MODEL: smoke-scale, meaningless)"}`,
     );
     const root = full ? "runs/demo/qwen" : "runs/demo/tiny";
-    const streams = DEMO_METHODS.flatMap((method) => [0, 1, 2].map((seed) => ({ method, seed, outDir: join(root, `${method}-s${seed}`) })));
+    const streams = planStreams(DEMO_METHODS, [0, 1, 2], root);
     for (const s of streams) rmSync(s.outDir, { recursive: true, force: true });
     // Fresh outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
     // "Determinism") but do on the CPU's kernels; the replay cache makes them the same on any CPU.

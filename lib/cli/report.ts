@@ -6,8 +6,8 @@
  * note and figure subtitle names the runs' model, with a banner for test models (model-identity.ts).
  * @module
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { goldLabelRows } from "../analysis/annotation-cases.ts";
 import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } from "../analysis/classifier-validation.ts";
 import { renderPng, renderSvg } from "../analysis/figure-render.ts";
@@ -26,11 +26,11 @@ import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
 import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
+import { listRuns, readRunDataDir, readRunManifest, RUN_FILES } from "../experiment/run-dir.ts";
 import { sha256Hex, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import { writeHtmlReport } from "../report/html-report.ts";
 import { loadDatasetContext } from "../report/query-context.ts";
-import { readDataDir } from "../report/run-reader.ts";
 import { listFlag, numberFlag, parseFlags, required, type Command } from "./command.ts";
 import { assertWritableDir } from "./output-paths.ts";
 
@@ -90,13 +90,13 @@ export const reportCommand: Command = {
     if (minGold !== undefined && values["gold-labels"] === undefined) throw new UsageError(`--min-gold-labels needs --gold-labels FILE\n${USAGE}`);
     const labels = parseLabels(values.labels);
 
-    const files = [...new Map(inputs.flatMap(findTrajectoryFiles).map((f) => [resolve(f), f])).values()];
-    if (files.length === 0) throw new InputFileError(inputs.join(", "), "holds no trajectories.jsonl", "pass directories written by `merit run`");
-    const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(files.map((f) => dirname(f)));
+    const runDirs = [...new Map(inputs.flatMap(listRuns).map((d) => [resolve(d), d])).values()];
+    if (runDirs.length === 0) throw new InputFileError(inputs.join(", "), `holds no ${RUN_FILES.trajectories}`, "pass directories written by `merit run`");
+    const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(runDirs);
     const known = [...new Set(runs.map((r) => r.method))].sort();
     if (values.reference !== undefined) assertRunMethod(values.reference, "reference", known);
     const ablation = values.full === undefined && values.ablations === undefined ? undefined : ablationFlags(values.full, values.ablations, known);
-    io.err(`report: ${runs.length} runs from ${files.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
+    io.err(`report: ${runs.length} runs from ${runDirs.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
     const sel: TableSelection = paperSelection(runs, { allMethods: values["all-methods"] === true, labels });
     const model = modelIdentity(identities.map((id) => id.model ?? null), identities.map((id) => id.embedder ?? null), verifiedHashes());
     if (model.banner !== null) io.err(`report: ${model.banner}`);
@@ -163,7 +163,7 @@ export const reportCommand: Command = {
       }
     }
     if (values.html) {
-      const html = writeHtmlReport({ outDir: out, runDirs: files.map((f) => dirname(f)), tables, figures: written.filter((f) => f.startsWith("figures/") && f.endsWith(".svg")), model });
+      const html = writeHtmlReport({ outDir: out, runDirs, tables, figures: written.filter((f) => f.startsWith("figures/") && f.endsWith(".svg")), model });
       written.push(...html.files);
       for (const w of html.warnings) io.err(`report: html: ${w}`);
       io.err(`report: html: ${html.episodes} episodes in ${html.chunks} chunks, ${html.files.length} files, ${html.bytes} bytes -> ${join(out, "index.html")}`);
@@ -187,18 +187,6 @@ function assertRunMethod(name: string, flag: string, known: readonly string[]): 
   if (known.includes(name)) return name;
   const near = nearestName(name, known);
   throw new UsageError(`--${flag}: no run of method "${name}"${near ? ` (did you mean "${near}"?)` : ""}; the runs hold ${known.join(", ")}`);
-}
-
-/** trajectories.jsonl files: the directory's own, else every one below it (sorted paths). */
-function findTrajectoryFiles(dir: string): string[] {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputFileError(dir, "is not a directory", "pass run directories or a folder that contains them");
-  const own = join(dir, "trajectories.jsonl");
-  if (existsSync(own)) return [own];
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (entry.isDirectory()) found.push(...findTrajectoryFiles(join(dir, entry.name)));
-  }
-  return found;
 }
 
 /** `spider=Spider,bird=BIRD` → {spider: "Spider", bird: "BIRD"}. */
@@ -242,8 +230,8 @@ function readDifficulties(dirs: readonly string[], io: { err: (line: string) => 
   const out = new Map<string, Map<string, string>>();
   const seen = new Set<string>();
   for (const dir of dirs) {
-    const dataDir = readDataDir(join(dir, "config.json"));
-    const dataset = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).dataset.name as string;
+    const dataDir = readRunDataDir(dir);
+    const dataset = readRunManifest(dir, { fix: "pass directories written by `merit run`" }).dataset.name;
     if (dataDir === null || seen.has(dataset)) continue;
     seen.add(dataset);
     let ctx: ReturnType<typeof loadDatasetContext>;

@@ -14,14 +14,13 @@
  * run is refused with one line rather than audited.
  * @module
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import type { Dataset } from "../data/types.ts";
 import { InputFileError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import { checkRunComplete } from "./completeness.ts";
-import { RUN_FILES } from "./run.ts";
+import { readPrompts, readRetrievalLog, RUN_FILES, runFile } from "./run-dir.ts";
 
 export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry";
 
@@ -38,20 +37,6 @@ export interface AuditReport {
   violations: Violation[];
 }
 
-interface PromptLine {
-  query_id: string;
-  stream_position: number;
-  kind: string;
-  prompt: string;
-}
-
-interface RetrievalLine {
-  query_id: string;
-  repair_iteration: number;
-  retrieved_entry_ids: string[];
-  source_stream_positions: number[];
-}
-
 /** Gold rows as compact JSON with integers unquoted and blobs as hex: how a leak would print them. */
 function rowsJson(rows: unknown[][]): string {
   return canonicalJson(rows.map((r) => r.map((v) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v))) as JsonValue);
@@ -59,30 +44,16 @@ function rowsJson(rows: unknown[][]): string {
 
 const normalize = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
 
-function readJsonl<T>(path: string): T[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l, i) => {
-      try {
-        return JSON.parse(l) as T;
-      } catch (error) {
-        throw new InputFileError(path, `line ${i + 1} is not JSON`, "the run directory is damaged; re-run or resume it", error);
-      }
-    });
-}
-
 /**
  * Audits `runDir`. `goldRows` optionally maps a query id to its gold rows (JSON-serialisable) for
  * check 2; without it only the textual checks run.
  */
 export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMap<string, unknown[][]>): AuditReport {
-  const trajPath = join(runDir, RUN_FILES.trajectories);
-  if (!existsSync(trajPath)) throw new InputFileError(runDir, "is not a run directory (no trajectories.jsonl)", "pass a directory written by `merit run`");
+  if (!existsSync(runFile(runDir, "trajectories"))) throw new InputFileError(runDir, `is not a run directory (no ${RUN_FILES.trajectories})`, "pass a directory written by `merit run`");
   const trajectories: Trajectory[] = checkRunComplete(runDir);
-  const prompts = readJsonl<PromptLine>(join(runDir, RUN_FILES.prompts));
-  const retrievals = readJsonl<RetrievalLine>(join(runDir, RUN_FILES.retrievalLog));
+  const damaged = "the run directory is damaged; re-run or resume it";
+  const prompts = readPrompts(runDir, damaged);
+  const retrievals = readRetrievalLog(runDir, damaged) ?? [];
   const byQuery = new Map(dataset.examples.map((e) => [e.id, e]));
   const position = new Map(trajectories.map((t) => [t.query_id, t.stream_position]));
   const byPosition = [...trajectories].sort((a, b) => a.stream_position - b.stream_position);
@@ -109,7 +80,7 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
   const repairIndex = new Map<string, number>();
   for (const p of prompts) {
     const example = byQuery.get(p.query_id);
-    if (!example) throw new InputFileError(join(runDir, RUN_FILES.prompts), `query ${p.query_id} is not in the dataset`, "audit the run against the dataset it was made with");
+    if (!example) throw new InputFileError(runFile(runDir, "prompts"), `query ${p.query_id} is not in the dataset`, "audit the run against the dataset it was made with");
     const repairsSeen = repairIndex.get(p.query_id) ?? 0;
     let text = normalize(p.prompt);
     const gold = normalize(example.goldSql.replace(/;\s*$/, ""));

@@ -8,10 +8,10 @@
  * @module
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { InputFileError } from "../errors.ts";
 import { getMethod, methodNames } from "../repair/methods.ts";
 import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
+import { RUN_FILES, runFile } from "./run-dir.ts";
 
 const FIX = "the run directory is damaged or mixed; resume it with `merit run --resume` if it is unfinished, else re-run it into a fresh --out";
 
@@ -38,7 +38,7 @@ export function checkPositions(trajectories: readonly Trajectory[], file: string
     if (t.stream_position !== i) throw new InputFileError(file, `line ${i + 1} holds stream position ${t.stream_position}, expected ${i} (positions must be 0..${trajectories.length - 1}, each once, in order)`, FIX);
   });
   if (streamLength !== undefined && trajectories.length !== streamLength) {
-    throw new InputFileError(file, `has ${trajectories.length} trajectories but manifest.json says stream_length ${streamLength}`, FIX);
+    throw new InputFileError(file, `has ${trajectories.length} trajectories but ${RUN_FILES.manifest} says stream_length ${streamLength}`, FIX);
   }
 }
 
@@ -56,14 +56,14 @@ function countLines(path: string): number {
  * trajectories. Throws InputFileError naming the file, the problem and the fix.
  */
 export function checkRunComplete(dir: string): Trajectory[] {
-  const manifestFile = join(dir, "manifest.json");
+  const manifestFile = runFile(dir, "manifest");
   let manifest: { status?: unknown; stream_length?: unknown; method?: unknown };
   try {
     manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
   } catch (cause) {
     throw new InputFileError(manifestFile, "is missing or not JSON", "pass a directory written by `merit run`", cause);
   }
-  const trajFile = join(dir, "trajectories.jsonl");
+  const trajFile = runFile(dir, "trajectories");
   if (!existsSync(trajFile)) throw new InputFileError(trajFile, "is missing", FIX);
   const text = readFileSync(trajFile, "utf8");
   if (text.length > 0 && !text.endsWith("\n")) throw new InputFileError(trajFile, "ends with a torn line", FIX);
@@ -74,11 +74,11 @@ export function checkRunComplete(dir: string): Trajectory[] {
   checkPositions(trajectories, trajFile, completed ? streamLength : undefined);
   const method = typeof manifest.method === "string" ? (methodNames().includes(manifest.method) ? getMethod(manifest.method) : undefined) : undefined;
   const expected = expectedJournalLines(trajectories, Boolean(method?.memory));
-  const prompts = countLines(join(dir, "prompts.jsonl"));
-  if (prompts !== expected.prompts) throw new InputFileError(join(dir, "prompts.jsonl"), `has ${prompts} lines but the ${trajectories.length} trajectories made ${expected.prompts} prompts`, FIX);
+  const prompts = countLines(runFile(dir, "prompts"));
+  if (prompts !== expected.prompts) throw new InputFileError(runFile(dir, "prompts"), `has ${prompts} lines but the ${trajectories.length} trajectories made ${expected.prompts} prompts`, FIX);
   if (method) {
-    const retrievals = countLines(join(dir, "retrieval_log.jsonl"));
-    if (retrievals !== expected.retrievals) throw new InputFileError(join(dir, "retrieval_log.jsonl"), `has ${retrievals} lines but the ${trajectories.length} trajectories made ${expected.retrievals} retrievals`, FIX);
+    const retrievals = countLines(runFile(dir, "retrievalLog"));
+    if (retrievals !== expected.retrievals) throw new InputFileError(runFile(dir, "retrievalLog"), `has ${retrievals} lines but the ${trajectories.length} trajectories made ${expected.retrievals} retrievals`, FIX);
   }
   return trajectories;
 }

@@ -3,12 +3,12 @@
  * committed before the next starts — retrieval-log and prompt lines, then the trajectory line (the
  * commit point), then the memory insertion (idempotent by episode id). A killed run resumes from its
  * last committed episode and finishes byte-identical to an uninterrupted one (every file except the
- * manifest's timestamps and stdout.log).
+ * manifest's timestamps and stdout.log). File names and formats: run-dir.ts.
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { runMetrics } from "../analysis/metrics.ts";
+import { runMetrics } from "./run-metrics.ts";
 import type { Dataset } from "../data/types.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
@@ -28,25 +28,10 @@ import { checkPositions, expectedJournalLines } from "./completeness.ts";
 import type { ExperimentConfig } from "./config.ts";
 import type { InitialCache } from "./initial-cache.ts";
 import { JsonlJournal } from "./journal.ts";
-import { acquireRunLock, checkUnlocked, LOCK_FILE } from "./run-lock.ts";
+import { acquireRunLock, checkUnlocked } from "./run-lock.ts";
+import { RUN_FILES, runContentIn, runJsonText, type PromptRecord } from "./run-dir.ts";
 import { buildStream, type StreamItem } from "./stream.ts";
 import { transductivePrepassEntries } from "./transductive.ts";
-
-/** Files of a run directory. */
-export const RUN_FILES = {
-  config: "config.json",
-  manifest: "manifest.json",
-  trajectories: "trajectories.jsonl",
-  retrievalLog: "retrieval_log.jsonl",
-  prompts: "prompts.jsonl",
-  metrics: "metrics.json",
-  stdout: "stdout.log",
-  memoryDir: "memory",
-  lock: LOCK_FILE,
-} as const;
-
-/** Files whose presence makes a folder a run directory (besides config.json). */
-const RUN_CONTENT = [RUN_FILES.trajectories, RUN_FILES.manifest, RUN_FILES.prompts, RUN_FILES.retrievalLog, RUN_FILES.metrics, RUN_FILES.memoryDir];
 
 /**
  * Manifest fields that may change when a run is resumed: its status and timestamps, the git state
@@ -181,7 +166,7 @@ export function checkRunDir(outDir: string, spec: RunSpec, resume: boolean, lock
   checkOutPath(outDir);
   const configPath = join(outDir, RUN_FILES.config);
   if (!existsSync(configPath)) {
-    const found = RUN_CONTENT.filter((f) => existsSync(join(outDir, f)));
+    const found = runContentIn(outDir);
     if (found.length > 0) throw new InputFileError(outDir, `holds ${found.join(", ")} but no config.json, so which run it holds cannot be proven`, "choose another --out (or delete the folder to start over)");
     if (!lockHeld) checkUnlocked(outDir);
     return;
@@ -344,7 +329,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       const prepassInsertion = deferred && item.initial.oracle_correct === false ? 1 : 0;
       const trajectory = toTrajectory(episode, result, (entry ? 1 : 0) + prepassInsertion);
       retrievalLog.append(result.retrievalLog.map((r) => canonicalJson(r as unknown as JsonValue)));
-      prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text })));
+      prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text } satisfies PromptRecord as unknown as JsonValue)));
       trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
       if (memory && entry && !deferred) await memory.insert(entry, services.embedder!);
       all.push(trajectory);
@@ -360,7 +345,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       }
     }
     const metrics = runMetrics(all, { maxRepairSteps: spec.config.max_repair_steps });
-    writeFileAtomic(join(outDir, RUN_FILES.metrics), JSON.stringify(JSON.parse(canonicalJson(metrics as unknown as JsonValue)), null, 2) + "\n");
+    writeFileAtomic(join(outDir, RUN_FILES.metrics), runJsonText(metrics));
     writeManifest(outDir, opts, stream.length, "completed", startedAt);
     log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired`);
     return { outDir, trajectories: all, metrics };
@@ -402,5 +387,5 @@ function manifestBody(opts: RunOptions, streamLength: number): Record<string, Js
 
 function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string): void {
   const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null };
-  writeFileAtomic(join(outDir, RUN_FILES.manifest), JSON.stringify(JSON.parse(canonicalJson(manifest as unknown as JsonValue)), null, 2) + "\n");
+  writeFileAtomic(join(outDir, RUN_FILES.manifest), runJsonText(manifest));
 }

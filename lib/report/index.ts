@@ -8,6 +8,7 @@ export { buildIndex, compareIds, STATUSES, type BuiltIndex, type IndexOptions, t
 export { buildChunks, type ChunkContext } from "./episode-chunks.ts";
 export { memoryGrowth } from "./memory-growth.ts";
 export { pageHtml, tableHtml, escapeHtml, type PageOptions } from "./page-html.ts";
-export { readRun, readJsonLines, type RunInput } from "./run-reader.ts";
+export { readJsonLines } from "../experiment/run-dir.ts";
+export { readRun, type RunInput } from "./run-reader.ts";
 export { loadDatasetContext, type DatasetContext, type QueryText } from "./query-context.ts";
 export type * from "./report-data.ts";

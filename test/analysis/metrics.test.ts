@@ -1,7 +1,7 @@
-// Tests lib/analysis/metrics.ts and aggregate.ts: hand-computed METHOD.md §8 metrics on a small synthetic run, aggregation across seeds.
+// Tests lib/experiment/run-metrics.ts and aggregate.ts: hand-computed METHOD.md §8 metrics on a small synthetic run, aggregation across seeds.
 import { describe, expect, it } from "vitest";
 import { aggregateMetrics, meanStd } from "../../lib/analysis/aggregate.ts";
-import { populationVariance, runMetrics } from "../../lib/analysis/metrics.ts";
+import { populationVariance, runMetrics } from "../../lib/experiment/run-metrics.ts";
 import { MeritError } from "../../lib/errors.ts";
 import { buildTrajectory, repairTrajectory } from "./build-trajectory.ts";
 

@@ -1,6 +1,6 @@
-// Tests lib/analysis/metrics.ts against the paper's Table 3 identities (METHOD.md §9) on synthetic Spider-sized runs.
+// Tests lib/experiment/run-metrics.ts against the paper's Table 3 identities (METHOD.md §9) on synthetic Spider-sized runs.
 import { describe, expect, it } from "vitest";
-import { runMetrics } from "../../lib/analysis/metrics.ts";
+import { runMetrics } from "../../lib/experiment/run-metrics.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 import { buildTrajectory, repairTrajectory } from "./build-trajectory.ts";
 

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
-import { demoPlan, quickConfig, REPLAY_CACHE, TINY_CACHE } from "../../lib/cli/demo.ts";
+import { demoPlan, REPLAY_CACHE } from "../../lib/cli/demo.ts";
+import { quickConfig, TINY_CACHE } from "../../lib/experiment/quick-config.ts";
 import { cacheRows, saveReplayCache, stageReplayCache } from "../../lib/cli/demo-replay.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { CallCache } from "../../lib/llm/call-cache.ts";

@@ -1,11 +1,12 @@
 /**
- * Analysis stage, per-run metrics (METHOD.md §8, §9 Table 3): everything `metrics.json` holds,
- * derived only from the run's trajectories.
+ * Experiment runs, per-run metrics (METHOD.md §8, §9 Table 3): everything `metrics.json` holds,
+ * derived only from the run's trajectories. It lives below the report layer because the run writer
+ * (run.ts) computes it; lib/analysis re-exports it for the tables.
  * @module
  */
 import { MeritError } from "../errors.ts";
 import { ACCOUNTING_FIELDS, type Accounting, type ErrorType, type Trajectory } from "../repair/trajectory.ts";
-import { isOscillating, normalizedEditDistance } from "./attempt-sql.ts";
+import { isOscillating, normalizedEditDistance } from "../repair/attempt-sql.ts";
 
 /** K, the maximum number of repair generations per query (METHOD.md §6.1). */
 export const MAX_REPAIR_STEPS = 7;

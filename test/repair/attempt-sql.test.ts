@@ -1,6 +1,6 @@
-// Tests lib/analysis/attempt-sql.ts: METHOD.md §8 normalisation, every oscillation edge case, token edit distance.
+// Tests lib/repair/attempt-sql.ts: METHOD.md §8 normalisation, every oscillation edge case, token edit distance.
 import { describe, expect, it } from "vitest";
-import { isOscillating, normalizeAttemptSql, normalizedEditDistance, sqlTokens, tokenLevenshtein } from "../../lib/analysis/attempt-sql.ts";
+import { isOscillating, normalizeAttemptSql, normalizedEditDistance, sqlTokens, tokenLevenshtein } from "../../lib/repair/attempt-sql.ts";
 
 describe("normalizeAttemptSql", () => {
   it("strips, drops trailing semicolons, lower-cases and collapses whitespace", () => {

@@ -1,6 +1,7 @@
 /**
- * Analysis stage, attempt comparison (METHOD.md §8 diagnostics): the SQL normalisation used by the
- * oscillation rate and the normalised token edit distance between consecutive attempts.
+ * Repair episodes, attempt comparison (METHOD.md §8 diagnostics): the SQL normalisation used by the
+ * oscillation rate and the normalised token edit distance between consecutive attempts of one
+ * episode (run-metrics.ts, the figures).
  * @module
  */
 import { levenshtein } from "../levenshtein.ts";

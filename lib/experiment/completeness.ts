@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputFileError } from "../errors.ts";
-import { getMethod, methodNames } from "../repair/methods.ts";
+import { getMethod, isMethodName } from "../methods/index.ts";
 import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
 
 const FIX = "the run directory is damaged or mixed; resume it with `merit run --resume` if it is unfinished, else re-run it into a fresh --out";
@@ -57,7 +57,7 @@ function countLines(path: string): number {
  */
 export function checkRunComplete(dir: string): Trajectory[] {
   const manifestFile = join(dir, "manifest.json");
-  let manifest: { status?: unknown; stream_length?: unknown; method?: unknown };
+  let manifest: { status?: unknown; stream_length?: unknown; method?: unknown; method_parts?: unknown };
   try {
     manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
   } catch (cause) {
@@ -72,11 +72,14 @@ export function checkRunComplete(dir: string): Trajectory[] {
   const streamLength = typeof manifest.stream_length === "number" ? manifest.stream_length : undefined;
   if (completed && streamLength === undefined) throw new InputFileError(manifestFile, "lacks stream_length", FIX);
   checkPositions(trajectories, trajFile, completed ? streamLength : undefined);
-  const method = typeof manifest.method === "string" ? (methodNames().includes(manifest.method) ? getMethod(manifest.method) : undefined) : undefined;
-  const expected = expectedJournalLines(trajectories, Boolean(method?.memory));
+  // A memory method retrieves: the manifest's method_parts say so (a plugin's method too), else the registry.
+  const parts = typeof manifest.method_parts === "object" && manifest.method_parts !== null ? (manifest.method_parts as { planner?: unknown }) : null;
+  const registered = typeof manifest.method === "string" && isMethodName(manifest.method) ? getMethod(manifest.method) : undefined;
+  const known = parts !== null || registered !== undefined;
+  const expected = expectedJournalLines(trajectories, parts ? parts.planner !== undefined : Boolean(registered?.memory));
   const prompts = countLines(join(dir, "prompts.jsonl"));
   if (prompts !== expected.prompts) throw new InputFileError(join(dir, "prompts.jsonl"), `has ${prompts} lines but the ${trajectories.length} trajectories made ${expected.prompts} prompts`, FIX);
-  if (method) {
+  if (known) {
     const retrievals = countLines(join(dir, "retrieval_log.jsonl"));
     if (retrievals !== expected.retrievals) throw new InputFileError(join(dir, "retrieval_log.jsonl"), `has ${retrievals} lines but the ${trajectories.length} trajectories made ${expected.retrievals} retrievals`, FIX);
   }

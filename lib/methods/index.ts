@@ -12,6 +12,7 @@ export * from "./parts.ts";
 export * from "./plugins.ts";
 export * from "./record.ts";
 export * from "./registry.ts";
+export * from "./table.ts";
 export { MERIT_PARTS } from "./paper.ts";
 export type { Ranker, RankContext, RankPool, RankedRow, DenseRows } from "../retrieval/ranker.ts";
 export type { MemoryWriter } from "../memory/writer.ts";

@@ -130,4 +130,11 @@ describe("docs", () => {
     expect(m, "docs/DESIGN.md lacks the methods markers").not.toBeNull();
     expect(m![1].split("\n")).toEqual(methodTable(PAPER));
   });
+  it("the Makefile's PAPER_METHODS are the registry's methods without aliases, and its ABLATIONS are among them", () => {
+    const makefile = readFileSync(new URL("../../Makefile", import.meta.url), "utf8");
+    const list = (name: string) => (new RegExp(`^${name} := (.*)$`, "m").exec(makefile)?.[1] ?? "").split(",");
+    const canonical = PAPER.filter((n) => getMethod(n).canonicalName === n);
+    expect([...list("PAPER_METHODS")].sort()).toEqual([...canonical].sort());
+    for (const name of list("ABLATIONS")) expect(canonical).toContain(name);
+  });
 });

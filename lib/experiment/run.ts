@@ -68,6 +68,8 @@ const FIELD_MEANING: Record<string, string> = {
   prompt_format_version: "prompt format",
   prompt_templates: "prompt templates",
   code_hash: "code version",
+  method_parts: "method (its parts and their args)",
+  plugins: "--plugin files",
   packages: "package versions",
   node: "Node version",
 };

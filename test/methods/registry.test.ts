@@ -20,6 +20,7 @@ import {
   registerMethod,
   type RankPool,
 } from "../../lib/methods/index.ts";
+import { PAPER_COMPARISONS, PAPER_METHODS } from "../../lib/analysis/paper-layout.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
 import { DEFAULT_RETRIEVAL_SETTINGS } from "../../lib/retrieval/policies.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
@@ -136,5 +137,8 @@ describe("docs", () => {
     const canonical = PAPER.filter((n) => getMethod(n).canonicalName === n);
     expect([...list("PAPER_METHODS")].sort()).toEqual([...canonical].sort());
     for (const name of list("ABLATIONS")) expect(canonical).toContain(name);
+  });
+  it("the report's paper layout names registered methods only", () => {
+    for (const name of [...PAPER_METHODS, ...PAPER_COMPARISONS]) expect(isMethodName(name), name).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   initial: async () => (await import("./initial.ts")).initialCommand,
   run: async () => (await import("./run.ts")).runCommand,
   grid: async () => (await import("./run.ts")).gridCommand,
+  methods: async () => (await import("./methods.ts")).methodsCommand,
   audit: async () => (await import("./audit.ts")).auditCommand,
   report: async () => (await import("./report.ts")).reportCommand,
   annotate: async () => (await import("./annotate.ts")).annotateCommand,

@@ -10,29 +10,35 @@ import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { checkStreams, planStreams, runGrid as runLibraryGrid, type Stream, type StreamResult } from "../experiment/grid.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
+import { loadPlugins, type PluginRecord } from "../methods/index.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { gridProgressReporter } from "./progress.ts";
 
+const PLUGIN_USAGE = `  --plugin  a TypeScript file that registers methods (lib/methods/), imported before names are
+            resolved; repeat it or give a comma list; the manifest records each file's path and sha256`;
+
 const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed S [--limit N] [--out DIR] [--resume]
-                 [--model GGUF] [--threads N] [--sequences N]
+                 [--model GGUF] [--threads N] [--sequences N] [--plugin FILE.ts ...]
   Runs one method over one stream order; the run directory gets config.json, manifest.json,
   trajectories.jsonl, retrieval_log.jsonl, prompts.jsonl, memory/, metrics.json and stdout.log.
   --seed    stream order: any non-negative integer (the paper's runs use 0, 1, 2)
   --out     run directory (default runs/<dataset>/<method>-s<seed>)
   --resume  continue a killed run in --out (same config, method, seed and limit)
   --model   GGUF overriding the config's model.path
+${PLUGIN_USAGE}
 ${ALLOW_SINGLE_DB_USAGE}`;
 
 const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0,1,2] [--limit N] [--out DIR] [--resume]
-                  [--model GGUF] [--threads N] [--sequences N] [--shard i/n]
+                  [--model GGUF] [--threads N] [--sequences N] [--shard i/n] [--plugin FILE.ts ...]
   Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
   (methods and seeds each named once; seeds are non-negative integers, default 0,1,2)
   (--sequences; default: one per stream, at most 8; outputs do not depend on it). Run directories: OUT/<method>-s<seed>
   (default OUT = runs/<dataset>).
   --shard i/n  run only shard i (0-based) of n: streams i, i+n, ... of the methods x seeds list, so n
                machines (a Slurm array) together write exactly the run directories of one machine;
-               unite their call caches afterwards with \`merit cache merge\`.`;
+               unite their call caches afterwards with \`merit cache merge\`.
+${PLUGIN_USAGE}`;
 
 const FLAGS = {
   config: { type: "string" },
@@ -47,6 +53,7 @@ const FLAGS = {
   threads: { type: "string" },
   sequences: { type: "string" },
   shard: { type: "string" },
+  plugin: { type: "string", multiple: true },
   ...ALLOW_SINGLE_DB,
 } as const;
 
@@ -54,15 +61,15 @@ const FLAGS = {
  * The grid as the CLI runs it (`merit run|grid`, `merit demo`): the library's runGrid
  * (lib/experiment/grid.ts) after the output checks that name flags, with progress on `io.err`.
  */
-export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}): Promise<StreamResult[]> {
+export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}, plugins: readonly PluginRecord[] = []): Promise<StreamResult[]> {
   checkStreams(streams); // unknown names and shared folders fail before any model loads
   for (const s of streams) assertWritableDir(s.outDir, "--out");
   assertWritableFile(config.call_cache, "the config's call_cache");
-  return runLibraryGrid(config, streams, { limit, resume, data, log: (line) => io.err(line), ...gridProgressReporter(io, streams.length) });
+  return runLibraryGrid(config, streams, { limit, resume, data, plugins, log: (line) => io.err(line), ...gridProgressReporter(io, streams.length) });
 }
 
-async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions): Promise<number> {
-  for (const { stream: s, result } of await runGrid(config, streams, limit, resume, io, data)) {
+async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions, plugins: readonly PluginRecord[]): Promise<number> {
+  for (const { stream: s, result } of await runGrid(config, streams, limit, resume, io, data, plugins)) {
     const m = result.metrics;
     io.out(`${s.method} seed ${s.seed}: EX ${(100 * m.final_accuracy).toFixed(2)} (initial ${(100 * m.success_at_1).toFixed(2)}), repaired ${m.repaired_count}, n ${m.total} -> ${s.outDir}`);
   }
@@ -78,6 +85,11 @@ export function applyOverrides(config: ExperimentConfig, values: { model?: strin
   if (values.threads !== undefined) model.threads = numberFlag(values.threads, "threads", 1, { integer: true, min: 1, max: availableParallelism(), maxReason: "the CPU cores here" });
   model.sequences = values.sequences !== undefined ? numberFlag(values.sequences, "sequences", 1, { integer: true, min: 1, max: MAX_SEQUENCES, maxReason: "one llama.cpp context each" }) : Math.max(model.sequences, Math.min(8, streams));
   return { ...config, model };
+}
+
+/** The --plugin files: each occurrence may be a comma list. */
+function pluginFiles(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => listFlag(v, "plugin"));
 }
 
 function parseLimit(text: string | undefined): number | null {
@@ -104,7 +116,8 @@ export const runCommand: Command = {
     const limit = parseLimit(values.limit);
     const config = applyOverrides(base, values, 1);
     const outDir = values.out ?? join("runs", config.dataset, `${method}-s${seed}`);
-    return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile });
+    const plugins = await loadPlugins(pluginFiles(values.plugin));
+    return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile }, plugins);
   },
 };
 
@@ -116,6 +129,7 @@ export const gridCommand: Command = {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
     const configFile = required(values.config, "config", GRID_USAGE);
     const base = loadConfig(configFile);
+    const plugins = await loadPlugins(pluginFiles(values.plugin));
     const methods = listFlag(required(values.methods, "methods", GRID_USAGE), "methods");
     const seeds = listFlag(values.seeds ?? "0,1,2", "seeds").map((text) => parseSeed(text, "seeds"));
     const limit = parseLimit(values.limit);
@@ -126,6 +140,6 @@ export const gridCommand: Command = {
     if (shard) io.err(`shard ${shard.index}/${shard.count}: ${streams.length} of ${all.length} stream(s): ${streams.map((s) => `${s.method}-s${s.seed}`).join(", ") || "none"}`);
     if (streams.length === 0) return 0;
     const config = applyOverrides(base, values, streams.length);
-    return runStreams(config, streams, limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile });
+    return runStreams(config, streams, limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile }, plugins);
   },
 };

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { InputFileError } from "../errors.ts";
-import { getMethod, methodNames } from "../repair/methods.ts";
+import { getMethod, isMethodName } from "../methods/index.ts";
 import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
 import { RUN_FILES, runFile } from "./run-dir.ts";
 
@@ -57,7 +57,7 @@ function countLines(path: string): number {
  */
 export function checkRunComplete(dir: string): Trajectory[] {
   const manifestFile = runFile(dir, "manifest");
-  let manifest: { status?: unknown; stream_length?: unknown; method?: unknown };
+  let manifest: { status?: unknown; stream_length?: unknown; method?: unknown; method_parts?: unknown };
   try {
     manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
   } catch (cause) {
@@ -72,11 +72,14 @@ export function checkRunComplete(dir: string): Trajectory[] {
   const streamLength = typeof manifest.stream_length === "number" ? manifest.stream_length : undefined;
   if (completed && streamLength === undefined) throw new InputFileError(manifestFile, "lacks stream_length", FIX);
   checkPositions(trajectories, trajFile, completed ? streamLength : undefined);
-  const method = typeof manifest.method === "string" ? (methodNames().includes(manifest.method) ? getMethod(manifest.method) : undefined) : undefined;
-  const expected = expectedJournalLines(trajectories, Boolean(method?.memory));
+  // A memory method retrieves: the manifest's method_parts say so (a plugin's method too), else the registry.
+  const parts = typeof manifest.method_parts === "object" && manifest.method_parts !== null ? (manifest.method_parts as { planner?: unknown }) : null;
+  const registered = typeof manifest.method === "string" && isMethodName(manifest.method) ? getMethod(manifest.method) : undefined;
+  const known = parts !== null || registered !== undefined;
+  const expected = expectedJournalLines(trajectories, parts ? parts.planner !== undefined : Boolean(registered?.memory));
   const prompts = countLines(runFile(dir, "prompts"));
   if (prompts !== expected.prompts) throw new InputFileError(runFile(dir, "prompts"), `has ${prompts} lines but the ${trajectories.length} trajectories made ${expected.prompts} prompts`, FIX);
-  if (method) {
+  if (known) {
     const retrievals = countLines(runFile(dir, "retrievalLog"));
     if (retrievals !== expected.retrievals) throw new InputFileError(runFile(dir, "retrievalLog"), `has ${retrievals} lines but the ${trajectories.length} trajectories made ${expected.retrievals} retrievals`, FIX);
   }

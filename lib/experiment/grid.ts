@@ -13,7 +13,7 @@ import { UsageError } from "../errors.ts";
 import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
-import { getMethod } from "../repair/methods.ts";
+import { getMethod, type PluginRecord } from "../methods/index.ts";
 import { configHash, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import { readInitialCache } from "./initial-cache.ts";
@@ -57,6 +57,8 @@ export interface GridOptions {
   runLog?: (line: string) => void;
   /** Once every stream has finished, before the final call-count line. */
   onFinished?: (calls: CallCacheStats) => void;
+  /** The --plugin files loaded (lib/methods/plugins.ts), recorded in every manifest as `plugins`. */
+  plugins?: readonly PluginRecord[];
 }
 
 /** The run directory name of a stream inside a grid folder: `<method>-s<seed>`. */
@@ -104,7 +106,8 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
   if (config.prompts_dir !== undefined) templateSetHash(config.prompts_dir); // a missing template fails before any model loads
   const services = await createServices(config, dataset);
   try {
-    const extras = await runManifestExtras(services.inner, config.prompts_dir, databaseSet);
+    const plugins = opts.plugins ?? [];
+    const extras = { ...(await runManifestExtras(services.inner, config.prompts_dir, databaseSet)), ...(plugins.length > 0 ? { plugins: plugins.map((p) => ({ ...p })) } : {}) };
     const runs: { stream: Stream; opts: RunOptions }[] = [];
     for (const s of streams) {
       const method = getMethod(s.method);

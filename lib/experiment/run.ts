@@ -18,10 +18,9 @@ import { JsonlMemoryStore } from "../memory/jsonl-store.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeSpec } from "../repair/episode.ts";
-import type { MethodSpec } from "../repair/methods.ts";
+import { configureMethod, methodRecord, type MethodSpec } from "../methods/index.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
-import { configurePolicy } from "../retrieval/policies.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import { removeStaleTempFiles, writeFileAtomic } from "./atomic-file.ts";
 import { checkPositions, expectedJournalLines } from "./completeness.ts";
@@ -54,6 +53,8 @@ const FIELD_MEANING: Record<string, string> = {
   prompt_format_version: "prompt format",
   prompt_templates: "prompt templates",
   code_hash: "code version",
+  method_parts: "method (its parts and their args)",
+  plugins: "--plugin files",
   packages: "package versions",
   node: "Node version",
 };
@@ -228,10 +229,9 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
 
 /** Runs (or resumes) one method over one stream order and writes its run directory. */
 export async function runExperiment(given: RunOptions): Promise<RunResult> {
-  // The config's retrieval settings are applied to the method's policy here, so every run honours
-  // them whoever built its retriever (METHOD.md §5.5–5.6, policies.ts `configurePolicy`).
-  const memoryPolicy = given.method.memory ? configurePolicy(given.method.memory, given.spec.config.retrieval) : null;
-  const opts: RunOptions = memoryPolicy ? { ...given, method: { ...given.method, memory: memoryPolicy, description: memoryPolicy.description } } : given;
+  // The config's retrieval settings are applied to the method's policy and parts here, so every run
+  // honours them whoever built its retriever (METHOD.md §5.5–5.6, policy.ts `configurePolicy`).
+  const opts: RunOptions = { ...given, method: configureMethod(given.method, given.spec.config.retrieval) };
   const { spec, method, dataset, outDir, services } = opts;
   const log = (line: string) => {
     opts.log?.(line);
@@ -371,6 +371,7 @@ function manifestBody(opts: RunOptions, streamLength: number): Record<string, Js
     format_version: "merit-run-v1",
     method: spec.method,
     method_description: opts.method.description,
+    method_parts: methodRecord(opts.method),
     stream_seed: spec.seed,
     limit: spec.limit,
     stream_length: streamLength,

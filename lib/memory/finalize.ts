@@ -47,7 +47,7 @@ export interface FinishedEpisode {
   retrievedEntryIds: readonly string[];
 }
 
-/** The memory-writing part of a method's policy (see lib/retrieval/policies.ts). */
+/** What a method's memory writer stores (lib/memory/writer.ts, lib/methods/builtin-parts.ts). */
 export interface MemoryWriteFlags {
   /** false for memoryless methods: nothing is ever written. */
   updatesGlobalMemory: boolean;

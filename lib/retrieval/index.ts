@@ -7,5 +7,6 @@ export * from "./vector.ts";
 export * from "./dense.ts";
 export * from "./rank.ts";
 export * from "./policies.ts";
+export * from "./ranker.ts";
 export * from "./retrieval-log.ts";
 export * from "./retriever.ts";

@@ -1,8 +1,10 @@
 /**
  * Retrieval stage (METHOD.md §5.1, §5.5–5.7): for one repair step, builds the legal and typed
- * pools of each polarity (with the fallback at min_typed_pool), scores them as the policy says
- * (hybrid dense + BM25 with optional type bonus, or the seeded random shuffle), keeps the top
- * entries per pool and writes the retrieval log record. Reads the memory, never writes it.
+ * pools of each polarity (with the fallback at min_typed_pool) as the method's pool planner says,
+ * hands each pool to the method's ranker part (ranker.ts: hybrid dense + BM25 with optional type
+ * bonus, the seeded random shuffle, or a plugin's) with the score channels it declares, keeps what
+ * the ranker keeps and writes the retrieval log record. It never branches on a ranker's name.
+ * Reads the memory, never writes it.
  *
  * A channel a policy turns off (no_dense_rerank, no_bm25) is not computed at all: its scores are 0
  * for every candidate, for the fused score and for the tie-breaking keys alike (ties then fall
@@ -21,16 +23,15 @@
  */
 import { HIGH_RELIABILITY_TYPES, type ErrorType } from "../classify.ts";
 import { MeritError } from "../errors.ts";
-import { PyRandom, randomSameTypeSeed } from "../experiment/random.ts";
 import type { Embedder } from "../llm/types.ts";
 import type { MemoryEntry, Polarity } from "../memory/entry.ts";
 import { ineligibilityReason, type EligibilityContext } from "../memory/eligibility.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import { bm25Tokens } from "./bm25.ts";
 import { DenseIndex, type DenseIndexOptions, type ShardKeyOf } from "./dense.ts";
-import type { RetrievalPolicy } from "./policies.ts";
+import type { RetrievalPolicy } from "./policy.ts";
 import { MemoryColumns } from "./memory-columns.ts";
-import { channelWeights, topRanked, type RankColumns } from "./rank.ts";
+import type { RankContext } from "./ranker.ts";
 import type { PoolKey, RetrievalLogRecord } from "./retrieval-log.ts";
 import { checkDimension, l2Normalize } from "./vector.ts";
 
@@ -137,7 +138,6 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
     const errorType = query.currentErrorType ?? "Unknown";
     const filterApplied =
       policy.typeFilter === "always" || (policy.typeFilter === "high_reliability" && HIGH_RELIABILITY_TYPES.has(errorType as ErrorType));
-    const bonus = policy.typeBonus > 0 && !filterApplied ? policy.typeBonus : 0;
     const entries = memory.entries();
     const columns = columnsOf(memory, entries);
     const specs = poolSpecs(policy);
@@ -158,41 +158,36 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
     });
 
     const queryText = retrievalQueryText(query);
+    const ranker = policy.ranker;
     let queryVector: Float32Array | null = null;
-    const useDense = policy.scorer === "hybrid" && policy.channels.dense;
-    if (useDense && pools.some((p) => p.candidates.length > 0)) {
+    if (ranker.channels.dense && pools.some((p) => p.candidates.length > 0)) {
       const [raw] = await embedder.embed([queryText]);
       checkDimension(raw, memory.dimension, "query embedding");
       queryVector = l2Normalize(raw);
     }
-    const queryTokens = bm25Tokens(queryText);
-    const weights = { ...channelWeights(policy.channels), typeBonus: bonus };
+    let queryTokens: string[] | null = null;
     let denseSearch: RetrievalLogRecord["dense_search"] = queryVector === null ? "none" : "exact";
     const shardKeyOf: ShardKeyOf = (row) => denseShardKey(entries[row]);
+    const context: RankContext = {
+      queryId: query.queryId,
+      repairIteration: query.repairIteration,
+      errorType,
+      typeFilterApplied: filterApplied,
+      randomSeed,
+      denseScores: (rows, keep) => {
+        if (queryVector === null) throw new MeritError(`ranker of method ${policy.name} asked for dense scores but does not declare the dense channel`, { exitCode: 70 });
+        const dense = denseIndexOf(memory).scores(queryVector, memory.vectors(), rows, keep, shardKeyOf, memory.revision);
+        if (dense.mode === "hnsw") denseSearch = "hnsw";
+        return dense;
+      },
+      bm25Scores: (rows) => columns.bm25Scores((queryTokens ??= bm25Tokens(queryText)), rows),
+      hasType: (row) => columns.hasType(row, errorType),
+      entryId: (row) => entries[row].entry_id,
+    };
 
-    const results = pools.map((pool): RankedEntry[] => {
-      if (pool.candidates.length === 0) return [];
-      if (policy.scorer === "random") {
-        const order = [...pool.candidates];
-        new PyRandom(randomSameTypeSeed(randomSeed, query.queryId, query.repairIteration, pool.polarity ?? "positive")).shuffle(order);
-        return order.slice(0, pool.limit).map((row) => ({ entry: entries[row], row, pool: pool.key, dense: 0, bm25: 0, typeMatch: 0, final: 0 }));
-      }
-      const dense = useDense
-        ? denseIndexOf(memory).scores(queryVector as Float32Array, memory.vectors(), pool.candidates, pool.limit, shardKeyOf, memory.revision)
-        : { rows: pool.candidates, scores: new Float64Array(pool.candidates.length), mode: "exact" as const };
-      if (dense.mode === "hnsw") denseSearch = "hnsw";
-      const bm25 = policy.channels.bm25 ? columns.bm25Scores(queryTokens, dense.rows) : new Float64Array(dense.rows.length);
-      const columnsOfPool: RankColumns = {
-        dense: dense.scores,
-        bm25,
-        typeMatch: (i) => (columns.hasType(dense.rows[i], errorType) ? 1 : 0),
-        entryId: (i) => entries[dense.rows[i]].entry_id,
-      };
-      return topRanked(columnsOfPool, weights, pool.limit).map((r) => {
-        const row = dense.rows[r.index];
-        return { entry: entries[row], row, pool: pool.key, dense: r.dense, bm25: r.bm25, typeMatch: r.typeMatch, final: r.final };
-      });
-    });
+    const results = pools.map((pool): RankedEntry[] =>
+      pool.candidates.length === 0 ? [] : ranker.rank(pool, context).map((r) => ({ entry: entries[r.row], row: r.row, pool: pool.key, dense: r.dense, bm25: r.bm25, typeMatch: r.typeMatch, final: r.final })),
+    );
 
     pools.forEach((pool, i) => {
       for (const ranked of results[i]) {
@@ -210,7 +205,7 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
       typed_pool_size: pools.reduce((s, p) => s + p.typed, 0),
       fallback_used: pools.some((p) => p.fallback),
       type_filter_applied: filterApplied,
-      type_match_used_as_soft_score: bonus > 0,
+      type_match_used_as_soft_score: ranker.typeBonus > 0 && !filterApplied,
       retrieved_entry_ids: all.map((r) => r.entry.entry_id),
       retrieved_polarities: all.map((r) => r.entry.polarity),
       retrieved_error_types: all.map((r) => r.entry.error_type),

@@ -1,0 +1,39 @@
+/**
+ * `merit methods` (DESIGN.md §1): prints the method registry — every method with its parts (args
+ * that differ from the defaults) and description as a Markdown table, then each part with its
+ * default args; `--json` prints every method's full record (`method_parts`, as manifests hold it).
+ * `--plugin FILE.ts` loads a plugin first, so its methods are listed too.
+ * @module
+ */
+import { canonicalJson, type JsonValue } from "../hash.ts";
+import { getMethod, loadPlugins, methodNames, methodRecord, methodTable, PARTS } from "../methods/index.ts";
+import { listFlag, parseFlags, type Command } from "./command.ts";
+
+const USAGE = `usage: merit methods [--json] [--plugin FILE.ts ...]
+  Prints every registered method: its parts (pool planner, ranker, memory writer, episode steps)
+  and description, then every part with its default args.
+  --json    one JSON object: method name -> { description, method_parts } (every arg)
+  --plugin  a TypeScript file that registers methods, loaded first (repeatable or a comma list)`;
+
+export const methodsCommand: Command = {
+  name: "methods",
+  summary: "list the registered methods and their parts (with --plugin files)",
+  usage: USAGE,
+  async run(argv, io) {
+    const { values } = parseFlags(argv, { json: { type: "boolean" }, plugin: { type: "string", multiple: true } }, USAGE);
+    await loadPlugins((values.plugin ?? []).flatMap((v) => listFlag(v, "plugin")));
+    if (values.json) {
+      const all = Object.fromEntries(methodNames().map((name) => [name, { description: getMethod(name).description, method_parts: methodRecord(getMethod(name)) }]));
+      io.out(JSON.stringify(JSON.parse(canonicalJson(all as JsonValue)), null, 2));
+      return 0;
+    }
+    for (const line of methodTable()) io.out(line);
+    io.out("");
+    io.out("| role | part | default args | what it does |");
+    io.out("| --- | --- | --- | --- |");
+    for (const [role, registry] of Object.entries(PARTS)) {
+      for (const [name, factory] of registry.entries()) io.out(`| ${role} | \`${name}\` | ${canonicalJson(factory.defaults)} | ${factory.summary} |`);
+    }
+    return 0;
+  },
+};

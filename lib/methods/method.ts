@@ -1,0 +1,81 @@
+/**
+ * Methods, one method built from its parts (METHOD.md §6.2, §5.6): a definition names its parts
+ * (`{ name, args }`, args only where they differ from the part's defaults); `buildMethod` resolves
+ * them into the `MethodSpec` the episode loop reads — whether it repairs, whether it reflects, and
+ * the retrieval policy of a memory method (planner + ranker + writer, all three or none).
+ * @module
+ */
+import { MeritError } from "../errors.ts";
+import { buildPolicy, configurePolicy, type RetrievalPolicy, type RetrievalSettings } from "../retrieval/policy.ts";
+import { resolvePart, type PartRef, type PartRequest } from "./parts.ts";
+
+/** A method's parts as requested. */
+export interface MethodPartsRequest {
+  planner?: PartRequest;
+  ranker?: PartRequest;
+  writer?: PartRequest;
+  steps?: PartRequest[];
+}
+
+/** A method as registered. */
+export interface MethodDefinition {
+  name: string;
+  /** One line for manifests, the report and `merit methods`. */
+  description: string;
+  /** false = no repairs at all (`zeroshot`: final = initial). Default true. */
+  repairs?: boolean;
+  parts: MethodPartsRequest;
+}
+
+/** A method's parts with every arg, as the manifest records them (`method_parts`). */
+export interface MethodParts {
+  repairs: boolean;
+  planner?: PartRef;
+  ranker?: PartRef;
+  writer?: PartRef;
+  steps: PartRef[];
+}
+
+/** A resolved method, as the episode loop and the run read it. */
+export interface MethodSpec {
+  /** Name as used on the command line and in run directories. */
+  name: string;
+  /** The registered method the name resolved to (itself, or an alias's target). */
+  canonicalName: string;
+  description: string;
+  repairs: boolean;
+  /** Reflexion-style reflections after the initial failure and after every failed repair (§6.2). */
+  reflects: boolean;
+  /** Retrieval and memory-writing policy; null for memoryless methods. */
+  memory: RetrievalPolicy | null;
+  parts: MethodParts;
+}
+
+/**
+ * Resolves a definition under `name` (an alias passes its own name and the target's definition).
+ * Throws one line when a part or an arg is unknown, or when a memory part is given without the other two.
+ */
+export function buildMethod(def: MethodDefinition, name: string = def.name): MethodSpec {
+  const { planner, ranker, writer } = def.parts;
+  const given = [planner, ranker, writer].filter((p) => p !== undefined).length;
+  if (given !== 0 && given !== 3) throw new MeritError(`method "${def.name}": a memory method needs a planner, a ranker and a writer (it has ${given} of them); give all three or none`);
+  const repairs = def.repairs ?? true;
+  const steps = (def.parts.steps ?? []).map((s) => resolvePart("step", s));
+  const memory = planner && ranker && writer ? buildPolicy(name, def.name, def.description, { planner, ranker, writer }) : null;
+  return {
+    name,
+    canonicalName: def.name,
+    description: def.description,
+    repairs,
+    reflects: steps.some((s) => s.part.reflects),
+    memory,
+    parts: { repairs, ...(memory ? memory.parts : {}), steps: steps.map((s) => s.ref) },
+  };
+}
+
+/** The method with a config's retrieval settings applied to its policy (configurePolicy) and its parts. */
+export function configureMethod(method: MethodSpec, settings: RetrievalSettings): MethodSpec {
+  if (!method.memory) return method;
+  const memory = configurePolicy(method.memory, settings);
+  return { ...method, memory, description: memory.description, parts: { ...method.parts, ...memory.parts } };
+}

@@ -1,0 +1,67 @@
+/**
+ * Methods, the ONE method registry (DESIGN.md §1, METHOD.md §6.2, §5.6): every method of the paper
+ * (lib/methods/paper.ts) and every method a follow-up study registers (a `--plugin` file,
+ * lib/methods/plugins.ts) is an entry here; `merit run|grid|methods`, the report, the notebooks and
+ * the docs' method table read it. An alias (`merit_full` for `merit`) is its own name with its
+ * target's parts; every other method is its own identity (`canonicalName` = its name).
+ * @module
+ */
+import { MeritError, nearestName } from "../errors.ts";
+import { Registry } from "../registry.ts";
+import { buildMethod, type MethodDefinition, type MethodSpec } from "./method.ts";
+
+type MethodEntry = { definition: MethodDefinition; aliasOf: null } | { definition: null; aliasOf: string };
+
+const METHODS = new Registry<MethodEntry>("method");
+
+/** Adds a method; its parts are resolved now, so a bad part or arg fails at registration. A name can be registered once. */
+export function registerMethod(definition: MethodDefinition): MethodSpec {
+  const spec = buildMethod(definition);
+  METHODS.register(definition.name, { definition, aliasOf: null });
+  return spec;
+}
+
+/** Adds `alias` as another name of the registered method `target` (METHOD.md §5.6: merit_full = merit). */
+export function registerAlias(alias: string, target: string): void {
+  const entry = METHODS.get(target);
+  if (entry.aliasOf !== null) throw new MeritError(`method "${target}" is itself an alias of "${entry.aliasOf}"; alias "${alias}" to "${entry.aliasOf}"`);
+  METHODS.register(alias, { definition: null, aliasOf: target });
+}
+
+/** true iff `name` is a registered method (or alias). */
+export function isMethodName(name: string): boolean {
+  return METHODS.has(name);
+}
+
+/** The registered definition of a name (an alias's target definition). */
+export function methodDefinition(name: string): MethodDefinition {
+  const entry = lookup(name);
+  return entry.aliasOf === null ? entry.definition : (lookup(entry.aliasOf).definition as MethodDefinition);
+}
+
+/** The target of an alias; null for a method. */
+export function aliasTarget(name: string): string | null {
+  return lookup(name).aliasOf;
+}
+
+/** The method of a name, built afresh (callers may change it); an unknown name suggests the nearest one. */
+export function getMethod(name: string): MethodSpec {
+  return buildMethod(methodDefinition(name), name);
+}
+
+/** Every registered method name (aliases after their targets' registration), in registration order. */
+export function methodNames(): string[] {
+  return METHODS.names();
+}
+
+/** The names of memory methods (those with a planner, a ranker and a writer), in registration order. */
+export function memoryMethodNames(): string[] {
+  return methodNames().filter((name) => methodDefinition(name).parts.planner !== undefined);
+}
+
+function lookup(name: string): MethodEntry {
+  if (METHODS.has(name)) return METHODS.get(name);
+  const known = METHODS.names();
+  const near = nearestName(name, known);
+  throw new MeritError(`unknown method "${name}"${near ? ` (did you mean "${near}"?)` : ""}; known methods: ${known.join(", ")}`);
+}

@@ -1,0 +1,40 @@
+/**
+ * Methods, the method table as `merit methods` prints it and docs/DESIGN.md §1 shows it (a test
+ * keeps the two equal): one Markdown row per registered method — its parts with the args that
+ * differ from each part's defaults, and its description. Aliases name their target.
+ * @module
+ */
+import { canonicalJson } from "../hash.ts";
+import type { MethodParts } from "./method.ts";
+import { PARTS, type PartRef, type PartRole } from "./parts.ts";
+import { aliasTarget, getMethod, methodNames } from "./registry.ts";
+
+/** `name(arg=value, ...)` with the args that differ from the part's defaults (`name` when none). */
+export function partLabel(role: PartRole, ref: PartRef): string {
+  const defaults = PARTS[role].get(ref.name).defaults;
+  const changed = Object.entries(ref.args).filter(([k, v]) => canonicalJson(v) !== canonicalJson(defaults[k]));
+  return changed.length === 0 ? ref.name : `${ref.name}(${changed.map(([k, v]) => `${k}=${canonicalJson(v)}`).join(", ")})`;
+}
+
+/** The parts of a method in one cell: planner + ranker + writer, steps, or `no repair`. */
+export function partsLabel(parts: MethodParts): string {
+  const labels = [
+    ...(["planner", "ranker", "writer"] as const).flatMap((role) => {
+      const ref = parts[role];
+      return ref ? [partLabel(role, ref)] : [];
+    }),
+    ...parts.steps.map((s) => partLabel("step", s)),
+  ];
+  if (!parts.repairs) labels.unshift("no repair");
+  return labels.length === 0 ? "repair only" : labels.join(" + ");
+}
+
+/** The Markdown table of every registered method, in registration order. */
+export function methodTable(names: readonly string[] = methodNames()): string[] {
+  const rows = names.map((name) => {
+    const target = aliasTarget(name);
+    const method = getMethod(name);
+    return `| \`${name}\` | ${target === null ? partsLabel(method.parts) : `alias of \`${target}\``} | ${method.description.replaceAll("|", "\\|")} |`;
+  });
+  return ["| method | parts (args that differ from the defaults) | description |", "| --- | --- | --- |", ...rows];
+}

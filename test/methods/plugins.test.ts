@@ -1,0 +1,44 @@
+// Tests lib/methods/plugins.ts and `merit methods`: a plugin file registers a ranker and a method
+// before names are resolved; the record is its path relative to the working folder and the sha256 of
+// its content; a missing file, a file that throws and a name clash each fail with one line.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { methodsCommand } from "../../lib/cli/methods.ts";
+import type { CommandIO } from "../../lib/cli/command.ts";
+import { getMethod, isMethodName, loadPlugins } from "../../lib/methods/index.ts";
+
+const FIXTURES = "test/fixtures/plugins";
+const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+describe("loadPlugins", () => {
+  it("imports a plugin once and records its path and sha256", async () => {
+    expect(isMethodName("newest_first")).toBe(false);
+    const records = await loadPlugins([`${FIXTURES}/reverse.ts`, `./${FIXTURES}/reverse.ts`]);
+    expect(records).toEqual([{ path: `${FIXTURES}/reverse.ts`, sha256: sha256(`${FIXTURES}/reverse.ts`) }]);
+    expect(getMethod("newest_first")).toMatchObject({ canonicalName: "newest_first", parts: { ranker: { name: "newest_first", args: {} }, planner: { name: "pools" } } });
+    expect(await loadPlugins([`${FIXTURES}/reverse.ts`])).toEqual(records); // importing again registers nothing twice
+  });
+  it("a missing file, a throwing file and a clash fail with one line naming the file", async () => {
+    await expect(loadPlugins([`${FIXTURES}/nope.ts`])).rejects.toThrow(/^--plugin test\/fixtures\/plugins\/nope\.ts: no such file; pass the path of a \.ts file that registers methods$/);
+    await expect(loadPlugins([`${FIXTURES}/throws.ts`])).rejects.toThrow(/^--plugin test\/fixtures\/plugins\/throws\.ts: failed to load \(this plugin is broken\)$/);
+    await expect(loadPlugins([`${FIXTURES}/clash.ts`])).rejects.toThrow(/^--plugin test\/fixtures\/plugins\/clash\.ts: method "merit" is already registered; choose another name$/);
+    expect(getMethod("merit").description).toMatch(/^dual-polarity memory/);
+  });
+});
+
+describe("merit methods", () => {
+  it("prints the registry with a plugin's method and parts, and full records with --json", async () => {
+    const out: string[] = [];
+    const io: CommandIO = { out: (l) => out.push(...l.split("\n")), err: () => {} };
+    expect(await methodsCommand.run(["--plugin", `${FIXTURES}/reverse.ts`], io)).toBe(0);
+    expect(out).toContain("| `random_same_type` | pools + random + episode_memory | MERIT pools, seeded shuffle instead of scoring (seed from random_seed\\|query\\|iteration\\|polarity) |");
+    expect(out).toContain("| `newest_first` | pools + newest_first + episode_memory | MERIT pools, newest entries first |");
+    expect(out.some((l) => l.startsWith("| ranker | `newest_first` | {} |"))).toBe(true);
+    out.length = 0;
+    expect(await methodsCommand.run(["--json"], io)).toBe(0);
+    const all = JSON.parse(out.join("\n"));
+    expect(all.merit_typerel.method_parts.ranker).toEqual({ name: "hybrid", args: { bm25_weight: 0.25, dense_weight: 0.75, type_bonus: 0.1 } });
+    expect(all.zeroshot.method_parts).toEqual({ repairs: false, steps: [] });
+  });
+});

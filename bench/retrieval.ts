@@ -17,7 +17,7 @@
  * [--ef-sweep 64,512,1024] [--exact-limit L] [--no-type-filter]` (the last also times
  * no_type_filter at N, which builds the negative shards too).
  */
-import { PyRandom } from "../lib/experiment/random.ts";
+import { PyRandom } from "../lib/random.ts";
 import type { Embedder } from "../lib/llm/types.ts";
 import { observationOf, type MemoryEntry } from "../lib/memory/entry.ts";
 import { isEligible } from "../lib/memory/eligibility.ts";

@@ -21,7 +21,7 @@
  */
 import { HIGH_RELIABILITY_TYPES, type ErrorType } from "../classify.ts";
 import { MeritError } from "../errors.ts";
-import { PyRandom, randomSameTypeSeed } from "../experiment/random.ts";
+import { PyRandom, randomSameTypeSeed } from "../random.ts";
 import type { Embedder } from "../llm/types.ts";
 import type { MemoryEntry, Polarity } from "../memory/entry.ts";
 import { ineligibilityReason, type EligibilityContext } from "../memory/eligibility.ts";

@@ -28,7 +28,7 @@ import { DEFAULT_EF_SEARCH, DenseIndex, exactDenseScores } from "../lib/retrieva
 import { MemoryColumns } from "../lib/retrieval/memory-columns.ts";
 import { getPolicy } from "../lib/retrieval/policies.ts";
 import { createRetriever, denseShardKey, type RetrievalQuery, type RetrievalResult } from "../lib/retrieval/retriever.ts";
-import { dot } from "../lib/retrieval/vector.ts";
+import { dot } from "../lib/vector.ts";
 
 const DIM = 1024;
 const TYPES = ["Schema Linking", "Syntax", "Aggregation", "Filter/Value", "Execution", "Result Mismatch", "Unknown"];

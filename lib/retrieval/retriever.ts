@@ -32,7 +32,7 @@ import type { RetrievalPolicy } from "./policies.ts";
 import { MemoryColumns } from "./memory-columns.ts";
 import { channelWeights, topRanked, type RankColumns } from "./rank.ts";
 import type { PoolKey, RetrievalLogRecord } from "./retrieval-log.ts";
-import { checkDimension, l2Normalize } from "./vector.ts";
+import { checkDimension, l2Normalize } from "../vector.ts";
 
 /** The current repair step as retrieval sees it. */
 export interface RetrievalQuery {

@@ -8,7 +8,7 @@ import { Bm25Corpus, bm25Tokens } from "../../lib/retrieval/bm25.ts";
 import { exactDenseScores } from "../../lib/retrieval/dense.ts";
 import { MemoryColumns } from "../../lib/retrieval/memory-columns.ts";
 import { rankCandidates, rankColumnsOf, topRanked, type RankInput } from "../../lib/retrieval/rank.ts";
-import { dot } from "../../lib/retrieval/vector.ts";
+import { dot } from "../../lib/vector.ts";
 import { makeEntry } from "../memory/fixtures.ts";
 
 const TYPES = ["Syntax", "Schema Linking", "Aggregation", "Unknown"];

@@ -8,7 +8,7 @@ export { loadDataset, datasetChecksum, missingDatabases, LAYOUTS, type DatasetLa
 export { parseExamples, assertAllValid, GOLD_SQL_KEY, type InvalidExample, type ParsedExamples } from "./examples.ts";
 export { renderSchema, TablesEntrySchema, SchemaEntryError, type TablesEntry, type PrimaryKeyItem } from "./schema-text.ts";
 export { discoverDatabases, databaseManifestHash, groupByDbId, databaseSetShape, type DatabaseDiscovery, type DatabaseSetShape, type ManifestEntry } from "./databases.ts";
-export { fileDigest, streamSha256, type FileDigest } from "./file-hash.ts";
+export { fileDigest, sha256File, type FileDigest } from "../file-hash.ts";
 export { readGoldFile, assertGoldAgrees, type GoldLine } from "./gold-file.ts";
 export { readJsonFile, type JsonFile } from "./json-file.ts";
 export { fetchArchive, verifyArchive, confirmationUrl, DownloadError, UnpinnedHashError, type FetchArchiveOptions } from "./download.ts";

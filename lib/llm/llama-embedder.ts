@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import { sha256Hex } from "../hash.ts";
 import { MeritError } from "../errors.ts";
-import { sha256File } from "./file-hash.ts";
+import { sha256File } from "../file-hash.ts";
 import { llamaRuntime, resolveThreads, type GpuSetting } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";
 import { l2Normalize } from "../vector.ts";

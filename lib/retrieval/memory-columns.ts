@@ -31,7 +31,7 @@ import { Bm25Corpus, bm25Tokens, type Bm25Options } from "./bm25.ts";
 /** The polarity rule, which the two-pool scan applies once per pool after the others. */
 const POLARITY_RULE = ELIGIBILITY_RULES.find((r) => r.name === "polarity")!;
 
-/** The retrieving episode and pool (isEligible's context without rule 4's allow/deny lists). */
+/** The retrieving episode and pool (the retriever never sets rule 4's allow/deny lists; the scan would honour them). */
 export type ScanContext = Omit<EligibilityContext, "allowDbIds" | "denyDbIds">;
 
 /** Sizes of one pool: eligible rows, and those of them whose error_type is the scan's type. */
@@ -85,7 +85,7 @@ export class MemoryColumns {
     }
   }
 
-  /** Legal and typed pool sizes for `ctx` (isEligible's rules 1–3, 5, 6). Call `sync` first. */
+  /** Legal and typed pool sizes for `ctx` (every rule of ELIGIBILITY_RULES that applies). Call `sync` first. */
   count(ctx: ScanContext, errorType: string): PoolCounts {
     return this.#scan(ctx, errorType);
   }

@@ -6,7 +6,7 @@
  * Run: npx tsx bench/bootstrap.ts
  */
 import { pairedClusterBootstrap } from "../lib/analysis/bootstrap.ts";
-import { PyRandom } from "../lib/experiment/random.ts";
+import { PyRandom } from "../lib/random.ts";
 
 const QUERIES = 1534;
 const SEEDS = 3;

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { PyRandom } from "../lib/experiment/random.ts";
+import { PyRandom } from "../lib/random.ts";
 import { writeHtmlReport } from "../lib/report/html-report.ts";
 import { getMethod, methodNames } from "../lib/repair/methods.ts";
 import { CHROMIUM_MISSING, launchChromium, type Browser } from "../test/report/chromium.ts";

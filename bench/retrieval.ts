@@ -17,7 +17,7 @@
  * [--ef-sweep 64,512,1024] [--exact-limit L] [--no-type-filter]` (the last also times
  * no_type_filter at N, which builds the negative shards too).
  */
-import { PyRandom } from "../lib/experiment/random.ts";
+import { PyRandom } from "../lib/random.ts";
 import type { Embedder } from "../lib/llm/types.ts";
 import { observationOf, type MemoryEntry } from "../lib/memory/entry.ts";
 import { isEligible } from "../lib/memory/eligibility.ts";
@@ -28,7 +28,7 @@ import { DEFAULT_EF_SEARCH, DenseIndex, exactDenseScores } from "../lib/retrieva
 import { MemoryColumns } from "../lib/retrieval/memory-columns.ts";
 import { getPolicy } from "../lib/retrieval/policies.ts";
 import { createRetriever, denseShardKey, type RetrievalQuery, type RetrievalResult } from "../lib/retrieval/retriever.ts";
-import { dot } from "../lib/retrieval/vector.ts";
+import { dot } from "../lib/vector.ts";
 
 const DIM = 1024;
 const TYPES = ["Schema Linking", "Syntax", "Aggregation", "Filter/Value", "Execution", "Result Mismatch", "Unknown"];

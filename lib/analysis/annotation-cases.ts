@@ -5,7 +5,7 @@
  * @module
  */
 import { MeritError } from "../errors.ts";
-import { PyRandom } from "../experiment/random.ts";
+import { PyRandom } from "../random.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import type { AnnotationRow } from "./classifier-validation.ts";
 import { csvObjects, formatCsv } from "./csv.ts";

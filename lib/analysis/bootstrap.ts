@@ -3,7 +3,7 @@
  * between two methods in percentage points with a percentile or BCa interval, resampling queries
  * (each drawn query brings its outcomes under every stream order for both methods).
  *
- * Randomness: CPython-exact `PyRandom(seed)` (lib/experiment/random.ts). Resample r draws its n
+ * Randomness: CPython-exact `PyRandom(seed)` (lib/random.ts). Resample r draws its n
  * query indices with n consecutive `randbelow(n)` calls, so the draws equal Python's
  * `rng = random.Random(seed); [[rng.randrange(n) for _ in range(n)] for _ in range(B)]`.
  * PyRandom is fast enough for the 2 s target (bench/bootstrap.ts: 10 pairs × B = 10,000 × 1,534
@@ -12,7 +12,7 @@
  * @module
  */
 import { MeritError } from "../errors.ts";
-import { PyRandom } from "../experiment/random.ts";
+import { PyRandom } from "../random.ts";
 import { normalCdf, normalQuantile } from "./normal.ts";
 import { checkPair, perQueryDifferences, type PairShape } from "./paired-outcomes.ts";
 

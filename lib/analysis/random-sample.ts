@@ -4,7 +4,7 @@
  * with the same seed and population order picks the same cases in the same order.
  * @module
  */
-import type { PyRandom } from "../experiment/random.ts";
+import type { PyRandom } from "../random.ts";
 
 /**
  * `Random.sample(population, k)` (CPython 3.11 Lib/random.py, without `counts`): k distinct elements

@@ -13,7 +13,7 @@ import { fetchArchive } from "../data/download.ts";
 import { readDownloadLock, writeDownloadLockEntry, type LockEntry } from "../data/download-lock.ts";
 import { readArchiveEntry } from "../data/downloads.ts";
 import { assertUnzipAvailable, extractArchive } from "../data/extract.ts";
-import { fileDigest } from "../data/file-hash.ts";
+import { fileDigest } from "../file-hash.ts";
 import type { DatasetName } from "../data/types.ts";
 import { verifyContents, type ContentsReport } from "../data/verify-contents.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";

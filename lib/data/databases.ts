@@ -10,7 +10,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { InputFileError, MeritError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
-import { fileDigest } from "./file-hash.ts";
+import { fileDigest } from "../file-hash.ts";
 import type { DatabaseFiles } from "./types.ts";
 
 /** One `*.sqlite` file of the manifest; `path` is relative to the root, POSIX separators. */

@@ -12,7 +12,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { MeritError } from "../errors.ts";
 import type { ArchiveEntry } from "./downloads.ts";
-import { fileDigest } from "./file-hash.ts";
+import { fileDigest } from "../file-hash.ts";
 
 /** A download that failed: network down, HTTP error, or a hash that is wrong or not pinned. */
 export class DownloadError extends MeritError {

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { MeritError } from "../errors.ts";
 import { exists } from "./download.ts";
 import type { ArchiveEntry } from "./downloads.ts";
-import { fileDigest } from "./file-hash.ts";
+import { fileDigest } from "../file-hash.ts";
 
 /** What installing an archive did. Paths are relative to the dataset directory. */
 export interface InstallReport {

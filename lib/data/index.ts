@@ -10,7 +10,7 @@ export { loadDataset, datasetChecksum, missingDatabases, layoutOf, databaseRoots
 export { parseExamples, assertAllValid, goldSqlKey, type InvalidExample, type ParsedExamples } from "./examples.ts";
 export { renderSchema, TablesEntrySchema, SchemaEntryError, type TablesEntry, type PrimaryKeyItem } from "./schema-text.ts";
 export { discoverDatabases, discoverDatabaseRoots, databaseManifestHash, groupByDbId, databaseSetShape, type DatabaseDiscovery, type DatabaseSetShape, type ManifestEntry } from "./databases.ts";
-export { fileDigest, streamSha256, type FileDigest } from "./file-hash.ts";
+export { fileDigest, sha256File, type FileDigest } from "../file-hash.ts";
 export { readGoldFile, assertGoldAgrees, type GoldLine } from "./gold-file.ts";
 export { readJsonFile, type JsonFile } from "./json-file.ts";
 export { fetchArchive, verifyArchive, confirmationUrl, DownloadError, UnpinnedHashError, type FetchArchiveOptions } from "./download.ts";

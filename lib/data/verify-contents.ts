@@ -11,7 +11,7 @@ import { Oracle } from "../oracle/oracle.ts";
 import { loadDataset } from "./dataset.ts";
 import type { ArchiveEntry } from "./downloads.ts";
 import { exists } from "./download.ts";
-import { fileDigest } from "./file-hash.ts";
+import { fileDigest } from "../file-hash.ts";
 
 /** What the verification found: facts for the lock file and warning lines for the user. */
 export interface ContentsReport {

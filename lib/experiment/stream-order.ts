@@ -4,7 +4,7 @@
  * database is unavailable are then dropped, keeping the relative order of the rest.
  * @module
  */
-import { PyRandom } from "./random.ts";
+import { PyRandom } from "../random.ts";
 
 /**
  * The stream order of a dataset of `n` examples: a permutation of the source indices 0..n−1.

@@ -51,7 +51,7 @@ import { basename } from "node:path";
 import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
 import { MeritError } from "../errors.ts";
 import { jinjaChatTemplate, modelChatTemplate, type ChatTemplate } from "./chat-template.ts";
-import { sha256File } from "./file-hash.ts";
+import { sha256File } from "../file-hash.ts";
 import { BatchedDecoder } from "./batched-decoder.ts";
 import { chooseThreads, llamaRuntime, type GpuSetting, type ThreadChoice } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";

@@ -9,10 +9,10 @@ import { basename } from "node:path";
 import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import { sha256Hex } from "../hash.ts";
 import { MeritError } from "../errors.ts";
-import { sha256File } from "./file-hash.ts";
+import { sha256File } from "../file-hash.ts";
 import { llamaRuntime, resolveThreads, type GpuSetting } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";
-import { l2Normalise } from "./unit-vector.ts";
+import { l2Normalize } from "../vector.ts";
 import type { BackendIdentity, Embedder } from "./types.ts";
 
 export interface LlamaEmbedderOptions {
@@ -111,7 +111,7 @@ export class LlamaEmbedder implements Embedder {
     // node-llama-cpp returns an empty vector for zero tokens; HF embeds "[CLS] [SEP]" for "".
     const input = tokens.length > 0 ? tokens : [this.#model.tokens.bos, this.#model.tokens.sep].filter((t): t is Token => t !== null);
     const { vector } = await this.#context.getEmbeddingFor(input);
-    const normalised = l2Normalise(vector, text);
+    const normalised = l2Normalize(vector, text);
     this.#cache.set(key, normalised);
     this.#stats.computed++;
     return normalised.slice();

@@ -16,7 +16,7 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { z } from "zod";
 import { InputFileError, MeritError } from "../errors.ts";
-import { sha256File } from "./file-hash.ts";
+import { sha256File } from "../file-hash.ts";
 import { hubEndpoint, parseHfUri, publishedFile, readModelLock, writeModelLockEntry } from "./model-lock.ts";
 
 const ModelEntry = z

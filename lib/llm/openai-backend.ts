@@ -17,7 +17,7 @@ import { MeritError } from "../errors.ts";
 import { EndpointPool, GenerationRefusedError, HttpStatusError, type EndpointPoolOptions } from "./endpoint-pool.ts";
 import type { Engine } from "./engine-request.ts";
 import { ENGINES } from "./engines/index.ts";
-import { l2Normalise } from "./unit-vector.ts";
+import { l2Normalize } from "../vector.ts";
 import type { BackendIdentity, ChatBackend, Embedder, GenerateRequest, GenerateResult } from "./types.ts";
 
 export interface OpenAIOptions extends EndpointPoolOptions {
@@ -135,7 +135,7 @@ async function embedBatch(pool: EndpointPool, model: string, texts: readonly str
   const answer = parseAnswer(EmbeddingResponse, await pool.postJson("/v1/embeddings", { model, input: texts }), "embeddings");
   if (answer.data.length !== texts.length) throw new MeritError(`embeddings answer has ${answer.data.length} vectors for ${texts.length} inputs; the server dropped inputs`);
   const byIndex = [...answer.data].sort((a, b) => a.index - b.index);
-  return byIndex.map((d, i) => l2Normalise(d.embedding, texts[i]));
+  return byIndex.map((d, i) => l2Normalize(d.embedding, texts[i]));
 }
 
 /** An Embedder over OpenAI-compatible `/v1/embeddings`; build it with `createOpenAIEmbedder`. */

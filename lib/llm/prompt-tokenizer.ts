@@ -10,7 +10,7 @@
 import type { LlamaModel, Token } from "node-llama-cpp";
 import { MeritError } from "../errors.ts";
 import { jinjaChatTemplate, modelChatTemplate, type ChatTemplate } from "./chat-template.ts";
-import { sha256File } from "./file-hash.ts";
+import { sha256File } from "../file-hash.ts";
 import { decodeOutput, truncatePrompt } from "./llama-backend.ts";
 import { llamaRuntime } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";

@@ -1,10 +1,13 @@
 /**
  * Memory stage (METHOD.md §4.5, format version 3): the persistent MemoryStore of a run directory.
- * Every insertion rewrites the full file set atomically as ONE transaction — each file is written
- * to `<name>.tmp` and fsynced, then a commit marker is renamed into place (the commit point), then
- * each temp file is renamed over its target and the marker removed. Opening a directory rolls a
- * committed transaction forward and deletes uncommitted temp files, so a kill at any instant
- * leaves a readable store holding every entry whose `insert` had resolved.
+ * The files always hold exactly the committed rows (lib/memory/file-layout.ts), and a write is
+ * append-only where the format allows it: an insertion appends its line, vector row and id, a merge
+ * rewrites its polarity file(s) from its row on. Each write is ONE transaction with a redo record
+ * (lib/memory/file-transaction.ts): the record is fsynced, renamed into place (the commit point),
+ * then applied and removed. Opening a directory replays a committed record — repairing a file that
+ * a kill left half-written, such as a torn last line — and deletes an uncommitted one, so a kill at
+ * any instant leaves a readable store holding every entry whose `insert` had resolved (and perhaps
+ * the one in flight; the run's resume replays committed episodes, skipping those already stored).
  *
  * Files: memory_positive.jsonl, memory_negative.jsonl (one entry per line, canonical JSON: sorted
  * keys, compact separators, non-ASCII kept, row order filtered by polarity),
@@ -17,43 +20,22 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { InputFileError } from "../errors.ts";
-import { canonicalJson, sha256Hex, type JsonValue } from "../hash.ts";
+import { sha256Hex } from "../hash.ts";
 import type { Embedder } from "../llm/types.ts";
 import { entryProblems, type MemoryEntry } from "./entry.ts";
-import type { InsertionPlan } from "./merge.ts";
+import { MEMORY_FILES, MEMORY_FORMAT_VERSION, MemoryFileLayout, type MemoryMetadata, type WritingPlan } from "./file-layout.ts";
+import { commitChanges, recoverChanges, type CommitPhase } from "./file-transaction.ts";
 import { MemoryTable } from "./memory-table.ts";
 import type { InsertResult } from "./store.ts";
 import { TableMemoryStore } from "./table-store.ts";
 
-export const MEMORY_FORMAT_VERSION = 3;
-export const MEMORY_FILES = {
-  positive: "memory_positive.jsonl",
-  negative: "memory_negative.jsonl",
-  rowToEntryId: "memory_row_to_entry_id.json",
-  vectors: "memory_vectors.f32",
-  metadata: "memory_metadata.json",
-} as const;
-/** The transaction marker; present only between the commit point and the end of a write. */
-export const COMMIT_MARKER = "memory_commit.json";
-const TMP = ".tmp";
+export { encodeVectors, MEMORY_FILES, MEMORY_FORMAT_VERSION, memoryFileBytes, type MemoryMetadata } from "./file-layout.ts";
+export { COMMIT_MARKER, type CommitPhase } from "./file-transaction.ts";
+
 /** The fix for a damaged store: run.ts replays every committed episode's insertion on resume. */
 const REBUILD = "delete the run's memory/ folder and resume the run (--resume): memory is rebuilt from the committed trajectories";
-const INDEX_BACKEND = "hnswlib-node@3.0.0 rebuilt from memory_vectors.f32 (float32 LE, row-major)";
-
-/** `memory_metadata.json` (METHOD.md §4.5). */
-export interface MemoryMetadata {
-  format_version: number;
-  entry_count: number;
-  positive_count: number;
-  negative_count: number;
-  embedding_dimension: number;
-  index_backend: string;
-  /** SHA-256 hex of memory_vectors.f32. */
-  vector_hash: string;
-}
-
-/** Points in a write where tests may simulate a crash (the hook throws). */
-export type CommitPhase = "staged" | "committed" | `renamed:${string}` | "done";
+/** The files in the order a write applies its changes. */
+const FILE_ORDER = Object.values(MEMORY_FILES);
 
 export interface JsonlStoreOptions {
   /** Embedding dimension; must match an existing store's metadata. */
@@ -66,12 +48,14 @@ export interface JsonlStoreOptions {
 export class JsonlMemoryStore extends TableMemoryStore {
   readonly dir: string;
   #onPhase: (phase: CommitPhase) => void;
+  readonly #layout: MemoryFileLayout;
   /** Set when a write failed part-way: memory and disk may differ until the store is reopened. */
   #failure: unknown = null;
 
-  private constructor(dir: string, table: MemoryTable, onPhase: (phase: CommitPhase) => void) {
+  private constructor(dir: string, table: MemoryTable, layout: MemoryFileLayout, onPhase: (phase: CommitPhase) => void) {
     super(table);
     this.dir = dir;
+    this.#layout = layout;
     this.#onPhase = onPhase;
   }
 
@@ -80,7 +64,11 @@ export class JsonlMemoryStore extends TableMemoryStore {
     fs.mkdirSync(dir, { recursive: true });
     recoverMemoryDir(dir);
     const table = readMemoryDir(dir, opts.dimension);
-    return new JsonlMemoryStore(dir, table, opts.onCommitPhase ?? (() => undefined));
+    const exist = fs.existsSync(path.join(dir, MEMORY_FILES.metadata));
+    const bytes = (name: string) => (exist ? fs.readFileSync(path.join(dir, name)) : new Uint8Array(0));
+    const disk = { exist, positive: bytes(MEMORY_FILES.positive), negative: bytes(MEMORY_FILES.negative), rowToEntryId: bytes(MEMORY_FILES.rowToEntryId), vectors: bytes(MEMORY_FILES.vectors) };
+    const layout = new MemoryFileLayout(table.entries(), table.vectors(), disk, opts.dimension);
+    return new JsonlMemoryStore(dir, table, layout, opts.onCommitPhase ?? (() => undefined));
   }
 
   protected async insertNow(entry: MemoryEntry, embedder: Embedder): Promise<InsertResult> {
@@ -89,87 +77,23 @@ export class JsonlMemoryStore extends TableMemoryStore {
     const plan = this.table.plan(entry);
     const vector = await this.table.embedPlan(plan, embedder);
     if (plan.kind !== "skip" && vector !== null) {
-      const entries = [...this.table.entries()];
-      const vectors = [...this.table.vectors()];
-      entries[plan.row] = plan.entry;
-      vectors[plan.row] = vector;
       try {
-        writeMemoryDir(this.dir, entries, vectors, this.dimension, this.#onPhase);
+        const write = this.#layout.plan(plan as WritingPlan, vector, this.table.entries(), this.table.vectors());
+        commitChanges(this.dir, FILE_ORDER, write.changes, this.#onPhase);
+        write.accept();
       } catch (error) {
         this.#failure = error;
         throw error;
       }
     }
-    this.table.apply(plan as InsertionPlan, vector);
+    this.table.apply(plan, vector);
     return MemoryTable.resultOf(plan, entry);
   }
 }
 
-/** Serialises the full state and commits it as one transaction (see module header). */
-export function writeMemoryDir(
-  dir: string,
-  entries: readonly MemoryEntry[],
-  vectors: readonly Float32Array[],
-  dimension: number,
-  onPhase: (phase: CommitPhase) => void = () => undefined,
-): void {
-  const lines = (polarity: string): string =>
-    entries.filter((e) => e.polarity === polarity).map((e) => canonicalJson(e as unknown as JsonValue) + "\n").join("");
-  const vectorBytes = encodeVectors(vectors, dimension);
-  const positive = entries.filter((e) => e.polarity === "positive").length;
-  const metadata: MemoryMetadata = {
-    format_version: MEMORY_FORMAT_VERSION,
-    entry_count: entries.length,
-    positive_count: positive,
-    negative_count: entries.length - positive,
-    embedding_dimension: dimension,
-    index_backend: INDEX_BACKEND,
-    vector_hash: sha256Hex(vectorBytes),
-  };
-  const files: [string, string | Uint8Array][] = [
-    [MEMORY_FILES.positive, lines("positive")],
-    [MEMORY_FILES.negative, lines("negative")],
-    [MEMORY_FILES.rowToEntryId, canonicalJson(entries.map((e) => e.entry_id)) + "\n"],
-    [MEMORY_FILES.vectors, vectorBytes],
-    [MEMORY_FILES.metadata, canonicalJson(metadata as unknown as JsonValue) + "\n"],
-  ];
-  for (const [name, data] of files) writeDurable(path.join(dir, name + TMP), data);
-  onPhase("staged");
-  writeDurable(path.join(dir, COMMIT_MARKER + TMP), canonicalJson({ files: files.map(([name]) => name) }) + "\n");
-  fs.renameSync(path.join(dir, COMMIT_MARKER + TMP), path.join(dir, COMMIT_MARKER));
-  fsyncDir(dir);
-  onPhase("committed");
-  for (const [name] of files) {
-    fs.renameSync(path.join(dir, name + TMP), path.join(dir, name));
-    onPhase(`renamed:${name}`);
-  }
-  fsyncDir(dir);
-  fs.unlinkSync(path.join(dir, COMMIT_MARKER));
-  fsyncDir(dir);
-  onPhase("done");
-}
-
-/**
- * Finishes or discards an interrupted write: with a commit marker, every listed temp file still
- * present is renamed over its target (roll forward) and the marker removed; then any remaining
- * `*.tmp` file (an uncommitted write) is deleted. Idempotent, so a crash during recovery is safe.
- */
+/** Finishes or discards an interrupted write (see lib/memory/file-transaction.ts `recoverChanges`). */
 export function recoverMemoryDir(dir: string): void {
-  const marker = path.join(dir, COMMIT_MARKER);
-  if (fs.existsSync(marker)) {
-    const listed = parseJson(marker, fs.readFileSync(marker, "utf8")) as { files?: unknown };
-    if (!Array.isArray(listed.files)) throw new InputFileError(marker, "commit marker without a file list", "restore the run directory from a backup");
-    for (const name of listed.files as string[]) {
-      const tmp = path.join(dir, name + TMP);
-      if (fs.existsSync(tmp)) fs.renameSync(tmp, path.join(dir, name));
-    }
-    fsyncDir(dir);
-    fs.unlinkSync(marker);
-    fsyncDir(dir);
-  }
-  for (const name of fs.readdirSync(dir)) {
-    if (name.startsWith("memory_") && name.endsWith(TMP)) fs.unlinkSync(path.join(dir, name));
-  }
+  recoverChanges(dir);
 }
 
 /** Reads a (recovered) memory directory into a table, checking every cross-file invariant. */
@@ -216,16 +140,6 @@ export function readMemoryDir(dir: string, dimension: number): MemoryTable {
   return table;
 }
 
-/** Row-major little-endian float32 bytes. */
-export function encodeVectors(vectors: readonly Float32Array[], dimension: number): Uint8Array {
-  const bytes = new Uint8Array(vectors.length * dimension * 4);
-  const view = new DataView(bytes.buffer);
-  vectors.forEach((v, row) => {
-    for (let i = 0; i < dimension; i++) view.setFloat32((row * dimension + i) * 4, v[i], true);
-  });
-  return bytes;
-}
-
 function decodeVectors(bytes: Uint8Array, dimension: number): Float32Array[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const rows = Math.floor(bytes.byteLength / (dimension * 4));
@@ -236,27 +150,6 @@ function decodeVectors(bytes: Uint8Array, dimension: number): Float32Array[] {
     out.push(v);
   }
   return out;
-}
-
-function writeDurable(file: string, data: string | Uint8Array): void {
-  const fd = fs.openSync(file, "w");
-  try {
-    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    let offset = 0;
-    while (offset < bytes.byteLength) offset += fs.writeSync(fd, bytes, offset, bytes.byteLength - offset);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function fsyncDir(dir: string): void {
-  const fd = fs.openSync(dir, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 function parseJson(where: string, text: string): unknown {

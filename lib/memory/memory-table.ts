@@ -5,7 +5,7 @@
  * @module
  */
 import type { Embedder } from "../llm/types.ts";
-import { checkDimension, l2Normalize } from "../retrieval/vector.ts";
+import { checkDimension, l2Normalize } from "../vector.ts";
 import type { MemoryEntry } from "./entry.ts";
 import { denseText } from "./entry-text.ts";
 import { planInsertion, type InsertionPlan, type MemoryView } from "./merge.ts";

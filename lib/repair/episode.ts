@@ -10,19 +10,35 @@
 import { classifyFailure } from "../classify.ts";
 import type { DatasetName, Example } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
-import type { InitialRecord } from "../experiment/initial-cache.ts";
 import { GenerationRefusedError } from "../llm/endpoint-pool.ts";
 import type { ChatBackend, Embedder, GenerateResult } from "../llm/types.ts";
 import { failureContext, type EpisodeAttempt, type FinishedEpisode } from "../memory/finalize.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import { extractSql } from "../oracle/extract-sql.ts";
 import type { Verdict } from "../oracle/oracle.ts";
-import type { AttemptStatus, FeedbackRegime } from "../oracle/types.ts";
+import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import type { MethodSpec } from "./methods.ts";
 import type { CallKind, ErrorType } from "./trajectory.ts";
+
+/**
+ * Attempt 0 as the episode reads it (METHOD.md §6.6, §6.5): the cached initial SQL, the label it was
+ * cached with and its token accounting. A record of the initial cache (lib/experiment/initial-cache.ts)
+ * has these fields and is passed as it is; the episode loop knows nothing else of that file's schema.
+ */
+export interface InitialAttempt {
+  /** Canonical single statement, or "" (METHOD.md §2.7). */
+  initial_sql: string;
+  /** The cached label; under `denotation_confirmed` the online verdict must agree with it. */
+  execution_status: Status;
+  /** SHA-256 of the initial prompt; null when the SQL came from a predictions file. */
+  prompt_hash: string | null;
+  /** Token counts from token ids; null = unknown (imported predictions). */
+  prompt_tokens: number | null;
+  output_tokens: number | null;
+}
 
 /** Everything that identifies one episode of one run. */
 export interface EpisodeSpec {
@@ -32,7 +48,7 @@ export interface EpisodeSpec {
   streamPosition: number;
   example: Example;
   schema: string;
-  initial: InitialRecord;
+  initial: InitialAttempt;
   feedbackRegime: FeedbackRegime;
   /** K (METHOD.md §6.1: 7). */
   maxRepairSteps: number;

@@ -3,7 +3,7 @@
  * @module
  */
 export * from "./bm25.ts";
-export * from "./vector.ts";
+export * from "../vector.ts";
 export * from "./dense.ts";
 export * from "./rank.ts";
 export * from "./policies.ts";

@@ -2,26 +2,36 @@
  * Retrieval stage (METHOD.md §4.7, §5.2, §5.5): a column copy of the entry fields that the pool
  * scan reads on every repair step, plus the memory's BM25 documents. Strings are interned to small
  * integers, so eligibility over 100,000 rows is a loop over typed arrays instead of 200,000 calls
- * reading objects (bench/retrieval.ts prints both). The scan applies exactly isEligible's rules for
- * the contexts the retriever builds (no allow/deny lists); the retriever still checks every
- * returned entry with `ineligibilityReason`, and a test compares the pools with `isEligible`.
- * One pass over the rows fills scratch lists of each pool's legal and typed rows (both polarity
- * pools of a retrieval in the same pass); only the list the scorer needs is copied out.
+ * reading objects (bench/retrieval.ts prints both). The scan runs the rules of the one eligibility
+ * table (lib/memory/eligibility.ts, the same code `ineligibilityReason` runs on one entry), each
+ * as one tight pass compacting a scratch list of rows; the retriever still checks every returned
+ * entry with `ineligibilityReason`, and a test compares the pools with `isEligible`. Both polarity
+ * pools of a retrieval share the passes of every rule but polarity; only the list the scorer needs
+ * is copied out.
  *
  * The columns follow the memory by object identity: a row whose entry object changed since the
  * last call (an append, or a merge, which makes a new object) is re-read, and its BM25 document is
  * tokenised then (once per row version, like its embedding, rather than on the hot path).
  * @module
  */
-import type { ApplicabilityScope, MemoryEntry, Polarity } from "../memory/entry.ts";
+import type { MemoryEntry } from "../memory/entry.ts";
 import { bm25Document } from "../memory/entry-text.ts";
-import type { EligibilityContext } from "../memory/eligibility.ts";
+import {
+  activeRules,
+  ELIGIBILITY_RULES,
+  eligibilityProbe,
+  POLARITY_CODE,
+  SCOPE_CODE,
+  type CandidateColumns,
+  type EligibilityContext,
+  type EligibilityProbe,
+} from "../memory/eligibility.ts";
 import { Bm25Corpus, bm25Tokens, type Bm25Options } from "./bm25.ts";
 
-const POLARITY_CODE: Record<Polarity, number> = { positive: 1, negative: 2 };
-const SCOPE_CODE: Record<ApplicabilityScope, number> = { global: 0, same_database: 1, cross_database: 2 };
+/** The polarity rule, which the two-pool scan applies once per pool after the others. */
+const POLARITY_RULE = ELIGIBILITY_RULES.find((r) => r.name === "polarity")!;
 
-/** The retrieving episode and pool (isEligible's context without rule 4's allow/deny lists). */
+/** The retrieving episode and pool (the retriever never sets rule 4's allow/deny lists; the scan would honour them). */
 export type ScanContext = Omit<EligibilityContext, "allowDbIds" | "denyDbIds">;
 
 /** Sizes of one pool: eligible rows, and those of them whose error_type is the scan's type. */
@@ -75,7 +85,7 @@ export class MemoryColumns {
     }
   }
 
-  /** Legal and typed pool sizes for `ctx` (isEligible's rules 1–3, 5, 6). Call `sync` first. */
+  /** Legal and typed pool sizes for `ctx` (every rule of ELIGIBILITY_RULES that applies). Call `sync` first. */
   count(ctx: ScanContext, errorType: string): PoolCounts {
     return this.#scan(ctx, errorType);
   }
@@ -121,56 +131,46 @@ export class MemoryColumns {
     });
   }
 
-  /** `#scan` for the positive (code 1) and the negative (code 2) pool of `ctx` in one pass. */
+  /** `#scan` for the positive (code 1) and the negative (code 2) pool of `ctx` in one pass of each rule. */
   #scanBothPolarities(ctx: ScanContext, errorType: string): Record<1 | 2, { counts: PoolCounts; legalRows: Int32Array; typedRows: Int32Array }> {
-    const { type, causal, before, current, db, excludeSameDatabase, positions, queries, dbs, types, polarities, scopes, rows } = this.#setup(ctx, errorType);
+    // Every rule but the pool's polarity (a combined-pool probe), then the polarity rule once per pool.
+    const combined = this.#probe({ ...ctx, polarity: null });
     const [legal1, typed1, legal2, typed2] = this.#scratch;
-    let nl1 = 0;
-    let nt1 = 0;
-    let nl2 = 0;
-    let nt2 = 0;
-    for (let row = 0; row < rows; row++) {
-      if (causal && (!(positions[row] < before) || queries[row] === current)) continue;
-      const polarity = polarities[row];
-      if (polarity !== 1 && polarity !== 2) continue;
-      const sameDb = dbs[row] === db;
-      if (excludeSameDatabase && sameDb) continue;
-      const scope = scopes[row];
-      if ((scope === 1 && !sameDb) || (scope === 2 && sameDb)) continue;
-      const isTyped = types[row] === type;
-      if (polarity === 1) {
-        legal1[nl1++] = row;
-        if (isTyped) typed1[nt1++] = row;
-      } else {
-        legal2[nl2++] = row;
-        if (isTyped) typed2[nt2++] = row;
-      }
-    }
-    return {
-      1: { counts: { legal: nl1, typed: nt1 }, legalRows: legal1, typedRows: typed1 },
-      2: { counts: { legal: nl2, typed: nt2 }, legalRows: legal2, typedRows: typed2 },
+    const shared = this.#keepEligible(combined, legal1);
+    legal2.set(legal1.subarray(0, shared));
+    const type = this.#lookup(errorType);
+    const split = (code: 1 | 2, legalRows: Int32Array, typedRows: Int32Array) => {
+      const legal = POLARITY_RULE.keep(this.#columns, { ...combined, polarity: code }, legalRows, shared);
+      return { counts: { legal, typed: this.#keepTyped(legalRows, legal, type, typedRows) }, legalRows, typedRows };
     };
+    return { 1: split(1, legal1, typed1), 2: split(2, legal2, typed2) };
   }
 
-  /** What a scan loop reads: the context as interned ids, the columns, the row count; sizes the scratch lists. */
-  #setup(ctx: ScanContext, errorType: string) {
-    const rows = this.#source.length;
-    if (this.#scratch[0].length < rows) this.#scratch = [0, 1, 2, 3].map(() => new Int32Array(this.#position.length)) as [Int32Array, Int32Array, Int32Array, Int32Array];
-    return {
-      type: this.#lookup(errorType),
-      causal: ctx.causal,
-      before: ctx.streamPosition,
-      current: this.#lookup(ctx.queryId),
-      db: this.#lookup(ctx.dbId),
-      excludeSameDatabase: ctx.excludeSameDatabase,
-      positions: this.#position,
-      queries: this.#query,
-      dbs: this.#db,
-      types: this.#type,
-      polarities: this.#polarity,
-      scopes: this.#scope,
-      rows,
-    };
+  /** The rules' probe of `ctx` over the interned ids; sizes the scratch lists to the rows. */
+  #probe(ctx: ScanContext): EligibilityProbe {
+    if (this.#scratch[0].length < this.#source.length) this.#scratch = [0, 1, 2, 3].map(() => new Int32Array(this.#position.length)) as [Int32Array, Int32Array, Int32Array, Int32Array];
+    return eligibilityProbe(ctx, (s) => this.#lookup(s));
+  }
+
+  /** Fills `rows` with every row, then keeps those each active rule allows (ascending); returns how many. */
+  #keepEligible(probe: EligibilityProbe, rows: Int32Array): number {
+    let n = this.#source.length;
+    for (let row = 0; row < n; row++) rows[row] = row;
+    for (const rule of activeRules(probe)) n = rule.keep(this.#columns, probe, rows, n);
+    return n;
+  }
+
+  /** Writes the rows of `rows[0..n)` whose error_type is `type` to `out`; returns how many. */
+  #keepTyped(rows: Int32Array, n: number, type: number, out: Int32Array): number {
+    const types = this.#type;
+    let typed = 0;
+    for (let k = 0; k < n; k++) if (types[rows[k]] === type) out[typed++] = rows[k];
+    return typed;
+  }
+
+  /** The columns as the eligibility rules read them. */
+  get #columns(): CandidateColumns {
+    return { position: this.#position, query: this.#query, db: this.#db, polarity: this.#polarity, scope: this.#scope };
   }
 
   /**
@@ -178,22 +178,10 @@ export class MemoryColumns {
    * (kept between calls: fresh large allocations are slow on some machines).
    */
   #scan(ctx: ScanContext, errorType: string): PoolCounts {
-    const { type, causal, before, current, db, excludeSameDatabase, positions, queries, dbs, types, polarities, scopes, rows } = this.#setup(ctx, errorType);
-    const polarity = ctx.polarity === null ? 0 : (POLARITY_CODE[ctx.polarity] ?? -1);
+    const probe = this.#probe(ctx);
     const [legalRows, typedRows] = this.#scratch;
-    let legal = 0;
-    let typed = 0;
-    for (let row = 0; row < rows; row++) {
-      if (causal && (!(positions[row] < before) || queries[row] === current)) continue;
-      if (polarity !== 0 && polarities[row] !== polarity) continue;
-      const sameDb = dbs[row] === db;
-      if (excludeSameDatabase && sameDb) continue;
-      const scope = scopes[row];
-      if ((scope === 1 && !sameDb) || (scope === 2 && sameDb)) continue;
-      legalRows[legal++] = row;
-      if (types[row] === type) typedRows[typed++] = row;
-    }
-    return { legal, typed };
+    const legal = this.#keepEligible(probe, legalRows);
+    return { legal, typed: this.#keepTyped(legalRows, legal, this.#lookup(errorType), typedRows) };
   }
 
   /** true when `row`'s error_type is `errorType`. Call `sync` first. */

@@ -7,7 +7,7 @@
  * and `random` (random_same_type's seeded shuffle). Both are pure over the context they are given.
  * @module
  */
-import { PyRandom, randomSameTypeSeed } from "../experiment/random.ts";
+import { PyRandom, randomSameTypeSeed } from "../random.ts";
 import type { Polarity } from "../memory/entry.ts";
 import { channelWeights, topRanked, type Channels } from "./rank.ts";
 import type { PoolKey } from "./retrieval-log.ts";

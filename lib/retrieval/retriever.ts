@@ -33,7 +33,7 @@ import type { RetrievalPolicy } from "./policy.ts";
 import { MemoryColumns } from "./memory-columns.ts";
 import type { RankContext } from "./ranker.ts";
 import type { PoolKey, RetrievalLogRecord } from "./retrieval-log.ts";
-import { checkDimension, l2Normalize } from "./vector.ts";
+import { checkDimension, l2Normalize } from "../vector.ts";
 
 /** The current repair step as retrieval sees it. */
 export interface RetrievalQuery {

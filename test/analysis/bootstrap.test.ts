@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { bootstrapPValue, jackknifeAcceleration, pairedClusterBootstrap } from "../../lib/analysis/bootstrap.ts";
 import { MeritError } from "../../lib/errors.ts";
-import { PyRandom } from "../../lib/experiment/random.ts";
+import { PyRandom } from "../../lib/random.ts";
 
 /** n × s matrix filled by f(q, s). */
 const matrix = (n: number, s: number, f: (q: number, s: number) => number) => Array.from({ length: n }, (_, q) => Array.from({ length: s }, (_, j) => f(q, j)));

@@ -1,6 +1,6 @@
 // Tests lib/analysis/random-sample.ts: pySample equals CPython 3.11 random.Random(seed).sample on both of its branches.
 import { describe, expect, it } from "vitest";
-import { PyRandom } from "../../lib/experiment/random.ts";
+import { PyRandom } from "../../lib/random.ts";
 import { pySample } from "../../lib/analysis/random-sample.ts";
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);

@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLlamaEmbedder, type LlamaEmbedder } from "../../lib/llm/llama-embedder.ts";
-import { l2Normalise } from "../../lib/llm/unit-vector.ts";
+import { l2Normalize as l2Normalise } from "../../lib/vector.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BGE = `${ROOT}test/fixtures/models/tiny-random-bert-bge.gguf`;

@@ -1,6 +1,6 @@
 // Tests lib/memory/eligibility.ts: the causal eligibility rules of METHOD.md §4.7, one case per rule.
 import { describe, expect, it } from "vitest";
-import { PyRandom } from "../../lib/experiment/random.ts";
+import { PyRandom } from "../../lib/random.ts";
 import { ineligibilityReason, isEligible, type EligibilityContext } from "../../lib/memory/eligibility.ts";
 import { makeEntry } from "./fixtures.ts";
 

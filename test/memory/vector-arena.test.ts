@@ -1,7 +1,7 @@
 // Tests lib/memory/memory-table.ts VectorArena: copies into shared buffers, views that never change, dimension checks; and that a merge gives its row a new vector object while the old one keeps its values.
 import { describe, expect, it } from "vitest";
 import { MemoryTable, VectorArena } from "../../lib/memory/memory-table.ts";
-import { VectorError } from "../../lib/retrieval/vector.ts";
+import { VectorError } from "../../lib/vector.ts";
 import { HashedBagEmbedder, makeEntry } from "./fixtures.ts";
 
 describe("VectorArena", () => {

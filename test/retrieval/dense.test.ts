@@ -1,8 +1,8 @@
-// Tests lib/retrieval/dense.ts and vector.ts: exact scoring (bit-identical to `dot`), the HNSW path above the exact limit (pool filter, exact rescoring, growth, replaced vectors, shards by key).
+// Tests lib/retrieval/dense.ts and lib/vector.ts: exact scoring (bit-identical to `dot`), the HNSW path above the exact limit (pool filter, exact rescoring, growth, replaced vectors, shards by key).
 import { describe, expect, it } from "vitest";
-import { PyRandom } from "../../lib/experiment/random.ts";
+import { PyRandom } from "../../lib/random.ts";
 import { DenseIndex, dotInOrder, exactDenseScores } from "../../lib/retrieval/dense.ts";
-import { dot, l2Normalize, VectorError } from "../../lib/retrieval/vector.ts";
+import { dot, l2Normalize, VectorError } from "../../lib/vector.ts";
 
 function randomUnit(rng: PyRandom, dim: number): Float32Array {
   return l2Normalize(Array.from({ length: dim }, () => rng.random() * 2 - 1));

@@ -1,6 +1,6 @@
 // Tests the retrieval fast paths against the plain definitions they replace, on random inputs: the column pools vs isEligible (every rule, after merges), Bm25Corpus vs the BM25 formula written out naively (bit for bit, any subset), topRanked vs rankCandidates (ties and near-ties at 12 decimals), and the 4-row exactDenseScores vs dot.
 import { describe, expect, it } from "vitest";
-import { PyRandom } from "../../lib/experiment/random.ts";
+import { PyRandom } from "../../lib/random.ts";
 import { bm25Document } from "../../lib/memory/entry-text.ts";
 import type { MemoryEntry } from "../../lib/memory/entry.ts";
 import { isEligible, type EligibilityContext } from "../../lib/memory/eligibility.ts";
@@ -8,7 +8,7 @@ import { Bm25Corpus, bm25Tokens } from "../../lib/retrieval/bm25.ts";
 import { exactDenseScores } from "../../lib/retrieval/dense.ts";
 import { MemoryColumns } from "../../lib/retrieval/memory-columns.ts";
 import { rankCandidates, rankColumnsOf, topRanked, type RankInput } from "../../lib/retrieval/rank.ts";
-import { dot } from "../../lib/retrieval/vector.ts";
+import { dot } from "../../lib/vector.ts";
 import { makeEntry } from "../memory/fixtures.ts";
 
 const TYPES = ["Syntax", "Schema Linking", "Aggregation", "Unknown"];

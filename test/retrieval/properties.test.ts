@@ -1,6 +1,6 @@
 // Property tests with a seeded PyRandom: over random streams no policy ever returns an ineligible entry (checked field by field), and rankings do not depend on memory row order.
 import { describe, expect, it } from "vitest";
-import { PyRandom } from "../../lib/experiment/random.ts";
+import { PyRandom } from "../../lib/random.ts";
 import type { MemoryEntry } from "../../lib/memory/entry.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
 import { getPolicy, POLICY_NAMES } from "../../lib/retrieval/policies.ts";

@@ -1,6 +1,6 @@
 // Tests lib/retrieval/retriever.ts: typed pools with fallback at 3 (pool sizes equal to isEligible counted per polarity), one HNSW shard per typed pool above the exact limit, type bonus only in merit_typerel, dynamic_rag's combined pool, cross-database and causal exclusion, random_same_type, hand-computed dense ranking, and the §5.7 log.
 import { describe, expect, it } from "vitest";
-import { PyRandom, randomSameTypeSeed } from "../../lib/experiment/random.ts";
+import { PyRandom, randomSameTypeSeed } from "../../lib/random.ts";
 import type { MemoryEntry } from "../../lib/memory/entry.ts";
 import { bm25Document } from "../../lib/memory/entry-text.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";

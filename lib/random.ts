@@ -4,7 +4,7 @@
  * `_randbelow_with_getrandbits`, `shuffle`, `choice`) that is bit-exact with it for integer seeds.
  * @module
  */
-import { sha256Hex } from "../hash.ts";
+import { sha256Hex } from "./hash.ts";
 
 // MT19937 constants (Matsumoto & Nishimura, mt19937ar.c, as vendored in CPython's _randommodule.c).
 const N = 624;

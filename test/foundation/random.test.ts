@@ -1,11 +1,11 @@
 /**
- * Tests lib/experiment/random.ts (METHOD.md §7): hand-derived answers from the MT19937 reference
+ * Tests lib/random.ts (METHOD.md §7): hand-derived answers from the MT19937 reference
  * output, then bit-exact parity with CPython 3.11 vectors from test/fixtures/random/generate.py.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { PyRandom, randomSameTypeSeed } from "../../lib/experiment/random.ts";
+import { PyRandom, randomSameTypeSeed } from "../../lib/random.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/random/", import.meta.url));
 const readFixture = (name: string) => JSON.parse(readFileSync(FIXTURES + name, "utf8"));

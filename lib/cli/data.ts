@@ -15,7 +15,7 @@ import { readArchiveEntry } from "../data/downloads.ts";
 import { assertUnzipAvailable, extractArchive } from "../data/extract.ts";
 import { fileDigest } from "../file-hash.ts";
 import type { DatasetName } from "../data/types.ts";
-import { verifyContents, type ContentsReport } from "../data/verify-contents.ts";
+import { verifyContents, type ContentsReport } from "../oracle/verify-contents.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
 import { defaultJobs } from "./eval.ts";
 import { assertWritableDir } from "./output-paths.ts";

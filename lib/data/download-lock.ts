@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { readLockFile, writeLockEntry, type LockFileKind } from "../experiment/lock-file.ts";
+import { readLockFile, writeLockEntry, type LockFileKind } from "../lock-file.ts";
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 

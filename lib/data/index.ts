@@ -15,6 +15,5 @@ export { readGoldFile, assertGoldAgrees, type GoldLine } from "./gold-file.ts";
 export { readJsonFile, type JsonFile } from "./json-file.ts";
 export { fetchArchive, verifyArchive, confirmationUrl, DownloadError, UnpinnedHashError, type FetchArchiveOptions } from "./download.ts";
 export { readDownloadLock, writeDownloadLockEntry, type LockEntry } from "./download-lock.ts";
-export { verifyContents, type ContentsReport } from "./verify-contents.ts";
 export { readArchiveEntry, ArchiveEntrySchema, type ArchiveEntry } from "./downloads.ts";
 export { extractArchive, unzip, assertUnzipAvailable, type ExtractOptions, type InstallReport } from "./extract.ts";

@@ -87,7 +87,7 @@ export const DecodingSchema = z
 
 /**
  * Retrieval settings. Every key is read: runExperiment applies max_positive, max_negative,
- * min_typed_pool and type_bonus to the method's policy (lib/retrieval/policies.ts
+ * min_typed_pool and type_bonus to the method's policy (lib/methods/policy.ts
  * `configurePolicy`), exact_pool_limit goes to the dense index; the fusion weights cannot be
  * changed, so any other value is rejected with the reason.
  */

@@ -17,7 +17,7 @@ import type { Oracle } from "../oracle/oracle.ts";
 import type { PredictionsFile } from "../oracle/predictions.ts";
 import { STATUSES } from "../oracle/types.ts";
 import { initialPrompt, PROMPT_FORMAT_VERSION, promptHash, templateSetHash } from "../prompts.ts";
-import { writeFileAtomic } from "./atomic-file.ts";
+import { writeFileAtomic } from "../atomic-file.ts";
 
 export const INITIAL_CACHE_FORMAT = "merit-initial-cache-v5" as const;
 

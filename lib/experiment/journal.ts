@@ -10,7 +10,7 @@
 import { existsSync, fstatSync, readFileSync, truncateSync } from "node:fs";
 import { dirname } from "node:path";
 import { InputFileError } from "../errors.ts";
-import { fsLayer, syncDir, writeFully } from "./atomic-file.ts";
+import { fsLayer, syncDir, writeFully } from "../atomic-file.ts";
 
 /** An append-only JSONL file. */
 export class JsonlJournal {

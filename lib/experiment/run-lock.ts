@@ -10,7 +10,7 @@ import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { MeritError } from "../errors.ts";
-import { processAlive } from "./atomic-file.ts";
+import { processAlive } from "../atomic-file.ts";
 
 export const LOCK_FILE = "run.lock";
 

@@ -22,7 +22,7 @@ import { configureMethod, methodRecord, type MethodSpec } from "../methods/index
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
-import { removeStaleTempFiles, writeFileAtomic } from "./atomic-file.ts";
+import { removeStaleTempFiles, writeFileAtomic } from "../atomic-file.ts";
 import { checkPositions, expectedJournalLines } from "./completeness.ts";
 import type { ExperimentConfig } from "./config.ts";
 import type { InitialCache } from "./initial-cache.ts";

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { MeritError } from "../errors.ts";
-import { readLockFile, writeLockEntry, type LockFileKind } from "../experiment/lock-file.ts";
+import { readLockFile, writeLockEntry, type LockFileKind } from "../lock-file.ts";
 
 /** The hub base URL without a trailing slash. */
 export function hubEndpoint(env: NodeJS.ProcessEnv = process.env): string {

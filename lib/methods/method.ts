@@ -6,7 +6,8 @@
  * @module
  */
 import { MeritError } from "../errors.ts";
-import { buildPolicy, configurePolicy, type RetrievalPolicy, type RetrievalSettings } from "../retrieval/policy.ts";
+import type { RetrievalPolicy } from "../retrieval/policy.ts";
+import { buildPolicy, configurePolicy, type RetrievalSettings } from "./policy.ts";
 import { resolvePart, type PartRef, type PartRequest } from "./parts.ts";
 
 /** A method's parts as requested. */

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Dataset } from "../data/types.ts";
 import { InputFileError } from "../errors.ts";
-import { writeFileAtomic } from "../experiment/atomic-file.ts";
+import { writeFileAtomic } from "../atomic-file.ts";
 import { canonicalJson } from "../hash.ts";
 import { Oracle, type Verdict } from "./oracle.ts";
 import type { PredictionsFile } from "./predictions.ts";

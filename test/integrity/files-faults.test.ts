@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import { discoverDatabases, sqliteFileProblem, verifyDatabaseFiles } from "../../lib/data/databases.ts";
 import { userFixableError } from "../../lib/errors.ts";
-import { writeFileAtomic } from "../../lib/experiment/atomic-file.ts";
+import { writeFileAtomic } from "../../lib/atomic-file.ts";
 import { JsonlJournal } from "../../lib/experiment/journal.ts";
 import { cacheStats, verifyCache } from "../../lib/llm/cache-admin.ts";
 import { CallCache } from "../../lib/llm/call-cache.ts";

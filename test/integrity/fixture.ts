@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Dataset } from "../../lib/data/index.ts";
 import { userFixableError } from "../../lib/errors.ts";
-import { fsLayer } from "../../lib/experiment/atomic-file.ts";
+import { fsLayer } from "../../lib/atomic-file.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import type { InitialCache } from "../../lib/experiment/initial-cache.ts";
 import { runExperiment, type RunResult } from "../../lib/experiment/run.ts";

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hostname } from "node:os";
 import { main } from "../../lib/cli.ts";
 import { checkRunComplete } from "../../lib/experiment/completeness.ts";
-import { fsLayer } from "../../lib/experiment/atomic-file.ts";
+import { fsLayer } from "../../lib/atomic-file.ts";
 import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
 import { scenarioInitialSql } from "../helpers/scripted-scenario.ts";
 import { cliLine, injectFs, killAtOperation, refusal, restoreFs, runScenarioInto, snapshot, stableFiles, type Scenario } from "./fixture.ts";

@@ -22,7 +22,7 @@ import {
 } from "../../lib/methods/index.ts";
 import { PAPER_COMPARISONS, PAPER_METHODS } from "../../lib/analysis/paper-layout.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
-import { DEFAULT_RETRIEVAL_SETTINGS } from "../../lib/retrieval/policies.ts";
+import { DEFAULT_RETRIEVAL_SETTINGS } from "../../lib/methods/policies.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { makeEntry, ScriptedEmbedder } from "../memory/fixtures.ts";
 

@@ -14,7 +14,7 @@ import { bm25Document } from "../../lib/memory/entry-text.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { bm25Scores } from "../../lib/retrieval/bm25.ts";
-import { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, getPolicy, POLICY_NAMES, type RetrievalSettings } from "../../lib/retrieval/policies.ts";
+import { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, getPolicy, POLICY_NAMES, type RetrievalSettings } from "../../lib/methods/policies.ts";
 import { pyRound } from "../../lib/retrieval/rank.ts";
 import { retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
 import { makeEntry, ScriptedEmbedder, type EntrySpec } from "../memory/fixtures.ts";

@@ -11,7 +11,7 @@
  */
 import * as fs from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { InputFileError } from "../errors.ts";
+import { InputFileError } from "./errors.ts";
 
 /** The file-system calls run artefacts are written with (replaceable in tests only). */
 export const fsLayer = {

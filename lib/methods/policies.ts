@@ -1,15 +1,16 @@
 /**
- * Retrieval stage (METHOD.md §5.5–5.6): the retrieval policies of the memory methods, read from the
- * one method registry (lib/methods/): a memory method is a pool planner, a ranker and a memory
+ * Methods, the retrieval policies of the memory methods (METHOD.md §5.5–5.6), read from the one
+ * method registry: a memory method is a pool planner, a ranker and a memory
  * writer, and its policy (policy.ts) is what the retriever and the episode loop read — they never
  * branch on a method's name. Memoryless methods (zeroshot, iterative, reflexion) have no policy.
  * @module
  */
 import { MeritError, nearestName } from "../errors.ts";
-import { aliasTarget, getMethod, isMethodName, memoryMethodNames } from "../methods/index.ts";
-import type { RetrievalPolicy } from "./policy.ts";
+import type { RetrievalPolicy } from "../retrieval/policy.ts";
+import { aliasTarget, getMethod, isMethodName, memoryMethodNames } from "./index.ts";
 
-export { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type PoolLayout, type RetrievalPolicy, type RetrievalSettings, type TypeFilterRule } from "./policy.ts";
+export type { PoolLayout, RetrievalPolicy, TypeFilterRule } from "../retrieval/policy.ts";
+export { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./policy.ts";
 
 /** Every memory method name now registered: methods first, then aliases (registration order). */
 export function policyNames(): string[] {

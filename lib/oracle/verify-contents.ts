@@ -1,5 +1,5 @@
 /**
- * Data acquisition (METHOD.md §1.1): verifies the extracted contents of an archive whose hash no
+ * Data acquisition (METHOD.md §1.1), beside the oracle it runs: verifies the extracted contents of an archive whose hash no
  * publisher states (BIRD's dev.zip) before its hash is recorded on first use: release files compared
  * with the bundled copies (a difference is reported as a different release, with its hash), and every
  * gold query of the release executed on its databases.
@@ -7,10 +7,10 @@
  */
 import { join } from "node:path";
 import { MeritError } from "../errors.ts";
-import { Oracle } from "../oracle/oracle.ts";
-import { loadDataset } from "./dataset.ts";
-import type { ArchiveEntry } from "./downloads.ts";
-import { exists } from "./download.ts";
+import { Oracle } from "./oracle.ts";
+import { loadDataset } from "../data/dataset.ts";
+import type { ArchiveEntry } from "../data/downloads.ts";
+import { exists } from "../data/download.ts";
 import { fileDigest } from "../file-hash.ts";
 
 /** What the verification found: facts for the lock file and warning lines for the user. */

@@ -7,8 +7,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
-import { InputFileError } from "../errors.ts";
-import { canonicalJson, type JsonValue } from "../hash.ts";
+import { InputFileError } from "./errors.ts";
+import { canonicalJson, type JsonValue } from "./hash.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 
 /** One kind of pin file: the section holding its entries, their schema, its comment and the fixes its errors name. */

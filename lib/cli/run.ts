@@ -110,13 +110,13 @@ export const runCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, RUN_USAGE);
     const configFile = required(values.config, "config", RUN_USAGE);
+    const plugins = await loadPlugins(pluginFiles(values.plugin)); // first: a plugin may register the config's dataset
     const base = loadConfig(configFile);
     const method = required(values.method, "method", RUN_USAGE);
     const seed = parseSeed(required(values.seed, "seed", RUN_USAGE), "seed");
     const limit = parseLimit(values.limit);
     const config = applyOverrides(base, values, 1);
     const outDir = values.out ?? join("runs", config.dataset, `${method}-s${seed}`);
-    const plugins = await loadPlugins(pluginFiles(values.plugin));
     return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile }, plugins);
   },
 };
@@ -128,8 +128,8 @@ export const gridCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
     const configFile = required(values.config, "config", GRID_USAGE);
+    const plugins = await loadPlugins(pluginFiles(values.plugin)); // first: a plugin may register the config's dataset
     const base = loadConfig(configFile);
-    const plugins = await loadPlugins(pluginFiles(values.plugin));
     const methods = listFlag(required(values.methods, "methods", GRID_USAGE), "methods");
     const seeds = listFlag(values.seeds ?? "0,1,2", "seeds").map((text) => parseSeed(text, "seeds"));
     const limit = parseLimit(values.limit);

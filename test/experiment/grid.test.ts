@@ -7,7 +7,7 @@ import { gridCommand } from "../../lib/cli/run.ts";
 import { loadConfig } from "../../lib/experiment/config.ts";
 import { checkStreams, planStreams, runGrid, streamDirName, type GridProgress } from "../../lib/experiment/grid.ts";
 import { RUN_FILES, runFile } from "../../lib/experiment/run-dir.ts";
-import { cacheFromPredictionsFile, LLAMA3_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
 
 const root = tempDir("grid-lib");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -33,14 +33,8 @@ describe("planStreams / checkStreams", () => {
 describe("runGrid (library)", () => {
   let configFile: string;
   beforeAll(async () => {
-    const dataset = await loadSpider();
-    const oracle = spiderOracle(dataset);
     const initialCache = join(root, "initial.json");
-    try {
-      await cacheFromPredictionsFile(dataset, oracle, LLAMA3_PREDICTIONS, initialCache, "latin1");
-    } finally {
-      await oracle.close();
-    }
+    await writeLlama3InitialCache(initialCache);
     configFile = join(root, "config.json");
     const config = {
       dataset: "spider",

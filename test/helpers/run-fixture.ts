@@ -58,6 +58,17 @@ export async function cacheFromPredictionsFile(dataset: Dataset, oracle: Oracle,
   return cache;
 }
 
+/** The initial cache of the Llama3-8B predictions on Spider dev, written to `path` (the grid tests' shared setup). */
+export async function writeLlama3InitialCache(path: string): Promise<void> {
+  const dataset = await loadSpider();
+  const oracle = spiderOracle(dataset);
+  try {
+    await cacheFromPredictionsFile(dataset, oracle, LLAMA3_PREDICTIONS, path, "latin1");
+  } finally {
+    await oracle.close();
+  }
+}
+
 /** The example ids of the first `limit` stream positions (as `merit run` would visit them). */
 export function streamIds(dataset: Dataset, cache: InitialCache, seed: number, limit: number): string[] {
   return buildStream(dataset, cache, seed, limit).map((s) => s.example.id);

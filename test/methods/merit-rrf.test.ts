@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { getMethod, loadPlugins, PARTS, type RankContext } from "../../lib/methods/index.ts";
-import { cacheFromPredictionsFile, LLAMA3_PREDICTIONS, loadSpider, readJsonl, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { readJsonl, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
 
 const PLUGIN = "lib/plugins/merit-rrf.ts";
 
@@ -71,14 +71,8 @@ describe("merit grid --plugin lib/plugins/merit-rrf.ts --methods merit_rrf", () 
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   let config: string;
   beforeAll(async () => {
-    const dataset = await loadSpider();
-    const oracle = spiderOracle(dataset);
     const initialCache = join(root, "initial.json");
-    try {
-      await cacheFromPredictionsFile(dataset, oracle, LLAMA3_PREDICTIONS, initialCache, "latin1");
-    } finally {
-      await oracle.close();
-    }
+    await writeLlama3InitialCache(initialCache);
     config = join(root, "config.json");
     writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: join(root, "calls.sqlite"), protocol: "merit", max_repair_steps: 2, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } }));
   }, 120_000);

@@ -32,7 +32,7 @@ import { numberFlag, parseFlags, type Command, type CommandIO } from "./command.
 import { cacheRows, saveReplayCache, stageReplayCache } from "./demo-replay.ts";
 import { defaultJobs } from "./eval.ts";
 import { reportCommand } from "./report.ts";
-import { runGrid } from "./run.ts";
+import { runGridWithProgress } from "./run.ts";
 
 /** The committed call cache of the quick demo and the notebooks (tracked; never opened by SQLite). */
 export const REPLAY_CACHE = "results/demo-call-cache.sqlite";
@@ -236,7 +236,7 @@ export const demoCommand: Command = {
     for (const s of streams) rmSync(s.outDir, { recursive: true, force: true });
     // Fresh outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
     // "Determinism") but do on the CPU's kernels; the replay cache makes them the same on any CPU.
-    const results = await runGrid(config, streams, limit, false, io);
+    const results = await runGridWithProgress(config, streams, limit, false, io);
     const rows = results.map(({ stream, result }) => {
       const m = result.metrics;
       const audit = auditRun(stream.outDir, dataset);

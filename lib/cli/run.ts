@@ -61,7 +61,7 @@ const FLAGS = {
  * The grid as the CLI runs it (`merit run|grid`, `merit demo`): the library's runGrid
  * (lib/experiment/grid.ts) after the output checks that name flags, with progress on `io.err`.
  */
-export async function runGrid(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}, plugins: readonly PluginRecord[] = []): Promise<StreamResult[]> {
+export async function runGridWithProgress(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}, plugins: readonly PluginRecord[] = []): Promise<StreamResult[]> {
   checkStreams(streams); // unknown names and shared folders fail before any model loads
   for (const s of streams) assertWritableDir(s.outDir, "--out");
   assertWritableFile(config.call_cache, "the config's call_cache");
@@ -69,7 +69,7 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], limit
 }
 
 async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions, plugins: readonly PluginRecord[]): Promise<number> {
-  for (const { stream: s, result } of await runGrid(config, streams, limit, resume, io, data, plugins)) {
+  for (const { stream: s, result } of await runGridWithProgress(config, streams, limit, resume, io, data, plugins)) {
     const m = result.metrics;
     io.out(`${s.method} seed ${s.seed}: EX ${(100 * m.final_accuracy).toFixed(2)} (initial ${(100 * m.success_at_1).toFixed(2)}), repaired ${m.repaired_count}, n ${m.total} -> ${s.outDir}`);
   }

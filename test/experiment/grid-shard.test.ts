@@ -9,7 +9,7 @@ import { gridCommand } from "../../lib/cli/run.ts";
 import { openCacheDatabase } from "../../lib/llm/call-cache.ts";
 import { parseShard, selectShard } from "../../lib/experiment/shard.ts";
 import { mergeCaches } from "../../lib/llm/cache-merge.ts";
-import { cacheFromPredictionsFile, LLAMA3_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
 
 const root = tempDir("shard");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -78,14 +78,8 @@ describe("merit grid --shard + merit cache merge", () => {
   let initialCache: string;
   const args = ["--methods", "iterative,merit", "--seeds", "0,1", "--limit", "5"];
   beforeAll(async () => {
-    const dataset = await loadSpider();
-    const oracle = spiderOracle(dataset);
-    try {
-      initialCache = join(root, "initial.json");
-      await cacheFromPredictionsFile(dataset, oracle, LLAMA3_PREDICTIONS, initialCache, "latin1");
-    } finally {
-      await oracle.close();
-    }
+    initialCache = join(root, "initial.json");
+    await writeLlama3InitialCache(initialCache);
   }, 120_000);
 
   it("two shards and a merged cache equal the one-process grid byte for byte", async () => {

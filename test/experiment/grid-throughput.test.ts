@@ -7,7 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
-import { cacheFromPredictionsFile, LLAMA3_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
 
 const root = tempDir("grid-throughput");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -30,14 +30,8 @@ function config(mode: string, initialCache: string): string {
 describe("merit grid with model.mode throughput", () => {
   let initialCache: string;
   beforeAll(async () => {
-    const dataset = await loadSpider();
-    const oracle = spiderOracle(dataset);
-    try {
-      initialCache = join(root, "initial.json");
-      await cacheFromPredictionsFile(dataset, oracle, LLAMA3_PREDICTIONS, initialCache, "latin1");
-    } finally {
-      await oracle.close();
-    }
+    initialCache = join(root, "initial.json");
+    await writeLlama3InitialCache(initialCache);
   }, 120_000);
 
   it("runs, records the mode and the contract, and matches deterministic mode on CPU", async () => {

@@ -1,6 +1,6 @@
 // A user's template folder (config `prompts_dir`, prompts/README.md): a run renders its repair
 // prompts from that folder, and the manifest extras record the folder and the hash of its templates.
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Dataset } from "../../lib/data/index.ts";
@@ -8,26 +8,22 @@ import type { InitialCache } from "../../lib/experiment/initial-cache.ts";
 import { runManifestExtras } from "../../lib/experiment/provenance.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { PROMPTS_DIR, templateSetHash } from "../../lib/prompts.ts";
-import { cacheFromChosenSql, loadSpider, readRun, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
+import { readRun } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
-import { runScenario, scenarioInitialSql } from "../helpers/scripted-scenario.ts";
+import { closeScenario, openScenario, runScenario, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
 
 let dataset: Dataset;
 let oracle: Oracle;
 let cache: InitialCache;
 let cachePath: string;
 let root: string;
+let fixture: ScenarioFixture | undefined;
 
 beforeAll(async () => {
-  root = tempDir("prompts-dir");
-  dataset = await loadSpider();
-  oracle = spiderOracle(dataset);
-  ({ cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root));
+  fixture = await openScenario("prompts-dir");
+  ({ root, dataset, oracle, cache, cachePath } = fixture);
 }, 120_000);
-afterAll(async () => {
-  await oracle?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => closeScenario(fixture));
 
 it("repair prompts come from prompts_dir; the manifest extras name the folder and its hash", async () => {
   const dir = join(root, "my-prompts");

@@ -12,7 +12,8 @@ import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { getMethod } from "../../lib/repair/methods.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "./hashed-embedder.ts";
-import { SPIDER_DIR } from "./run-fixture.ts";
+import { rmSync } from "node:fs";
+import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "./run-fixture.ts";
 import { ScriptedBackend } from "./scripted-backend.ts";
 
 export const SCENARIO_SEED = 0;
@@ -78,4 +79,29 @@ export async function runScenario(opts: {
     services: { backend, oracle: opts.oracle, embedder: new HashedEmbedder(), retriever: createRetriever() },
   });
   return backend;
+}
+
+/** The scenario's inputs: Spider dev, an oracle on it and the scenario's initial cache, in a fresh temp folder. */
+export interface ScenarioFixture {
+  root: string;
+  dataset: Dataset;
+  oracle: Oracle;
+  cache: InitialCache;
+  cachePath: string;
+}
+
+/** Opens a ScenarioFixture in a new temp folder named after `prefix`; close it with `closeScenario`. */
+export async function openScenario(prefix: string): Promise<ScenarioFixture> {
+  const root = tempDir(prefix);
+  const dataset = await loadSpider();
+  const oracle = spiderOracle(dataset);
+  const { cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root);
+  return { root, dataset, oracle, cache, cachePath };
+}
+
+/** Closes the oracle and removes the temp folder (a fixture that failed to open is skipped). */
+export async function closeScenario(fixture: ScenarioFixture | undefined): Promise<void> {
+  if (!fixture) return;
+  await fixture.oracle.close();
+  rmSync(fixture.root, { recursive: true, force: true });
 }

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { Embedder } from "../../lib/llm/types.ts";
 import { observationOf, type MemoryEntry, type Polarity } from "../../lib/memory/entry.ts";
 import { entryId } from "../../lib/memory/identity.ts";
+import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
 import { contentHash } from "../../lib/hash.ts";
 
 /** Hashed bag-of-words embedder: each [a-z0-9_]+ token adds 1 to bucket sha256(token) mod dim; L2-normalised. */
@@ -92,4 +93,20 @@ export function makeEntry(spec: EntrySpec = {}): MemoryEntry {
     failure_count: positive ? 0 : 1,
     provenance_history: [observationOf(base)],
   };
+}
+
+let storeCounter = 0;
+
+/**
+ * An in-memory store of 4-dimensional entries, one per spec, each from its own source query
+ * (`src<k>`, stream position k mod 50 unless given, delta `SELECT k => SELECT 0`), embedded by
+ * `embedder`; k counts on across calls within one test file.
+ */
+export async function storeOf(specs: EntrySpec[], embedder: Embedder): Promise<InMemoryMemoryStore> {
+  const store = new InMemoryMemoryStore(4);
+  for (const spec of specs) {
+    storeCounter += 1;
+    await store.insert(makeEntry({ queryId: `src${storeCounter}`, position: spec.position ?? storeCounter % 50, delta: `SELECT ${storeCounter} => SELECT 0`, ...spec }), embedder);
+  }
+  return store;
 }

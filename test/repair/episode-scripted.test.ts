@@ -2,21 +2,22 @@
 // Spider dev data with the real oracle drives the positive- and negative-memory paths of MERIT and
 // checks what is written, what a later query retrieves and what its prompt shows.
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dataset } from "../../lib/data/index.ts";
 import type { InitialCache } from "../../lib/experiment/initial-cache.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
-import { cacheFromChosenSql, loadSpider, readRun, spiderOracle, streamIds, tempDir, type RunFiles } from "../helpers/run-fixture.ts";
+import { readRun, streamIds, type RunFiles } from "../helpers/run-fixture.ts";
 import type { ScriptedBackend } from "../helpers/scripted-backend.ts";
-import { A, B, C, runScenario, SCENARIO_IDS, SCENARIO_LIMIT as LIMIT, SCENARIO_SEED as SEED, scenarioInitialSql } from "../helpers/scripted-scenario.ts";
+import { A, B, C, closeScenario, openScenario, runScenario, SCENARIO_IDS, SCENARIO_LIMIT as LIMIT, SCENARIO_SEED as SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
 
 let dataset: Dataset;
 let oracle: Oracle;
 let cache: InitialCache;
 let cachePath: string;
 let root: string;
+let fixture: ScenarioFixture | undefined;
 const runs = new Map<string, RunFiles>();
 const backends = new Map<string, ScriptedBackend>();
 
@@ -27,17 +28,12 @@ async function run(method: string): Promise<RunFiles> {
 }
 
 beforeAll(async () => {
-  root = tempDir("episode-scripted");
-  dataset = await loadSpider();
-  oracle = spiderOracle(dataset);
-  ({ cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root));
+  fixture = await openScenario("episode-scripted");
+  ({ root, dataset, oracle, cache, cachePath } = fixture);
   for (const method of ["merit", "positive_only", "dynamic_rag", "cross_database_only"]) runs.set(method, await run(method));
 }, 120_000);
 
-afterAll(async () => {
-  await oracle?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => closeScenario(fixture));
 
 const byQuery = (r: RunFiles, id: string) => r.trajectories.find((t) => t.query_id === id)!;
 

@@ -10,7 +10,7 @@ import { getPolicy } from "../../lib/methods/policies.ts";
 import { minMaxNormalize, pyRound } from "../../lib/retrieval/rank.ts";
 import { isEligible } from "../../lib/memory/eligibility.ts";
 import { createRetriever, denseShardKey, retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
-import { makeEntry, ScriptedEmbedder, type EntrySpec } from "../memory/fixtures.ts";
+import { ScriptedEmbedder, storeOf, type EntrySpec } from "../memory/fixtures.ts";
 
 /** Vectors are written into questions as v[a,b,c,d]; anything else embeds to (0,0,0,1). */
 const embedder = () =>
@@ -19,16 +19,7 @@ const embedder = () =>
     return m ? m[1].split(",").map(Number) : [0, 0, 0, 1];
   });
 
-let counter = 0;
-async function memoryOf(specs: EntrySpec[]): Promise<InMemoryMemoryStore> {
-  const store = new InMemoryMemoryStore(4);
-  const e = embedder();
-  for (const spec of specs) {
-    counter += 1;
-    await store.insert(makeEntry({ queryId: `src${counter}`, position: spec.position ?? counter % 50, delta: `SELECT ${counter} => SELECT 0`, ...spec }), e);
-  }
-  return store;
-}
+const memoryOf = (specs: EntrySpec[]): Promise<InMemoryMemoryStore> => storeOf(specs, embedder());
 
 const query = (over: Partial<RetrievalQuery> = {}): RetrievalQuery => ({
   queryId: "cur",

@@ -3,7 +3,7 @@
 // tie-breaking keys; no query embedding for no_dense_rerank), and each config retrieval setting
 // (max_positive, max_negative, min_typed_pool, type_bonus) changes retrieval as specified, through
 // `configurePolicy` and through a whole run; METHOD.md's values leave every policy unchanged.
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dataset } from "../../lib/data/index.ts";
@@ -17,9 +17,9 @@ import { bm25Scores } from "../../lib/retrieval/bm25.ts";
 import { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, getPolicy, POLICY_NAMES, type RetrievalSettings } from "../../lib/methods/policies.ts";
 import { pyRound } from "../../lib/retrieval/rank.ts";
 import { retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
-import { makeEntry, ScriptedEmbedder, type EntrySpec } from "../memory/fixtures.ts";
-import { cacheFromChosenSql, loadSpider, readRun, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
-import { runScenario, scenarioInitialSql } from "../helpers/scripted-scenario.ts";
+import { ScriptedEmbedder, storeOf, type EntrySpec } from "../memory/fixtures.ts";
+import { readRun } from "../helpers/run-fixture.ts";
+import { closeScenario, openScenario, runScenario, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
 
 /** A question word picks the vector; no word of the query text occurs in any entry's BM25 document. */
 const VECTORS: Record<string, number[]> = {
@@ -44,16 +44,7 @@ const forbidden: Embedder = {
   close: async () => {},
 };
 
-let counter = 0;
-async function memoryOf(specs: EntrySpec[]): Promise<InMemoryMemoryStore> {
-  const store = new InMemoryMemoryStore(4);
-  const e = embedder();
-  for (const spec of specs) {
-    counter += 1;
-    await store.insert(makeEntry({ queryId: `src${counter}`, position: spec.position ?? counter % 50, delta: `SELECT ${counter} => SELECT 0`, ...spec }), e);
-  }
-  return store;
-}
+const memoryOf = (specs: EntrySpec[]): Promise<InMemoryMemoryStore> => storeOf(specs, embedder());
 
 const query = (over: Partial<RetrievalQuery> = {}): RetrievalQuery => ({
   queryId: "cur",
@@ -196,16 +187,12 @@ describe("a run honours its config's retrieval settings", () => {
   let cache: InitialCache;
   let cachePath: string;
   let root: string;
+  let fixture: ScenarioFixture | undefined;
   beforeAll(async () => {
-    root = tempDir("retrieval-settings");
-    dataset = await loadSpider();
-    oracle = spiderOracle(dataset);
-    ({ cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root));
+    fixture = await openScenario("retrieval-settings");
+    ({ root, dataset, oracle, cache, cachePath } = fixture);
   }, 120_000);
-  afterAll(async () => {
-    await oracle?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => closeScenario(fixture));
 
   it("max_positive 0 and max_negative 0: retrieval returns nothing; the manifest says so", async () => {
     const run = async (name: string, config?: Record<string, unknown>) => {

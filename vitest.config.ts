@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "studies/**/*.test.ts", "examples/**/*.test.ts"],
     environment: "node",
     pool: "forks",
     testTimeout: 120_000,

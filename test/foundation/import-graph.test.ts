@@ -37,6 +37,7 @@ const LAYERS: string[][] = [
   ["retrieval"],
   ["methods"],
   ["repair", "plugins"],
+  ["plugin.ts"],
   ["experiment"],
   ["analysis"],
   ["report"],

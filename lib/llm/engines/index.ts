@@ -14,6 +14,11 @@ export const ENGINES = new Registry<InferenceEngine>("inference engine");
 ENGINES.register("llama.cpp", llamaCpp);
 ENGINES.register("vllm", vllm);
 
+/** Registers an inference engine under its config name (`model.engine`), once; plugin files call this. */
+export function registerEngine(name: string, engine: InferenceEngine): InferenceEngine {
+  return ENGINES.register(name, engine);
+}
+
 /** The request form of engine `name` for these decoding parameters. */
 export function engineRequest(name: string, p: DecodingParams): EngineRequest {
   if (!(p.repetitionPenalty > 0)) throw new MeritError(`repetition penalty must be > 0, got ${p.repetitionPenalty}; use 1 to disable it`);

@@ -1,0 +1,15 @@
+/**
+ * The one module a plugin file imports (README "Write a follow-up study"; DESIGN.md §1): every
+ * registry a study can add to — methods and their parts, datasets, SQL executors, inference
+ * engines — and the types their entries implement. A plugin file lives anywhere outside lib/
+ * (`studies/NAME/`, `examples/`) and is loaded with `--plugin FILE.ts` or the config's `plugins`.
+ * @module
+ */
+export { count, MERIT_PARTS, PARTS, registerMethod } from "./methods/index.ts";
+export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
+export { registerDataset } from "./data/dataset-registry.ts";
+export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./data/adapter.ts";
+export { registerExecutor } from "./oracle/executor.ts";
+export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./oracle/executor.ts";
+export { registerEngine } from "./llm/engines/index.ts";
+export type { DecodingParams, EngineRequest, InferenceEngine } from "./llm/engine-request.ts";

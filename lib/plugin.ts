@@ -5,8 +5,11 @@
  * (`studies/NAME/`, `examples/`) and is loaded with `--plugin FILE.ts` or the config's `plugins`.
  * @module
  */
-export { count, MERIT_PARTS, PARTS, registerMethod } from "./methods/index.ts";
+export { count, MERIT_PARTS, nonNegative, oneOf, PARTS, registerMethod } from "./methods/index.ts";
+export { MeritError } from "./errors.ts";
 export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
+export type { MemoryEntry, Polarity } from "./memory/entry.ts";
+export { pyRound } from "./retrieval/rank.ts";
 export { registerDataset } from "./data/dataset-registry.ts";
 export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./data/adapter.ts";
 export { registerExecutor } from "./oracle/executor.ts";

@@ -14,5 +14,10 @@ export { registerDataset } from "./data/dataset-registry.ts";
 export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./data/adapter.ts";
 export { registerExecutor } from "./oracle/executor.ts";
 export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./oracle/executor.ts";
+export type { Rows, SqlValue } from "./oracle/types.ts";
+/** The engine-independent statement rules (refusals, DQS fallback, caps) every executor applies; see sql-rules.mjs. */
+export { collectRows, dqsToLiteral, DQS_ERROR, LEADING_KEYWORD, NOT_AUTHORIZED, OverCap, refusalOf, refusedKeyword } from "./oracle/sql-rules.mjs";
+/** URL of sql-rules.mjs, for an executor whose worker thread or process imports the rules itself. */
+export const SQL_RULES_URL: string = new URL("./oracle/sql-rules.mjs", import.meta.url).href;
 export { registerEngine } from "./llm/engines/index.ts";
 export type { DecodingParams, EngineRequest, InferenceEngine } from "./llm/engine-request.ts";

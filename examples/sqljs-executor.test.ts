@@ -116,6 +116,16 @@ describe("the sqljs executor on hostile SQL", () => {
     expect(readFileSync(db).equals(readFileSync(SOURCE))).toBe(true);
   }, 120_000);
 
+  it("differs only where the two SQLite builds do (README, the sqljs parity paragraph)", async () => {
+    const both = async (sql: string) => [plain(await sqljs.execute({ db, sql })), plain(await bundled.execute({ db, sql }))];
+    // better-sqlite3 is built with SQLITE_ENABLE_PERCENTILE and SQLITE_SOUNDEX; sql.js is not.
+    expect(await both("SELECT median(Age) FROM singer")).toEqual([plain({ ok: false, error: "no such function: median", timedOut: false }), plain({ ok: true, rows: [[36.5]] })]);
+    expect(await both("SELECT soundex(Name) FROM singer LIMIT 1")).toEqual([plain({ ok: false, error: "no such function: soundex", timedOut: false }), plain({ ok: true, rows: [["J261"]] })]);
+    // better-sqlite3 is built with SQLITE_LIKE_DOESNT_MATCH_BLOBS.
+    expect(await both("SELECT x'41' LIKE 'A'")).toEqual([plain({ ok: true, rows: [[1n]] }), plain({ ok: true, rows: [[0n]] })]);
+    expect(await both("SELECT sqlite_version()")).toEqual([plain({ ok: true, rows: [["3.54.1"]] }), plain({ ok: true, rows: [["3.53.2"]] })]);
+  });
+
   it("never rejects after close, and close is idempotent", async () => {
     const executor = new SqlJsExecutor({ timeoutMs: 1000 });
     const pending = executor.execute({ db, sql: RECURSE("SELECT count(*) FROM c") });

@@ -1,0 +1,76 @@
+// Tests examples/completion-engine.ts from outside lib/: the `llama.cpp-oai` engine is selectable by
+// config `model.engine` once loaded, refuses a malformed answer with one line, and — against a real
+// llama-server with the tiny Qwen GGUF — gives the bundled `llama.cpp` engine's prompt ids, generated
+// ids, text and token counts on 8 Spider prompts (initial and repair), token for token. The server
+// part skips when llama-server is not built (`make llama-server`).
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Dataset } from "../lib/data/index.ts";
+import { parseConfig } from "../lib/experiment/config.ts";
+import { CompletionsBackend } from "../lib/llm/completions-backend.ts";
+import { engineRequest } from "../lib/llm/engines/index.ts";
+import { loadPromptTokenizer, type PromptTokenizer } from "../lib/llm/prompt-tokenizer.ts";
+import { initialPrompt, repairPrompt } from "../lib/prompts.ts";
+import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../test/helpers/llama-server.ts";
+import { DEEPSEEK_PREDICTIONS, loadSpider, TINY_QWEN } from "../test/helpers/run-fixture.ts";
+import "./completion-engine.ts";
+
+const MAX_OUTPUT = 48;
+const DECODING = { repetitionPenalty: 1.1, seed: 0, contextSize: 4096, model: "tiny-qwen" };
+
+describe("the llama.cpp-oai engine", () => {
+  it("is a registered engine the config can name", () => {
+    const config = parseConfig({ dataset: "spider", data_dir: "data/spider", initial_cache: "initial.json", model: { backend: "openai", engine: "llama.cpp-oai", base_urls: ["http://127.0.0.1:1"] } });
+    expect(config.model.engine).toBe("llama.cpp-oai");
+    const request = engineRequest("llama.cpp-oai", DECODING);
+    expect(request.path).toBe("/v1/completions");
+    expect(request.body([1, 2, 3], 7)).toMatchObject({ prompt: [1, 2, 3], max_tokens: 7, return_tokens: true, verbose: true, repeat_last_n: 4096 });
+  });
+
+  it("refuses an answer without llama-server's token ids, naming the endpoint and the fix", () => {
+    const request = engineRequest("llama.cpp-oai", DECODING);
+    expect(() => request.parse({ choices: [{ text: "x" }], usage: { prompt_tokens: 3, completion_tokens: 1 } })).toThrow(/\/v1\/completions answer is not shaped as expected: __verbose: .*llama-server/);
+    expect(request.parse({ choices: [{ text: "x" }], usage: { prompt_tokens: 3, completion_tokens: 1 }, __verbose: { tokens: [87], truncated: false } })).toEqual({ output: [87], promptTokens: 3, outputTokens: 1, probs: null });
+  });
+});
+
+describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama.cpp-oai vs the bundled llama.cpp engine on a real llama-server", () => {
+  let server: LlamaServer;
+  let tokenizer: PromptTokenizer;
+  let dataset: Dataset;
+  beforeAll(async () => {
+    [server, tokenizer, dataset] = await Promise.all([startLlamaServer({ model: TINY_QWEN }), loadPromptTokenizer({ modelPath: TINY_QWEN }), loadSpider()]);
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+    await tokenizer?.close();
+  });
+
+  /** 4 initial and 4 repair prompts over questions spread through Spider dev. */
+  function prompts(): string[] {
+    const predictions = readFileSync(DEEPSEEK_PREDICTIONS, "utf8").split("\n");
+    const question = (i: number) => {
+      const e = dataset.examples[(i * 131) % dataset.examples.length];
+      return { dataset: "spider" as const, schema: dataset.schemas.get(e.dbId) ?? "", question: e.question, evidence: e.evidence, index: e.sourceIndex };
+    };
+    const initial = Array.from({ length: 4 }, (_, i) => initialPrompt(question(i)));
+    const repair = Array.from({ length: 4 }, (_, j) => {
+      const q = question(4 + j);
+      return repairPrompt({ ...q, positives: [], negatives: [], reflections: [], attempts: [{ sql: predictions[q.index] ?? "SELECT 1", status: "DENOTATION_MISMATCH" as const, dbError: null }], currentErrorType: "Result Mismatch" });
+    });
+    return [...initial, ...repair];
+  }
+
+  it("8 Spider prompts: the same prompt ids, generated ids, text and token counts", async () => {
+    const backend = (engine: string) => new CompletionsBackend({ baseUrls: [server.url], engine, model: "tiny-qwen", tokenizer, maxRetries: 0 });
+    const [bundled, plugin] = [backend("llama.cpp"), backend("llama.cpp-oai")];
+    for (const prompt of prompts()) {
+      const request = { prompt, maxOutputTokens: MAX_OUTPUT };
+      const [a, b] = [await bundled.generateIds(request), await plugin.generateIds(request)];
+      expect(b.prompt).toEqual(a.prompt);
+      expect(b.output).toEqual(a.output);
+      expect(await plugin.generate(request)).toEqual(await bundled.generate(request));
+    }
+    expect(plugin.identity.params.engine).toBe("llama.cpp-oai");
+  }, 600_000);
+});

@@ -30,7 +30,7 @@
  * stdev, replicate, …) are turned off (`useOldExtensionFunctions: false`) so only SQLite's own
  * functions exist. Known engine differences are measured by examples/sqljs-parity.ts (README).
  * Limit: each thread holds every database it has opened in WebAssembly memory (at most 4 GiB), so
- * BIRD's largest databases (over 1 GB) fit one or two at a time; Spider's are a few MB.
+ * a thread that opens several of BIRD's largest databases (hundreds of MB each) can run out of it; Spider's are a few MB.
  *
  * Run: `merit eval --plugin examples/sqljs-executor.ts --executor sqljs …` once the CLI loads
  * plugins everywhere; from code: import this file, then `new Oracle({ …, engine: "sqljs" })`.

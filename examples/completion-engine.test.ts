@@ -64,13 +64,17 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama.cpp-oai vs the bundled llama.
   it("8 Spider prompts: the same prompt ids, generated ids, text and token counts", async () => {
     const backend = (engine: string) => new CompletionsBackend({ baseUrls: [server.url], engine, model: "tiny-qwen", tokenizer, maxRetries: 0 });
     const [bundled, plugin] = [backend("llama.cpp"), backend("llama.cpp-oai")];
+    let generated = 0;
     for (const prompt of prompts()) {
       const request = { prompt, maxOutputTokens: MAX_OUTPUT };
       const [a, b] = [await bundled.generateIds(request), await plugin.generateIds(request)];
       expect(b.prompt).toEqual(a.prompt);
       expect(b.output).toEqual(a.output);
       expect(await plugin.generate(request)).toEqual(await bundled.generate(request));
+      generated += a.output.length;
     }
+    console.log(`llama.cpp-oai vs llama.cpp: 8/8 prompts identical, ${generated} generated tokens`);
+    expect(generated).toBeGreaterThan(8 * 8); // real generations, not empty answers
     expect(plugin.identity.params.engine).toBe("llama.cpp-oai");
   }, 600_000);
 });

@@ -5,11 +5,19 @@
  * (`studies/NAME/`, `examples/`) and is loaded with `--plugin FILE.ts` or the config's `plugins`.
  * @module
  */
-export { count, MERIT_PARTS, PARTS, registerMethod } from "./methods/index.ts";
+export { count, MERIT_PARTS, nonNegative, oneOf, PARTS, registerMethod } from "./methods/index.ts";
+export { MeritError } from "./errors.ts";
 export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
+export type { MemoryEntry, Polarity } from "./memory/entry.ts";
+export { pyRound } from "./retrieval/rank.ts";
 export { registerDataset } from "./data/dataset-registry.ts";
 export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./data/adapter.ts";
 export { registerExecutor } from "./oracle/executor.ts";
 export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./oracle/executor.ts";
+export type { Rows, SqlValue } from "./oracle/types.ts";
+/** The engine-independent statement rules (refusals, DQS fallback, caps) every executor applies; see sql-rules.mjs. */
+export { collectRows, dqsToLiteral, DQS_ERROR, LEADING_KEYWORD, NOT_AUTHORIZED, OverCap, refusalOf, refusedKeyword } from "./oracle/sql-rules.mjs";
+/** URL of sql-rules.mjs, for an executor whose worker thread or process imports the rules itself. */
+export const SQL_RULES_URL: string = new URL("./oracle/sql-rules.mjs", import.meta.url).href;
 export { registerEngine } from "./llm/engines/index.ts";
 export type { DecodingParams, EngineRequest, InferenceEngine } from "./llm/engine-request.ts";

@@ -30,6 +30,7 @@
  */
 import Database from "better-sqlite3";
 import { Worker } from "node:worker_threads";
+import { collectRows, dqsToLiteral, DQS_ERROR, NOT_AUTHORIZED, OverCap, refusalOf, refusedKeyword } from "./sql-rules.mjs";
 
 /** @type {Map<string, import("better-sqlite3").Database>} */
 const connections = new Map();
@@ -46,72 +47,6 @@ function connect(path) {
     connections.set(path, db);
   }
   return db;
-}
-
-/** First keywords of SQLite statements other than queries (SELECT, WITH, VALUES). */
-const STATEMENT_KEYWORDS = new Set(["ALTER", "ANALYZE", "ATTACH", "BEGIN", "COMMIT", "CREATE", "DELETE", "DETACH", "DROP", "END", "INSERT", "PRAGMA", "REINDEX", "RELEASE", "REPLACE", "ROLLBACK", "SAVEPOINT", "UPDATE", "VACUUM"]);
-const DQS_ERROR = /^no such column: ("(?:[^"]|"")*")(?: - should this be a string literal in single-quotes\?)?$/;
-const LEADING_KEYWORD = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/;
-
-/**
- * Replaces every double-quoted token equal to `quoted` (outside '…' strings and comments) with the
- * single-quoted literal of the same text. Returns null when the token does not occur.
- * @param {string} sql @param {string} quoted
- */
-function dqsToLiteral(sql, quoted) {
-  const inner = quoted.slice(1, -1).replace(/""/g, '"');
-  const literal = "'" + inner.replace(/'/g, "''") + "'";
-  let out = "";
-  let found = false;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    if (c === "'") {
-      let j = i + 1;
-      while (j < sql.length && !(sql[j] === "'" && sql[j + 1] !== "'")) j += sql[j] === "'" ? 2 : 1;
-      out += sql.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === "-" && sql[i + 1] === "-") {
-      const j = sql.indexOf("\n", i);
-      const end = j < 0 ? sql.length : j;
-      out += sql.slice(i, end);
-      i = end;
-    } else if (c === "/" && sql[i + 1] === "*") {
-      const j = sql.indexOf("*/", i + 2);
-      const end = j < 0 ? sql.length : j + 2;
-      out += sql.slice(i, end);
-      i = end;
-    } else if (c === '"') {
-      let j = i + 1;
-      while (j < sql.length && !(sql[j] === '"' && sql[j + 1] !== '"')) j += sql[j] === '"' ? 2 : 1;
-      const token = sql.slice(i, j + 1);
-      if (token === quoted) {
-        out += literal;
-        found = true;
-      } else out += token;
-      i = j + 1;
-    } else if (c === "`" || c === "[") {
-      const close = c === "`" ? "`" : "]";
-      const j = sql.indexOf(close, i + 1);
-      const end = j < 0 ? sql.length : j + 1;
-      out += sql.slice(i, end);
-      i = end;
-    } else {
-      out += c;
-      i += 1;
-    }
-  }
-  return found ? out : null;
-}
-
-/**
- * The keyword of the statement an EXPLAIN [QUERY PLAN] explains ("" when none).
- * @param {string} sql
- */
-function explainedKeyword(sql) {
-  const m = /^EXPLAIN(?:\s+QUERY\s+PLAN)?\b/i.exec(sql.replace(LEADING_NOISE, ""));
-  const rest = m ? sql.replace(LEADING_NOISE, "").slice(m[0].length) : "";
-  return (LEADING_KEYWORD.exec(rest)?.[1] ?? "").toUpperCase();
 }
 
 /** @param {import("better-sqlite3").Database} db @param {string} sql */
@@ -131,100 +66,22 @@ function prepare(db, sql) {
   throw new Error("too many double-quoted tokens to resolve");
 }
 
-/** What the reference's authorizer denies surfaces as this message (Python: `str(DatabaseError)`). */
-const NOT_AUTHORIZED = "not authorized";
-/** VACUUM has no authorizer action; the statements it runs internally are denied (METHOD.md §2.1). */
-const VACUUM_DENIED = "authorization denied";
-/** Errors SQLite raises while parsing, before any authorizer callback. */
-const PARSE_ERROR = /syntax error|^incomplete input$|^unrecognized token:/;
-/** Lookup errors of the object a statement acts on, which SQLite raises before authorizing it. */
-const TARGET_ERROR = /^no such (?:table|view|index|trigger): (?:main\.|temp\.)?(.+)$/;
-const NAME = String.raw`(?:[A-Za-z_][\w$]*\.)?("(?:[^"]|"")+"|\[[^\]]+\]|\x60[^\x60]+\x60|[A-Za-z_][\w$]*)`;
-/** The object each refused statement acts on (its target), by leading keyword. */
-const TARGETS = [
-  new RegExp(String.raw`^(?:INSERT(?:\s+OR\s+\w+)?|REPLACE)\s+INTO\s+${NAME}`, "i"),
-  new RegExp(String.raw`^UPDATE(?:\s+OR\s+\w+)?\s+${NAME}`, "i"),
-  new RegExp(String.raw`^DELETE\s+FROM\s+${NAME}`, "i"),
-  new RegExp(String.raw`^DROP\s+(?:TABLE|VIEW|INDEX|TRIGGER)\s+(?:IF\s+EXISTS\s+)?${NAME}`, "i"),
-  new RegExp(String.raw`^ALTER\s+TABLE\s+${NAME}`, "i"),
-  new RegExp(String.raw`^(?:ANALYZE|REINDEX)\s+${NAME}`, "i"),
-  new RegExp(String.raw`^CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?\S+\s+ON\s+${NAME}`, "i"),
-];
-const LEADING_NOISE = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/;
-
-/** @param {string} name an identifier as written (quoted or not) */
-function unquote(name) {
-  const c = name[0];
-  if (c === '"' || c === "[" || c === "`") return name.slice(1, -1).replace(/""/g, '"');
-  return name;
-}
-
 /**
- * The message a statement that is not a query gets (see the header): SQLite's own error when it
- * comes before authorization, else the authorizer's. The statement is prepared — never run — on a
+ * The message a refused statement gets (sql-rules.mjs `refusalOf`): it is prepared — never run — on a
  * throwaway read-only connection, so even a PRAGMA that takes effect while preparing cannot touch
  * the connection queries use.
  * @param {string} path @param {string} sql @param {string} keyword
  */
 function refusalMessage(path, sql, keyword) {
-  const denied = keyword === "VACUUM" ? VACUUM_DENIED : NOT_AUTHORIZED;
   const scratch = new Database(path, { readonly: true, fileMustExist: true });
   try {
     scratch.pragma("query_only = ON");
     scratch.prepare(sql);
-    return denied;
+    return refusalOf(sql, keyword, null);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (PARSE_ERROR.test(message) || /^unknown database /.test(message) || /^unable to identify the object/.test(message)) return message;
-    if (keyword === "UPDATE" && /^no such column: /.test(message)) return message;
-    const missing = TARGET_ERROR.exec(message);
-    if (missing) {
-      const statement = sql.replace(LEADING_NOISE, "").replace(/^EXPLAIN(?:\s+QUERY\s+PLAN)?\s+/i, "");
-      const target = TARGETS.map((re) => re.exec(statement)?.[1]).find((t) => t !== undefined);
-      if (target !== undefined && unquote(target).toLowerCase() === missing[1].toLowerCase()) return message;
-    }
-    return denied;
+    return refusalOf(sql, keyword, error instanceof Error ? error.message : String(error));
   } finally {
     scratch.close();
-  }
-}
-
-/**
- * Python's `==`/`hash` key of a row, as lib/oracle/compare.ts `rowKey` (int and integral float
- * coincide, bytes by content); used to de-duplicate rows for set comparison.
- * @param {unknown[]} row
- */
-function rowKey(row) {
-  let key = "";
-  for (const v of row) {
-    let k;
-    if (v === null) k = "N";
-    else if (typeof v === "bigint") k = "n" + v.toString();
-    else if (typeof v === "number") k = Number.isInteger(v) ? "n" + BigInt(v).toString() : "f" + String(v);
-    else if (typeof v === "string") k = "s" + v;
-    else k = "b" + Buffer.from(/** @type {Uint8Array} */ (v)).toString("hex");
-    key += k.length + ":" + k;
-  }
-  return key;
-}
-
-/** @param {unknown[]} row */
-function rowBytes(row) {
-  let bytes = 0;
-  for (const v of row) {
-    if (typeof v === "string") bytes += 2 * v.length + 16;
-    else if (v instanceof Uint8Array) bytes += v.length + 16;
-    else bytes += 16;
-  }
-  return bytes;
-}
-
-/** A result over the row or byte cap (reported, never an execution error). */
-class OverCap extends Error {
-  /** @param {string} message */
-  constructor(message) {
-    super(message);
-    this.overCap = true;
   }
 }
 
@@ -232,14 +89,8 @@ class OverCap extends Error {
  * @param {{id: number, db: string, sql: string, maxRows: number, maxBytes: number, textErrors: "ignore" | "replace", distinct?: boolean}} job
  */
 function run(job) {
-  // Statements that are not queries are refused BEFORE preparing: SQLite applies flag PRAGMAs
-  // (case_sensitive_like, writable_schema, query_only, ...) while preparing them, even when the
-  // statement never runs. Text that starts with no statement keyword at all (model gibberish) is
-  // prepared so that SQLite itself reports the error (`near "…": syntax error`), as in the reference.
-  const keyword = (LEADING_KEYWORD.exec(job.sql)?.[1] ?? "").toUpperCase();
-  if (keyword === "" && /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*$/.test(job.sql)) throw new Error("The supplied SQL string contains no statements");
-  const inner = keyword === "EXPLAIN" ? explainedKeyword(job.sql) : keyword;
-  if (STATEMENT_KEYWORDS.has(inner)) throw new Error(refusalMessage(job.db, job.sql, inner));
+  const refused = refusedKeyword(job.sql); // refused before preparing (sql-rules.mjs)
+  if (refused !== null) throw new Error(refusalMessage(job.db, job.sql, refused));
   const db = connect(job.db);
   const stmt = prepare(db, job.sql);
   if (!stmt.reader || !stmt.readonly) {
@@ -249,45 +100,7 @@ function run(job) {
     throw new Error(NOT_AUTHORIZED);
   }
   stmt.raw(true);
-  /** @type {unknown[][]} */
-  let rows = [];
-  let bytes = 0;
-  /** @type {Set<string> | null} distinct row keys, once de-duplication started */
-  let seen = null;
-  for (const row of /** @type {Iterable<unknown[]>} */ (stmt.iterate())) {
-    for (let i = 0; i < row.length; i++) {
-      const v = row[i];
-      // Python's text_factory decode(errors="ignore") drops undecodable bytes; better-sqlite3 has
-      // already turned them into U+FFFD, which is removed here to match.
-      if (typeof v === "string" && job.textErrors === "ignore" && v.includes("\uFFFD")) row[i] = v.replace(/\uFFFD/g, "");
-    }
-    if (seen !== null) {
-      const key = rowKey(row);
-      if (seen.has(key)) continue;
-      seen.add(key);
-    }
-    rows.push(row);
-    bytes += rowBytes(row);
-    if (rows.length > job.maxRows || bytes > job.maxBytes) {
-      if (job.distinct && seen === null) {
-        // Set comparison: only distinct rows matter, so keep the first occurrence of each and go on.
-        seen = new Set();
-        const distinct = [];
-        for (const r of rows) {
-          const key = rowKey(r);
-          if (!seen.has(key)) {
-            seen.add(key);
-            distinct.push(r);
-          }
-        }
-        rows = distinct;
-        bytes = rows.reduce((n, r) => n + rowBytes(r), 0);
-      }
-      if (rows.length > job.maxRows) throw new OverCap(`result too large: more than ${job.maxRows} rows (the oracle's row cap)`);
-      if (bytes > job.maxBytes) throw new OverCap(`result too large: more than ${job.maxBytes} bytes (the oracle's size cap)`);
-    }
-  }
-  return rows;
+  return collectRows(/** @type {Iterable<unknown[]>} */ (stmt.iterate()), job);
 }
 
 process.on("message", (/** @type {any} */ job) => {

@@ -8,7 +8,7 @@
  * @module
  */
 import { PyRandom, randomSameTypeSeed } from "../random.ts";
-import type { Polarity } from "../memory/entry.ts";
+import type { MemoryEntry, Polarity } from "../memory/entry.ts";
 import { channelWeights, topRanked, type Channels } from "./rank.ts";
 import type { PoolKey } from "./retrieval-log.ts";
 
@@ -27,7 +27,12 @@ export interface DenseRows {
   scores: ArrayLike<number>;
 }
 
-/** What a ranker may read about the current repair step and the memory. */
+/**
+ * What a ranker may read about the current repair step and the memory: the score channels, and
+ * for rankers that need more than query-to-entry scores (a diversity reranker such as MMR) the
+ * query's text and vector and each candidate's vector and entry. Everything is a read-only view of
+ * what the retriever already holds (no copy per call); do not mutate what these return.
+ */
 export interface RankContext {
   queryId: string;
   repairIteration: number;
@@ -44,6 +49,22 @@ export interface RankContext {
   /** true when the entry of `row` has the current error type. */
   hasType(row: number): boolean;
   entryId(row: number): string;
+  /** The query string both channels score against (METHOD.md §5.1: question, SQL, failure context, type). */
+  queryText: string;
+  /**
+   * The L2-normalised query embedding. Only for a ranker that declares the dense channel: that
+   * declaration is what makes the retriever embed the query (one embedding call), so a ranker
+   * without it embeds nothing and this throws.
+   */
+  queryVector(): ArrayLike<number>;
+  /** The L2-normalised stored vector of `row` (METHOD.md §4.6): the memory's own array (a view into its vector arena), not a copy. */
+  vector(row: number): ArrayLike<number>;
+  /**
+   * The memory entry of `row` — its text fields (question, schema, failure_context,
+   * attempted_sql_delta, successful_direction) and metadata (polarity, error_type, source_db_id,
+   * source_stream_position, confirmation/success/failure counts): the store's immutable object, not a copy.
+   */
+  entry(row: number): Readonly<MemoryEntry>;
 }
 
 /** A kept candidate with the scores the retrieval log stores (0 where a ranker has none). */

@@ -2,7 +2,8 @@
  * Retrieval stage (METHOD.md §5.1, §5.5–5.7): for one repair step, builds the legal and typed
  * pools of each polarity (with the fallback at min_typed_pool) as the method's pool planner says,
  * hands each pool to the method's ranker part (ranker.ts: hybrid dense + BM25 with optional type
- * bonus, the seeded random shuffle, or a plugin's) with the score channels it declares, keeps what
+ * bonus, the seeded random shuffle, or a plugin's) with the score channels it declares and
+ * read-only views of the query and the candidates' vectors and entries (ranker.ts), keeps what
  * the ranker keeps and writes the retrieval log record. It never branches on a ranker's name.
  * Reads the memory, never writes it.
  *
@@ -168,6 +169,7 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
     let queryTokens: string[] | null = null;
     let denseSearch: RetrievalLogRecord["dense_search"] = queryVector === null ? "none" : "exact";
     const shardKeyOf: ShardKeyOf = (row) => denseShardKey(entries[row]);
+    let vectors: readonly Float32Array[] | null = null;
     const context: RankContext = {
       queryId: query.queryId,
       repairIteration: query.repairIteration,
@@ -176,13 +178,20 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
       randomSeed,
       denseScores: (rows, keep) => {
         if (queryVector === null) throw new MeritError(`ranker of method ${policy.name} asked for dense scores but does not declare the dense channel`, { exitCode: 70 });
-        const dense = denseIndexOf(memory).scores(queryVector, memory.vectors(), rows, keep, shardKeyOf, memory.revision);
+        const dense = denseIndexOf(memory).scores(queryVector, (vectors ??= memory.vectors()), rows, keep, shardKeyOf, memory.revision);
         if (dense.mode === "hnsw") denseSearch = "hnsw";
         return dense;
       },
       bm25Scores: (rows) => columns.bm25Scores((queryTokens ??= bm25Tokens(queryText)), rows),
       hasType: (row) => columns.hasType(row, errorType),
       entryId: (row) => entries[row].entry_id,
+      queryText,
+      queryVector: () => {
+        if (queryVector === null) throw new MeritError(`ranker of method ${policy.name} asked for the query vector but does not declare the dense channel`, { exitCode: 70 });
+        return queryVector;
+      },
+      vector: (row) => (vectors ??= memory.vectors())[row],
+      entry: (row) => entries[row],
     };
 
     const results = pools.map((pool): RankedEntry[] =>

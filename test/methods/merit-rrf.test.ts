@@ -23,6 +23,16 @@ function contextOf(rows: { id: string; dense: number; bm25: number }[]): RankCon
     bm25Scores: (asked) => asked.map((r) => rows[r].bm25),
     hasType: () => true,
     entryId: (r) => rows[r].id,
+    queryText: "q",
+    queryVector: () => {
+      throw new Error("the rrf ranker reads no vector");
+    },
+    vector: () => {
+      throw new Error("the rrf ranker reads no vector");
+    },
+    entry: () => {
+      throw new Error("the rrf ranker reads no entry");
+    },
   };
 }
 

@@ -1,0 +1,43 @@
+// Tests examples/merit-reflexion.ts from outside lib/: the plugin's method is MERIT's parts plus the
+// reflect step, and `merit grid --plugin examples/merit-reflexion.ts --methods merit_reflexion` on a
+// tiny slice with the tiny test models both retrieves from the memory and writes reflections.
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gridCommand } from "../lib/cli/run.ts";
+import { getMethod, loadPlugins } from "../lib/methods/index.ts";
+import { readJsonl, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../test/helpers/run-fixture.ts";
+
+const PLUGIN = "examples/merit-reflexion.ts";
+
+describe("merit_reflexion", () => {
+  const root = tempDir("merit-reflexion");
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  let config: string;
+  beforeAll(async () => {
+    await loadPlugins([PLUGIN]);
+    const initialCache = join(root, "initial.json");
+    await writeLlama3InitialCache(initialCache);
+    config = join(root, "config.json");
+    writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: join(root, "calls.sqlite"), protocol: "merit", max_repair_steps: 2, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } }));
+  }, 120_000);
+
+  it("is MERIT's memory parts with Reflexion's step", () => {
+    const method = getMethod("merit_reflexion");
+    expect(method.parts).toEqual({ ...getMethod("merit").parts, steps: getMethod("reflexion").parts.steps });
+    expect(method.memory).not.toBeNull();
+  });
+
+  it("runs through merit grid --plugin: retrieval from the memory and reflections in one episode loop", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const dir = join(root, "runs");
+    expect(await gridCommand.run(["--config", config, "--plugin", PLUGIN, "--methods", "merit_reflexion", "--seeds", "0", "--limit", "6", "--out", dir], { out: (l) => out.push(l), err: (l) => err.push(l) }), err.join("\n")).toBe(0);
+    const run = join(dir, "merit_reflexion-s0");
+    const manifest = JSON.parse(readFileSync(join(run, "manifest.json"), "utf8"));
+    expect(manifest.method).toBe("merit_reflexion");
+    const trajectories = readJsonl<{ reflections: string[]; repair_steps?: number }>(join(run, "trajectories.jsonl"));
+    expect(trajectories.some((t) => t.reflections.length > 0)).toBe(true);
+    expect(readJsonl(join(run, "retrieval_log.jsonl")).length).toBeGreaterThan(0);
+  }, 300_000);
+});

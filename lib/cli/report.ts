@@ -152,6 +152,7 @@ export const reportCommand: Command = {
     if (values.annotations !== undefined) extras.annotations_sha256 = sha256Hex(readFileSync(values.annotations));
     if (minGold !== undefined) extras.min_gold_labels = minGold;
     extras.model_identity = { line: model.line, banner: model.banner, chat: model.chat as unknown as JsonValue, embedders: model.embedders as unknown as JsonValue };
+    if (example !== undefined) extras.example_episode = { dataset: example.dataset, query_id: example.queryId, method: example.method, stream_seed: example.seed };
     extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };

@@ -157,6 +157,7 @@ describe("merit report in the shape of make reproduce (issue 20 §7–10)", () =
     expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
     expect(png.readUInt32BE(16)).toBe(1920); // 960 px at scale 2
     expect(read(dest, "index.html")).toContain("figures/example-episode.svg");
+    expect(JSON.parse(read(dest, "manifest.json")).example_episode).toEqual({ dataset: "spider", query_id: "28", method: "merit", stream_seed: 0 });
   });
   it("§10: Table 5's Acc. is population-weighted by predicted type, the plain accuracy beside it, and the note says which", () => {
     const md = read(dest, "tables", "table5.md");

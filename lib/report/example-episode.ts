@@ -77,6 +77,18 @@ export function exampleEpisode(run: RunInput, queryId: string, question: string 
   };
 }
 
+/**
+ * A query worth drawing when none is chosen (`merit demo`): in stream order, the first initially
+ * failed query whose last repair step retrieved a precedent, a repaired one first; null when none.
+ */
+export function defaultExampleQuery(run: RunInput): string | null {
+  const retrieved = new Set((run.retrievalLog ?? []).filter((r) => r.retrieved_entry_ids.length > 0).map((r) => `${r.query_id}\u0000${r.repair_iteration}`));
+  const candidates = [...run.trajectories]
+    .sort((a, b) => a.stream_position - b.stream_position)
+    .filter((t) => !t.initial_correct && t.attempts.length > 1 && retrieved.has(`${t.query_id}\u0000${t.attempts.length - 1}`));
+  return (candidates.find((t) => t.final_correct) ?? candidates[0])?.query_id ?? null;
+}
+
 /** " (e.g. 3, 7, 12)": a few initially failed query ids of the run. */
 function failedHint(run: RunInput): string {
   const ids = run.trajectories.filter((x) => !x.initial_correct && x.attempts.length > 1).slice(0, 3).map((x) => x.query_id);
@@ -188,7 +200,8 @@ export function exampleEpisodeSvg(e: ExampleEpisode, text: ExampleFigureText): s
 function deltaLines(delta: string): Line[] {
   const at = delta.indexOf(" => ");
   if (at < 0) return wrapLines(delta, 11, "mono", 4);
-  return [...wrapLines(`before: ${delta.slice(0, at)}`, 11, "mono", 3), ...wrapLines(`after:  ${delta.slice(at + 4)}`, 11, "mono", 3)];
+  const side = (sql: string) => (sql.trim() === "" ? "(empty SQL)" : sql);
+  return [...wrapLines(`before: ${side(delta.slice(0, at))}`, 11, "mono", 3), ...wrapLines(`after:  ${side(delta.slice(at + 4))}`, 11, "mono", 3)];
 }
 
 /** `text` wrapped to the panel width at `size` (at most `maxLines`, the last one ending "…" when cut). */

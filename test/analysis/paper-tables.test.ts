@@ -150,6 +150,8 @@ describe("Table 5: population-weighted accuracy", () => {
     expect(md[4]).toMatch(/^\| Spider \| 50\.00 \| 25\.00 \| 25\.00 \| 66\.67 \| \d\.\d{3} \| 83\.33 \|$/);
     expect(t.notes.join("\n")).toContain("Spider: no annotated case of Syntax (25.00%) of the initial failures; the weighted Acc. is over the other types (75.00% of the initial failures).");
     expect(t.data.find((r) => r.error_type === null)).toMatchObject({ accuracy: 5 / 6, weighted_accuracy: 10 / 15, weighted_covered_share: 0.75 });
+    // without gold labels the paper's layout has no plain column either
+    expect(failureTable(runs5, paperTableSelection(runs5)).columns.slice(4, 7)).toEqual(["Acc. (%)", "Macro-F1", "Initial failures"]);
     // without paperLayout the kit's table is as before: the plain accuracy, no extra column
     const kit = failureTable(runs5, { validation: { spider: v } });
     expect(kit.columns.slice(4, 7)).toEqual(["Acc. (%)", "Macro-F1", "Initial failures"]);

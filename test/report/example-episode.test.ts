@@ -1,6 +1,6 @@
 // Tests lib/report/example-episode.ts (issue 20 §9): word wrap, XML escaping and the episode checks of the Figure 2 builder, on hand-built run data.
 import { describe, expect, it } from "vitest";
-import { exampleEpisode, exampleEpisodeSvg, wrap, xmlEscape } from "../../lib/report/example-episode.ts";
+import { defaultExampleQuery, exampleEpisode, exampleEpisodeSvg, wrap, xmlEscape } from "../../lib/report/example-episode.ts";
 import type { RunInput } from "../../lib/report/run-reader.ts";
 import { buildTrajectory, repairTrajectory } from "../analysis/build-trajectory.ts";
 
@@ -33,6 +33,14 @@ describe("exampleEpisode", () => {
     expect(svg).toContain("(not available: the run&apos;s dataset files were not found)");
     expect(svg).toContain("(entry not in the run&apos;s memory files)");
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg" width="960"')).toBe(true);
+  });
+  it("defaultExampleQuery: the first failed query whose last step retrieved something, repaired first", () => {
+    const unrepaired = { ...repairTrajectory("2", 1, false, common), stream_position: 0 };
+    const both = { ...run([record as never, { ...record, query_id: "2" } as never]), trajectories: [...trajectories.map((t, i) => ({ ...t, stream_position: i + 1 })), unrepaired] };
+    expect(defaultExampleQuery(both)).toBe("1");
+    expect(defaultExampleQuery({ ...both, trajectories: [trajectories[0], unrepaired] })).toBe("2");
+    expect(defaultExampleQuery(run([{ ...record, retrieved_entry_ids: [] } as never]))).toBeNull();
+    expect(defaultExampleQuery(run(null))).toBeNull();
   });
   it("refuses absent, initially correct and memoryless cases with the fix", () => {
     expect(() => exampleEpisode(run([record as never]), "9", null)).toThrow(/query 9 is not in runs\/r \(merit, seed 0\)/);

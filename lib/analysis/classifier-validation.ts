@@ -62,15 +62,55 @@ export interface ClassifierValidation {
   per_label: LabelScore[];
   /** confusion[g][p] = cases with gold labels[g] predicted as labels[p]. */
   confusion: number[][];
+  /** The population-weighted accuracy (Table 5); present when the trajectories carry their error types. */
+  weighting?: PopulationWeighting;
+}
+
+/** One predicted-type stratum of the initial failures. */
+export interface Stratum {
+  /** The run's coarse type of the initial attempt (unclassified → Result Mismatch, as in the breakdowns). */
+  type: string;
+  /** Initially failed queries of the run with this type. */
+  population: number;
+  /** Annotated cases of this type, and how many of them the classifier got right. */
+  cases: number;
+  correct: number;
+}
+
+/**
+ * Accuracy weighted to the population of initial failures: each predicted-type stratum's accuracy
+ * times its share of all initial failures (post-stratification of a simple random sample; the
+ * stratified estimator when the sample was drawn per type). Fractions in [0, 1].
+ */
+export interface PopulationWeighting {
+  /** Initially failed queries of the run. */
+  population: number;
+  /** Strata in METHOD.md §3 order, then others alphabetically. */
+  strata: Stratum[];
+  /** Σ W_h·acc_h / Σ W_h over the strata with annotated cases; null when no annotated case falls in a populated stratum. */
+  accuracy: number | null;
+  /** Share of the initial failures whose stratum has annotated cases (1 when every type was sampled). */
+  covered_share: number;
+  /** Cases whose annotated predicted_type is not the run's type of that initial attempt (0 for files `merit annotate` wrote). */
+  type_mismatches: number;
+}
+
+/** What validation reads of a trajectory; with `error_types`, the accuracy is also population-weighted. */
+export interface ValidationTrajectory {
+  query_id: string;
+  db_id: string;
+  initial_correct: boolean;
+  error_types?: readonly (string | null)[];
 }
 
 /**
  * Validate the classifier against gold labels. `trajectories` are the run's (any method: the initial
- * attempt is shared) and prove each case failed initially.
+ * attempt is shared) and prove each case failed initially; when they carry error types they are
+ * also the population the accuracy is weighted to.
  */
 export function classifierValidation(
   rows: readonly AnnotationRow[],
-  trajectories: readonly { query_id: string; db_id: string; initial_correct: boolean }[],
+  trajectories: readonly ValidationTrajectory[],
   req: ValidationRequirements = {},
 ): ClassifierValidation {
   const minCases = req.minCases ?? 150;
@@ -118,6 +158,7 @@ export function classifierValidation(
   });
   const n = pairs.length;
   const covered = pairs.filter(([, p]) => p !== "Unknown").length;
+  const weighting = trajectories.every((t) => t.error_types !== undefined) ? populationWeighting([...cases.values()].map((c) => c.first), trajectories) : undefined;
   return {
     cases: n,
     double_annotated: doubled,
@@ -128,6 +169,37 @@ export function classifierValidation(
     labels,
     per_label,
     confusion,
+    ...(weighting ? { weighting } : {}),
+  };
+}
+
+/** The initial type of a trajectory as the breakdowns count it (METHOD.md §8: no classification → Result Mismatch). */
+const initialType = (t: ValidationTrajectory) => t.error_types?.[0] ?? "Result Mismatch";
+
+/** Post-stratified accuracy of the cases (one row per case) over the run's initial failures. */
+function populationWeighting(cases: readonly AnnotationRow[], trajectories: readonly ValidationTrajectory[]): PopulationWeighting {
+  const failed = trajectories.filter((t) => !t.initial_correct);
+  const typeOf = new Map(failed.map((t) => [`${t.db_id}\u0000${t.query_id}`, initialType(t)]));
+  const strata = new Map<string, Stratum>();
+  const stratum = (type: string) => strata.get(type) ?? strata.set(type, { type, population: 0, cases: 0, correct: 0 }).get(type)!;
+  for (const t of failed) stratum(initialType(t)).population += 1;
+  let mismatches = 0;
+  for (const c of cases) {
+    const type = typeOf.get(`${c.db_id}\u0000${c.query_id}`)!;
+    if (type !== c.predicted_type) mismatches += 1;
+    const h = stratum(type);
+    h.cases += 1;
+    if (c.predicted_type === c.gold_type) h.correct += 1;
+  }
+  const ordered = orderLabels(new Set(strata.keys())).map((t) => strata.get(t)!);
+  const sampled = ordered.filter((h) => h.cases > 0 && h.population > 0);
+  const mass = sampled.reduce((s, h) => s + h.population, 0);
+  return {
+    population: failed.length,
+    strata: ordered,
+    accuracy: mass === 0 ? null : sampled.reduce((s, h) => s + h.population * (h.correct / h.cases), 0) / mass,
+    covered_share: failed.length === 0 ? 0 : mass / failed.length,
+    type_mismatches: mismatches,
   };
 }
 

@@ -56,7 +56,8 @@ export async function renderPng(spec: TopLevelSpec, opts: PngOptions = {}): Prom
 }
 
 /**
- * Font files to load: the DejaVu Sans family when installed (what the specs name), otherwise every
+ * Font files to load: DejaVu Sans and DejaVu Sans Mono when installed (what the specs and the
+ * example-episode figure's SQL name), otherwise every
  * .ttf/.otf under the font directories, in sorted order so the choice is stable.
  */
 export function findFontFiles(): string[] {
@@ -70,6 +71,6 @@ export function findFontFiles(): string[] {
   };
   for (const dir of FONT_DIRS) if (existsSync(dir)) walk(dir);
   all.sort();
-  const dejavu = all.filter((p) => /DejaVuSans(-Bold)?\.ttf$/.test(p));
+  const dejavu = all.filter((p) => /DejaVuSans(Mono)?(-Bold)?\.ttf$/.test(p));
   return dejavu.length > 0 ? dejavu : all;
 }

@@ -20,6 +20,20 @@ export function signed(x: number, decimals: number): string {
   return s.startsWith("-") ? s : `+${s}`;
 }
 
+/**
+ * A difference as the paper's tables print it: an explicit "+" or "-", except that a value shown as
+ * zero prints unsigned. @example difference(0.001, 2) === "0.00"; difference(0.58, 2) === "+0.58"
+ */
+export function difference(x: number, decimals: number): string {
+  const s = fixed(x, decimals);
+  return /^0\.?0*$/.test(s) ? s : signed(x, decimals);
+}
+
+/** "[lo, hi]" of differences as the paper prints them (see difference). @example differenceInterval(0, 2.17, 2) === "[0.00, +2.17]" */
+export function differenceInterval(lo: number, hi: number, decimals: number): string {
+  return `[${difference(lo, decimals)}, ${difference(hi, decimals)}]`;
+}
+
 /** "mean ± std", or just the mean when std is undefined (one seed). @example meanPm({mean: 58.9, std: 0.123, n: 3}, 2) === "58.90 ± 0.12" */
 export function meanPm(m: MeanStd, decimals: number): string {
   return m.std === null ? fixed(m.mean, decimals) : `${fixed(m.mean, decimals)} ± ${fixed(m.std, decimals)}`;

@@ -33,6 +33,12 @@ export const PAPER_LABELS: Readonly<Record<string, string>> = {
   transductive_batch: "Transductive batch",
 };
 
+/** Where the paper's tables abbreviate a name (Tables 1–3); figures and COMPARISON.md keep PAPER_LABELS. */
+export const PAPER_TABLE_LABELS: Readonly<Record<string, string>> = { dynamic_rag: "Dyn. RAG" };
+
+/** Table 4 names the full method's row "MERIT Full" (for the paper's full method, `merit` / `merit_full`). */
+export const PAPER_FULL_LABELS: Readonly<Record<string, string>> = { merit: "MERIT Full", merit_full: "MERIT Full" };
+
 /** Methods of a table in paper layout, and the first method drawn below a rule (the extras). */
 export interface MethodLayout {
   methods: string[];
@@ -75,3 +81,18 @@ export function reportComparisons(runs: readonly RunSummary[], reference: string
   return paperComparisons(runs, reference, all) ?? [...new Set(runs.map((r) => r.method))].sort();
 }
 
+
+/**
+ * The selection `merit report` gives its Tables 1–5: paperSelection with the paper's table names
+ * (PAPER_TABLE_LABELS; `labels` still win) and the paper's table style (`paperLayout`).
+ */
+export function paperTableSelection(runs: readonly RunSummary[], opts: { allMethods?: boolean; labels?: Record<string, string> } = {}): TableSelection {
+  const sel = paperSelection(runs, { ...opts, labels: { ...PAPER_TABLE_LABELS, ...opts.labels } });
+  return { ...sel, paperLayout: true };
+}
+
+/** Table 4's selection: the full method's row under its paper name ("MERIT Full") unless `labels` name it. */
+export function paperAblationSelection(sel: TableSelection, full: string, labels: Record<string, string> = {}): TableSelection {
+  const name = PAPER_FULL_LABELS[full];
+  return name === undefined || labels[full] !== undefined ? sel : { ...sel, labels: { ...sel.labels, [full]: name } };
+}

@@ -29,6 +29,8 @@ export interface ReportExtras {
   table_selection?: { all_methods: boolean; all_comparisons: boolean };
   /** The paper's numbers compared in COMPARISON.md (--paper-numbers): source id and file sha256. */
   paper_numbers?: { source: string; sha256: string };
+  /** The episode drawn as Figure 2 (--example): dataset, query, method and stream seed of its run. */
+  example_episode?: { dataset: string; query_id: string; method: string; stream_seed: number };
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

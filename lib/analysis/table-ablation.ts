@@ -7,10 +7,10 @@ import { MeritError } from "../errors.ts";
 import { meanStd } from "./aggregate.ts";
 import { bootstrapPValue, pairedClusterBootstrap } from "./bootstrap.ts";
 import { holmAdjust } from "./holm.ts";
-import { fixed, interval, meanPm, MISSING, pValue, signed } from "./number-format.ts";
+import { fixed, meanPm, MISSING, pValue } from "./number-format.ts";
 import { pairedMatrices, runsOf, type RunSummary } from "./run-summary.ts";
-import type { Cell, DataValue, Table } from "./table.ts";
-import { displayName, seedNote, tableBootstrap, tableDatasets, type TableBootstrapOptions, type TableSelection } from "./table-selection.ts";
+import { markBest, type Cell, type DataValue, type Table } from "./table.ts";
+import { differenceFormat, displayName, seedNote, tableBootstrap, tableDatasets, type TableBootstrapOptions, type TableSelection } from "./table-selection.ts";
 
 /** Options of Table 4. */
 export interface AblationTableOptions extends Omit<TableSelection, "methods">, TableBootstrapOptions {
@@ -31,8 +31,10 @@ export function ablationTable(runs: readonly RunSummary[], opts: AblationTableOp
   if (opts.ablations.includes(opts.full)) throw new MeritError(`Table 4: the full method ${opts.full} is also listed as an ablation; list it once, as full`);
   const rows: Cell[][] = methods.map((m) => [{ text: displayName(m, opts) }]);
   const data: Record<string, DataValue>[] = [];
-  for (const dataset of datasets) {
+  const format = differenceFormat(opts);
+  datasets.forEach((dataset, j) => {
     const fullRuns = runsOf(runs, dataset, opts.full);
+    const means: (number | null)[] = methods.map(() => null);
     const family: { row: number; record: Record<string, DataValue>; p: number }[] = [];
     methods.forEach((m, i) => {
       const selected = runsOf(runs, dataset, m);
@@ -41,6 +43,7 @@ export function ablationTable(runs: readonly RunSummary[], opts: AblationTableOp
         return;
       }
       const ex = meanStd(selected.map((r) => r.metrics.final_accuracy * 100));
+      means[i] = ex.mean;
       const record: Record<string, DataValue> = { method: m, dataset, ex_mean: ex.mean, ex_std: ex.std, seeds: ex.n, delta: null, lo: null, hi: null, p_bootstrap: null, p_holm: null };
       rows[i].push({ text: meanPm(ex, 2) });
       if (m === opts.full || fullRuns.length === 0) {
@@ -49,7 +52,7 @@ export function ablationTable(runs: readonly RunSummary[], opts: AblationTableOp
         const pm = pairedMatrices(runs, dataset, m, opts.full);
         const boot = pairedClusterBootstrap(pm.a, pm.b, { resamples, seed, level, method });
         const p = bootstrapPValue(pm.a, pm.b, { resamples, seed });
-        rows[i].push({ text: signed(boot.delta, 2) }, { text: interval(boot.lo, boot.hi, 2) }, { text: pValue(p) }, { text: MISSING });
+        rows[i].push({ text: format.delta(boot.delta, 2) }, { text: format.interval(boot.lo, boot.hi, 2) }, { text: pValue(p) }, { text: MISSING });
         Object.assign(record, { delta: boot.delta, lo: boot.lo, hi: boot.hi, p_bootstrap: p });
         family.push({ row: i, record, p });
       }
@@ -62,7 +65,9 @@ export function ablationTable(runs: readonly RunSummary[], opts: AblationTableOp
       const cells = rows[f.row];
       cells[cells.length - 1] = { text: pValue(adjusted[k]) };
     });
-  }
+    // the paper marks the best and second-best EX of each dataset (full method included)
+    if (opts.paperLayout) markBest(rows, 1 + 5 * j, means, 2);
+  });
   const ci = `${fixed(level * 100, 0)}% CI`;
   return {
     id: "table4",
@@ -73,6 +78,7 @@ export function ablationTable(runs: readonly RunSummary[], opts: AblationTableOp
     notes: [
       `EX: mean ± sample std over ${seedNote(runs)}. Δ = ablation − full; paired query-cluster bootstrap, B = ${resamples}, seed ${seed}, ${method} interval.`,
       "p: two-sided bootstrap p from the same resamples; p (Holm): Holm's step-down adjustment over the ablations of the same dataset (one family per dataset).",
+      ...(opts.paperLayout ? ["Per dataset, the best EX in bold, the second underlined."] : []),
     ],
     data,
   };

@@ -5,6 +5,7 @@
  */
 import { datasetNames } from "../data/datasets/index.ts";
 import type { BootstrapOptions } from "./bootstrap.ts";
+import { difference, differenceInterval, interval, signed } from "./number-format.ts";
 import type { RunSummary } from "./run-summary.ts";
 
 /** Which runs a table shows, in which order, under which names. */
@@ -17,6 +18,13 @@ export interface TableSelection {
   labels?: Record<string, string>;
   /** A method in `methods` drawn below a rule (the first of the methods beyond the paper's, paper-layout.ts). */
   ruleBefore?: string;
+  /**
+   * The paper's table style (`merit report`, paper-layout.ts paperTableSelection): Table 1 with the
+   * datasets as row blocks, best bold and second underlined in Tables 3 and 4, differences shown as
+   * zero printed without a sign ("0.00", not "+0.00"), Table 5's accuracy population-weighted.
+   * Default off: the library's tables keep the kit's wide layout.
+   */
+  paperLayout?: boolean;
 }
 
 /** The bootstrap settings of a table with intervals (Tables 2 and 4). */
@@ -49,6 +57,11 @@ export function tableDatasets(runs: readonly RunSummary[], sel: TableSelection):
 /** The methods of `runs` in table order (explicit list wins). */
 export function tableMethods(runs: readonly RunSummary[], sel: TableSelection): string[] {
   return sel.methods ?? [...new Set(runs.map((r) => r.method))].sort();
+}
+
+/** The formatter of a difference and of its interval under `sel` (paper layout: zero without sign). */
+export function differenceFormat(sel: TableSelection): { delta: (x: number, d: number) => string; interval: (lo: number, hi: number, d: number) => string } {
+  return sel.paperLayout ? { delta: difference, interval: differenceInterval } : { delta: signed, interval };
 }
 
 /** Display name of a dataset or method. */

@@ -8,17 +8,21 @@ import { MeritError } from "../errors.ts";
 import { meanStd } from "./aggregate.ts";
 import { bootstrapPValue, mcnemarExact, pairedClusterBootstrap } from "./bootstrap.ts";
 import { pairedPower } from "./power.ts";
-import { fixed, grouped, interval, meanPm, MISSING, pValue, signed } from "./number-format.ts";
+import { fixed, grouped, meanPm, MISSING, pValue } from "./number-format.ts";
 import { pairedMatrices, runsOf, type RunSummary } from "./run-summary.ts";
 import { markBest, type Cell, type DataValue, type Table } from "./table.ts";
-import { displayName, seedNote, tableBootstrap, tableDatasets, tableMethods, type TableBootstrapOptions, type TableSelection } from "./table-selection.ts";
+import { differenceFormat, displayName, seedNote, tableBootstrap, tableDatasets, tableMethods, type TableBootstrapOptions, type TableSelection } from "./table-selection.ts";
 
 export { ablationTable, type AblationTableOptions } from "./table-ablation.ts";
 export { failureTable, confusionTable, type FailureTableOptions } from "./table-failures.ts";
 export { displayName, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
 
-/** Table 1: final EX (%) mean ± sample std over seeds, methods × datasets; best bold, second underlined. */
+/**
+ * Table 1: final EX (%) mean ± sample std over seeds; best bold, second underlined. The kit's layout
+ * has methods × datasets; the paper's (`sel.paperLayout`) has one block of method rows per dataset.
+ */
 export function exTable(runs: readonly RunSummary[], sel: TableSelection = {}): Table {
+  if (sel.paperLayout) return exTableBlocks(runs, sel);
   const datasets = tableDatasets(runs, sel);
   const methods = tableMethods(runs, sel);
   const rows: Cell[][] = methods.map((m) => [{ text: displayName(m, sel) }]);
@@ -51,6 +55,38 @@ export function exTable(runs: readonly RunSummary[], sel: TableSelection = {}): 
   };
 }
 
+/** Table 1 in the paper's layout: Dataset | Method | EX (%), one block per dataset, marks within each block. */
+function exTableBlocks(runs: readonly RunSummary[], sel: TableSelection): Table {
+  const rows: Cell[][] = [];
+  const data: Record<string, DataValue>[] = [];
+  const rulesBefore: number[] = [];
+  for (const dataset of tableDatasets(runs, sel)) {
+    const block: Cell[][] = [];
+    const means: number[] = [];
+    for (const method of tableMethods(runs, sel)) {
+      const selected = runsOf(runs, dataset, method);
+      if (selected.length === 0) continue;
+      if (method === sel.ruleBefore) rulesBefore.push(rows.length + block.length);
+      const ex = meanStd(selected.map((r) => r.metrics.final_accuracy * 100));
+      block.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, { text: meanPm(ex, 2) }]);
+      means.push(ex.mean);
+      data.push({ method, dataset, ex_mean: ex.mean, ex_std: ex.std, seeds: ex.n });
+    }
+    markBest(block, 2, means, 2);
+    rows.push(...block);
+  }
+  return {
+    id: "table1",
+    title: "Execution accuracy (EX, %) per dataset and method",
+    columns: ["Dataset", "Method", "EX (%)"],
+    align: ["l", "l", "r"],
+    rows,
+    notes: [`Mean ± sample standard deviation (n − 1) over ${seedNote(runs)}; per dataset, best in bold, second underlined.`],
+    data,
+    ...(rulesBefore.length > 0 ? { rulesBefore } : {}),
+  };
+}
+
 /** Options of Table 2. */
 export interface ComparisonTableOptions extends TableSelection, TableBootstrapOptions {
   /** The method compared with every other one (Δ = reference − other). */
@@ -67,6 +103,7 @@ export function comparisonTable(runs: readonly RunSummary[], opts: ComparisonTab
     throw new MeritError(`Table 2: no runs of the reference method ${JSON.stringify(opts.reference)}; known methods: ${tableMethods(runs, {}).join(", ")}`);
   }
   const levelText = `${fixed(level * 100, 0)}% CI`;
+  const format = differenceFormat(opts);
   const rows: Cell[][] = [];
   const data: Record<string, DataValue>[] = [];
   for (const dataset of tableDatasets(runs, opts)) {
@@ -80,8 +117,8 @@ export function comparisonTable(runs: readonly RunSummary[], opts: ComparisonTab
       rows.push([
         { text: displayName(dataset, opts) },
         { text: `${displayName(opts.reference, opts)} vs ${displayName(other, opts)}` },
-        { text: signed(boot.delta, 2) },
-        { text: interval(boot.lo, boot.hi, 2) },
+        { text: format.delta(boot.delta, 2) },
+        { text: format.interval(boot.lo, boot.hi, 2) },
         { text: pValue(pBoot) },
         { text: fixed(power.mde, 2) },
         { text: pValue(mc.pValue) },
@@ -123,19 +160,28 @@ function ordersNote(data: readonly Record<string, DataValue>[], sel: TableSelect
     .filter((r) => r.other === "dynamic_rag")
     .map((r) => {
       const who = `${displayName(String(r.reference), sel)} vs ${displayName("dynamic_rag", sel)} on ${displayName(String(r.dataset), sel)}`;
-      const d = signed(r.delta as number, 2);
+      const d = differenceFormat(sel).delta(r.delta as number, 2);
       return r.orders_needed === null
         ? `${who}: at the observed Δ ${d} pp no number of stream orders reaches MDE ≤ |Δ| (Δ = 0, one seed, or the between-query variance alone is too large: only more queries help).`
         : `${who}: ${r.orders_needed} stream orders would give MDE ≤ |Δ| = ${fixed(Math.abs(r.delta as number), 2)} pp (the design has ${String(r.seeds).split(" ").length}).`;
     });
 }
 
-/** Table 3: repair behaviour per dataset × method, each value the mean over seeds. */
+/**
+ * Table 3's columns in the paper's marking: [cell index, decimals, lower is better]. Rep. higher is
+ * better; Steps, Osc., Tok. and Calls lower (fewer generations, revisits, tokens and calls).
+ */
+const TABLE3_MARKS: [key: string, column: number, decimals: number, lowerIsBetter: boolean][] = [
+  ["repaired", 2, 1, false], ["steps", 3, 3, true], ["oscillation_pct", 4, 2, true], ["tokens_millions", 5, 3, true], ["llm_calls", 6, 0, true],
+];
+
+/** Table 3: repair behaviour per dataset × method, each value the mean over seeds (paper layout: best bold, second underlined per dataset). */
 export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {}): Table {
   const rows: Cell[][] = [];
   const data: Record<string, DataValue>[] = [];
   const rulesBefore: number[] = [];
   for (const dataset of tableDatasets(runs, sel)) {
+    const blockStart = rows.length;
     for (const method of tableMethods(runs, sel)) {
       const selected = runsOf(runs, dataset, method);
       if (selected.length === 0) continue;
@@ -152,6 +198,10 @@ export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {
       ]);
       data.push({ dataset, method, repaired: rep, steps, oscillation_pct: osc, tokens_millions: tokens, llm_calls: calls, seeds: selected.length });
     }
+    if (sel.paperLayout) {
+      const block = data.slice(blockStart);
+      for (const [key, column, decimals, lower] of TABLE3_MARKS) markBest(rows.slice(blockStart), column, block.map((r) => r[key] as number), decimals, lower);
+    }
   }
   return {
     id: "table3",
@@ -162,6 +212,7 @@ export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {
     notes: [
       `Means over ${seedNote(runs)}. Rep.: initially failed queries repaired; Steps: repair generations per initial failure (unrepaired count K = 7);`,
       "Osc.: trajectories revisiting an earlier attempt, over all queries; Tok.: prompt + output tokens (millions); Calls: LLM calls incl. the initial one.",
+      ...(sel.paperLayout ? ["Per dataset, best in bold, second underlined: the most repairs, the fewest steps, oscillations, tokens and calls."] : []),
     ],
     data,
     ...(rulesBefore.length > 0 ? { rulesBefore } : {}),

@@ -5,7 +5,8 @@
  *  3. iterative, reflexion, dynamic_rag and merit over stream orders 0–2 on the same N queries, chosen
  *     by configs/demo.json's `subset` rule (mostly initially failed queries, lib/experiment/stream.ts),
  *     each seed visiting them in its own order;
- *  4. the causal audit of every run, then the report (tables, figures, HTML explorer) in results/demo.
+ *  4. the causal audit of every run, then the report (tables, figures incl. the Figure 2 example
+ *     episode, HTML explorer) in results/demo.
  * Quick by default: the tiny random test models (under a loud banner — their numbers mean nothing),
  * with every model call replayed from the committed call cache (demo-replay.ts), so `make demo`
  * rewrites results/demo byte for byte on any CPU (embeddings are recomputed; README "Reproducibility"
@@ -31,6 +32,8 @@ import { readPredictions } from "../oracle/predictions.ts";
 import { numberFlag, parseFlags, type Command, type CommandIO } from "./command.ts";
 import { cacheRows, saveReplayCache, stageReplayCache } from "./demo-replay.ts";
 import { defaultJobs } from "./eval.ts";
+import { defaultExampleQuery } from "../report/example-episode.ts";
+import { readRun } from "../report/run-reader.ts";
 import { reportCommand } from "./report.ts";
 import { runGridWithProgress } from "./run.ts";
 
@@ -253,6 +256,9 @@ export const demoCommand: Command = {
     io.out("");
     const reportDir = full ? FULL_REPORT_DIR : REPORT_DIR;
     io.out(`== 4. Report: tables and figures in ${reportDir}${full ? " (notebooks on it: make notebooks-full)" : " (from the tiny-model smoke runs)"}`);
-    return reportCommand.run([root, "--out", reportDir, "--reference", "merit", "--html"], io);
+    // the paper's Figure 2 for the first MERIT episode (stream order 0) that retrieved a precedent
+    const merit0 = streams.find((s) => s.method === "merit" && s.seed === 0);
+    const example = merit0 === undefined ? null : defaultExampleQuery(readRun(merit0.outDir, merit0.outDir));
+    return reportCommand.run([root, "--out", reportDir, "--reference", "merit", "--html", ...(example === null ? [] : ["--example", example])], io);
   },
 };

@@ -10,14 +10,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { goldLabelRows } from "../analysis/annotation-cases.ts";
 import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } from "../analysis/classifier-validation.ts";
-import { renderPng, renderSvg } from "../analysis/figure-render.ts";
+import { renderPng, renderSvg, svgToPng } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
 import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from "../analysis/figures.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { mdeFigure } from "../analysis/figure-power.ts";
 import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
 import { paperComparison, readPaperNumbers } from "../analysis/paper-comparison.ts";
-import { paperSelection, reportComparisons } from "../analysis/paper-layout.ts";
+import { paperAblationSelection, paperSelection, paperTableSelection, reportComparisons } from "../analysis/paper-layout.ts";
 import { difficultyTable } from "../analysis/table-difficulty.ts";
 import { readReportInputs } from "../analysis/report-inputs.ts";
 import { reportManifest, type ReportExtras } from "../analysis/report-manifest.ts";
@@ -29,6 +29,8 @@ import { InputFileError, MeritError, UsageError, nearestName } from "../errors.t
 import { listRuns, readRunDataDir, readRunManifest, RUN_FILES } from "../experiment/run-dir.ts";
 import { sha256Hex, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
+import { exampleEpisodeSvg } from "../report/example-episode.ts";
+import { readExampleEpisode } from "../report/example-run.ts";
 import { writeHtmlReport } from "../report/html-report.ts";
 import { loadDatasetContext } from "../report/query-context.ts";
 import { listFlag, numberFlag, parseFlags, required, type Command } from "./command.ts";
@@ -38,7 +40,7 @@ const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out 
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
-                    [--all-methods] [--all-comparisons] [--paper-numbers]
+                    [--all-methods] [--all-comparisons] [--paper-numbers] [--example [DATASET:]QUERY_ID]
 
 Each RUN_DIR is a run directory (with trajectories.jsonl) or a folder searched for them; --runs takes
 the same, comma-separated and/or repeated, with globs ('runs/spider-*'). Runs must share K and, per
@@ -46,9 +48,15 @@ dataset, the initial cache and data hashes (manifest.json, config.json), else th
 --gold-labels reads the CSV of \`merit annotate\` with gold_type and annotator_id filled in (Table 5);
 --min-gold-labels N accepts N or more cases instead of METHOD.md §8's 150 (to try the flow on a demo;
 recorded in manifest.json and the table note).
-Tables follow the paper's layout: Tables 1 and 3 show Iterative, Reflexion-style, Dynamic RAG and MERIT
+Tables follow the paper's layout: Tables 1 and 3 show Iterative, Reflexion-style, Dyn. RAG and MERIT
 (--all-methods adds every other method below a rule), Table 2 compares MERIT with the paper's
-comparisons (--all-comparisons: with every method); --labels overrides the display names.
+comparisons (--all-comparisons: with every method), Table 4 names the full method MERIT Full; --labels
+overrides the display names. Table 1 has one block of rows per dataset; Tables 1, 3 and 4 mark the
+best value per dataset in bold and the second underlined; a difference that rounds to zero prints
+0.00; Table 5's Acc. is population-weighted by predicted type, with the plain accuracy beside it.
+--example QUERY_ID also writes DIR/figures/example-episode.{svg,png} (the paper's Figure 2: the failed
+attempt, the retrieved precedents and the repair) from the --reference method's run with the lowest
+seed; DATASET:QUERY_ID when several datasets hold the id. The query must have failed initially.
 --paper-numbers writes DIR/COMPARISON.md: every cell next to the paper's number (data/paper-numbers.json).
 Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (input run hashes, K, B,
 seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
@@ -69,7 +77,7 @@ export const reportCommand: Command = {
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
-        "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" },
+        "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
       },
       USAGE,
       true,
@@ -102,21 +110,25 @@ export const reportCommand: Command = {
     if (model.banner !== null) io.err(`report: ${model.banner}`);
     // read before anything is written, so a broken data/paper-numbers.json leaves the output untouched
     const paper = values["paper-numbers"] ? readPaperNumbers() : undefined;
+    // Tables 1–5 in the paper's names and style; figures, COMPARISON.md and the extra tables keep `sel`
+    const tableSel: TableSelection = paperTableSelection(runs, { allMethods: values["all-methods"] === true, labels });
 
-    const tables: Table[] = [exTable(runs, sel)];
+    const tables: Table[] = [exTable(runs, tableSel)];
     const reference = values.reference ?? (runs.some((r) => r.method === "merit") ? "merit" : undefined);
+    if (values.example !== undefined && reference === undefined) throw new UsageError(`--example needs --reference METHOD (the runs hold no merit run): the method whose episode to draw`);
+    const example = values.example === undefined ? undefined : readExampleEpisode(identities, values.example, reference!, process.cwd());
     if (reference !== undefined && runs.some((r) => r.method !== reference)) {
       const others = reportComparisons(runs, reference, values["all-comparisons"] === true);
-      tables.push(comparisonTable(runs, { ...sel, reference, others, ...boot }));
+      tables.push(comparisonTable(runs, { ...tableSel, reference, others, ...boot }));
     }
-    tables.push(repairTable(runs, sel));
-    if (ablation) tables.push(ablationTable(runs, { ...sel, ...ablation, ...boot }));
+    tables.push(repairTable(runs, tableSel));
+    if (ablation) tables.push(ablationTable(runs, { ...paperAblationSelection(tableSel, ablation.full, labels), ...ablation, ...boot }));
     if (values.annotations !== undefined && values["gold-labels"] !== undefined) throw new UsageError(`pass --annotations or --gold-labels, not both`);
     const validation =
       values["gold-labels"] !== undefined
         ? loadGoldLabels(values["gold-labels"], values["annotations-dataset"], firstTrajectories, minGold)
         : loadValidation(values.annotations, values["annotations-dataset"], firstTrajectories);
-    tables.push(failureTable(runs, { ...sel, validation, minGoldLabels: minGold }));
+    tables.push(failureTable(runs, { ...tableSel, validation, minGoldLabels: minGold }));
     for (const [dataset, v] of Object.entries(validation ?? {})) tables.push(confusionTable(v, sel.labels?.[dataset] ?? dataset));
     const byDifficulty = difficultyTable(runs, readDifficulties(identities.map((id) => id.dir), io), sel);
     if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);
@@ -140,6 +152,7 @@ export const reportCommand: Command = {
     if (values.annotations !== undefined) extras.annotations_sha256 = sha256Hex(readFileSync(values.annotations));
     if (minGold !== undefined) extras.min_gold_labels = minGold;
     extras.model_identity = { line: model.line, banner: model.banner, chat: model.chat as unknown as JsonValue, embedders: model.embedders as unknown as JsonValue };
+    if (example !== undefined) extras.example_episode = { dataset: example.dataset, query_id: example.queryId, method: example.method, stream_seed: example.seed };
     extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
@@ -161,6 +174,11 @@ export const reportCommand: Command = {
         write(join(out, "figures", `${name}.svg`), await renderSvg(spec));
         write(join(out, "figures", `${name}.png`), await renderPng(spec));
       }
+    }
+    if (example !== undefined) {
+      const svg = exampleEpisodeSvg(example, { dataset: sel.labels?.[example.dataset] ?? example.dataset, method: sel.labels?.[example.method] ?? example.method, subtitle: modelNotes(model) });
+      write(join(out, "figures", "example-episode.svg"), svg);
+      write(join(out, "figures", "example-episode.png"), svgToPng(svg));
     }
     if (values.html) {
       const html = writeHtmlReport({ outDir: out, runDirs, tables, figures: written.filter((f) => f.startsWith("figures/") && f.endsWith(".svg")), model });

@@ -74,23 +74,24 @@ describe("merit report: the paper's layout by default", () => {
   });
   it("Table 1: the paper's four methods in its order under its names, Spider then BIRD", () => {
     const md = read(dest, "tables", "table1.md").split("\n");
-    expect(md[2]).toBe("| Method | Spider | BIRD |");
-    expect(md.slice(4, 8).map((l) => l.split(" | ")[0])).toEqual(["| Iterative", "| Reflexion-style", "| Dynamic RAG", "| MERIT"]);
-    expect(md[8]).toBe("");
+    expect(md[2]).toBe("| Dataset | Method | EX (%) |"); // issue 20 §8: datasets as row blocks (was "| Method | Spider | BIRD |")
+    const names = ["Iterative", "Reflexion-style", "Dyn. RAG", "MERIT"]; // issue 20 §8: the paper's "Dyn. RAG" (was "Dynamic RAG")
+    expect(md.slice(4, 12).map((l) => l.split(" | ").slice(0, 2).join(" | "))).toEqual([...names.map((m) => `| Spider | ${m}`), ...names.map((m) => `| BIRD | ${m}`)]);
+    expect(md[12]).toBe("");
   });
   it("Table 2: MERIT against the paper's comparisons, Δ, CI, p and MDE shown; the rest in the CSV", () => {
     const md = read(dest, "tables", "table2.md").split("\n");
     expect(md[2]).toBe("| Dataset | Comparison | Δ EX (pp) | 95% CI | p (bootstrap) | MDE (pp) |");
     expect(md.slice(4, 12).map((l) => l.split(" | ").slice(0, 2).join(" | "))).toEqual([
-      "| Spider | MERIT vs Iterative", "| Spider | MERIT vs Reflexion-style", "| Spider | MERIT vs Dynamic RAG", "| Spider | MERIT vs MERIT (type-rel.)",
-      "| BIRD | MERIT vs Iterative", "| BIRD | MERIT vs Reflexion-style", "| BIRD | MERIT vs Dynamic RAG", "| BIRD | MERIT vs MERIT (type-rel.)",
+      "| Spider | MERIT vs Iterative", "| Spider | MERIT vs Reflexion-style", "| Spider | MERIT vs Dyn. RAG", "| Spider | MERIT vs MERIT (type-rel.)",
+      "| BIRD | MERIT vs Iterative", "| BIRD | MERIT vs Reflexion-style", "| BIRD | MERIT vs Dyn. RAG", "| BIRD | MERIT vs MERIT (type-rel.)",
     ]);
     const csv = csvRows(read(dest, "tables", "table2.csv"));
     expect(csv[0]).toEqual(["Dataset", "Comparison", "Δ EX (pp)", "95% CI", "p (bootstrap)", "MDE (pp)", "p (McNemar)", "Orders for MDE ≤ |Δ|", "Queries", "Seeds", "B", "Seed", "Interval"]);
-    expect(read(dest, "tables", "table2.md")).toMatch(/MERIT vs Dynamic RAG on Spider: (\d+ stream orders would give MDE|at the observed Δ)/);
+    expect(read(dest, "tables", "table2.md")).toMatch(/MERIT vs Dyn\. RAG on Spider: (\d+ stream orders would give MDE|at the observed Δ)/);
   });
   it("Table 3: the paper's precision (Osc. 2 decimals, Tok. 3)", () => {
-    const row = read(dest, "tables", "table3.md").split("\n")[4];
+    const row = read(dest, "tables", "table3.md").split("\n")[4].replace(/\*\*|<\/?u>/g, ""); // issue 20 §8: best/second marks, stripped here
     expect(row).toMatch(/^\| Spider \| Iterative \| \d+\.\d \| \d\.\d{3} \| \d+\.\d{2} \| \d\.\d{3} \| \d+ \|$/);
   });
   it("Table 4: bootstrap p and Holm-adjusted p over each dataset's ablation family", () => {
@@ -120,7 +121,7 @@ describe("merit report: the paper's layout by default", () => {
   });
   it("COMPARISON.md: each cell next to the paper's number and the difference", () => {
     const md = read(dest, "COMPARISON.md");
-    const t1 = JSON.parse(read(dest, "tables", "table1.csv").split("\n")[1].split(",")[1].split(" ± ")[0]);
+    const t1 = JSON.parse(read(dest, "tables", "table1.csv").split("\n")[1].split(",")[2].split(" ± ")[0]); // issue 20 §8: Dataset, Method, EX columns
     expect(md).toContain(`| Spider | Iterative | EX mean | ${t1.toFixed(2)} | 66.34 | ${t1 - 66.34 >= 0 ? "+" : ""}${(t1 - 66.34).toFixed(2)} |`);
     expect(md).toContain("| BIRD | Reflexion-style | Tok. (M) |");
     expect(md).toContain("| BIRD | No type filter | Δ |");
@@ -153,8 +154,9 @@ describe("merit report: everything beyond the paper behind flags", () => {
     const dest = join(root, "all");
     expect(await reportCommand.run([runs, "--out", dest, "--resamples", "200", "--no-figures", "--all-methods", "--all-comparisons"], io().sink)).toBe(0);
     const md = read(dest, "tables", "table1.md").split("\n");
-    expect(md.slice(4, 13).map((l) => l.split(" | ")[0])).toEqual(["| Iterative", "| Reflexion-style", "| Dynamic RAG", "| MERIT", "| —", "| MERIT (type-rel.)", "| No BM25", "| No type filter", "| Zero-shot"]);
-    expect(read(dest, "tables", "table1.tex")).toMatch(/MERIT & [^\n]+\n\\midrule\nMERIT \(type-rel\.\) &/);
+    // issue 20 §8: the method is the second column of each dataset block (was the first); "Dyn. RAG" (was "Dynamic RAG")
+    expect(md.slice(4, 13).map((l) => l.split(" | ")[1])).toEqual(["Iterative", "Reflexion-style", "Dyn. RAG", "MERIT", "—", "MERIT (type-rel.)", "No BM25", "No type filter", "Zero-shot"]);
+    expect(read(dest, "tables", "table1.tex")).toMatch(/MERIT & [^\n]+\n\\midrule\nSpider & MERIT \(type-rel\.\) &/);
     const t2 = read(dest, "tables", "table2.csv");
     for (const other of ["Zero-shot", "No BM25", "No type filter"]) expect(t2).toContain(`Spider,MERIT vs ${other},`);
     expect(JSON.parse(read(dest, "manifest.json")).table_selection).toEqual({ all_methods: true, all_comparisons: true });

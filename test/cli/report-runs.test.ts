@@ -109,7 +109,7 @@ describe("merit report --gold-labels", () => {
     // accuracy = (100 + 30) / 150 = 86.67 %
     const spider = t5.split("\n")[1].split(",");
     // paper layout: Acc. (%) and Macro-F1 columns of the dataset row; the CSV adds initial failures and annotated cases
-    expect(spider.slice(4, 8)).toEqual(["86.67", "0.452", "150", "150"]);
+    expect(spider.slice(4, 9)).toEqual(["86.67", "0.452", "86.67", "150", "150"]); // issue 20 §10: Acc., plain (%) beside Acc. (one stratum: weighted = plain)
     // F1: Schema Linking P 30/40, R 30/30 → 6/7; Syntax P 100/100, R 100/110 → 20/21; Result Mismatch 0; Unknown 0
     // macro-F1 = (6/7 + 20/21) / 4 = 38/84 = 0.4524
     expect(readFileSync(join(dest, "tables", "table5-confusion-spider.csv"), "utf8")).toBe(

@@ -40,7 +40,7 @@ describe("merit report", () => {
     expect(JSON.parse(out.at(-1)!)).toEqual({ runs: 6, tables: ["table1", "table2", "table3", "table5"], files: 4 * 3 + 1 + 1 + 12, resamples: 200, seed: 0, interval: "percentile" });
     // EX: merit 3/3 = 100 on every seed, iterative 2/3 = 66.67; the paper's order and display names
     const t1 = readFileSync(join(dest, "tables", "table1.csv"), "utf8");
-    expect(t1).toBe("Method,Spider\nIterative,66.67 ± 0.00\nMERIT,100.00 ± 0.00\n");
+    expect(t1).toBe("Dataset,Method,EX (%)\nSpider,Iterative,66.67 ± 0.00\nSpider,MERIT,100.00 ± 0.00\n"); // issue 20 §8: datasets as row blocks (was "Method,Spider\nIterative,…")
     expect(readFileSync(join(dest, "tables", "table2.tex"), "utf8")).toContain("MERIT vs Iterative & +33.33");
     // iterative seed 0: calls 1 + 2 + 8 = 11; tokens 110 + (110 + 220) + (110 + 7 · 220) = 2,090; attempts 1 + 2 + 8 = 11;
     // Steps (1 + 7)/2 = 4

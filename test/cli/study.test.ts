@@ -1,0 +1,80 @@
+/**
+ * Tests lib/cli/study.ts end to end, as a user runs it from the clone (real subprocesses of
+ * `node lib/bin.mjs`): `merit study new demo-study` writes the template, `merit study plan` prints
+ * the runs, the most model calls and the power before any compute, `merit study run` builds the
+ * initial cache from the bundled predictions, runs the grid on the tiny test models (the committed
+ * demo call cache answers most calls), audits every run and writes the report with the study's
+ * method in Tables 1–3; a second `run` computes nothing. The study folder, its runs and its report
+ * are written under os.tmpdir() and removed.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "merit-study-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const studies = join(tmp, "studies");
+const file = join(studies, "demo-study", "study.ts");
+const runs = join(tmp, "runs");
+const results = join(tmp, "results");
+
+function merit(...args: string[]) {
+  const r = spawnSync(process.execPath, ["lib/bin.mjs", ...args], { cwd: ROOT, encoding: "utf8", timeout: 480_000, env: { ...process.env, NO_COLOR: "1", MERIT_THREADS: "1", NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const table = (id: string) => readFileSync(join(results, "tables", `${id}.md`), "utf8");
+
+describe("merit study new, plan, run on the tiny models", () => {
+  it("new writes the template under the name and refuses an existing folder or a bad name", () => {
+    const r = merit("study", "new", "demo-study", "--dir", studies);
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of ["study.ts", "my-method.ts", "my-method.test.ts"]) expect(existsSync(join(studies, "demo-study", f))).toBe(true);
+    expect(readFileSync(file, "utf8")).toContain('name: "demo-study",');
+    const again = merit("study", "new", "demo-study", "--dir", studies);
+    expect(again.code).toBe(2);
+    expect(again.stderr.trim().split("\n")).toHaveLength(1);
+    expect(again.stderr).toMatch(/already exists; choose another NAME or delete the folder/);
+    expect(merit("study", "new", "Bad Name", "--dir", studies).stderr).toMatch(/study name "Bad Name": use lower-case letters/);
+  });
+
+  it("plan says what will run and what each comparison can detect, before any compute", () => {
+    const r = merit("study", "plan", file, "--runs", runs, "--target", "5");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("runs: 3 (3 methods × 1 stream order × 1 dataset), 0 already complete");
+    expect(r.stdout).toContain("spider: 6 queries per stream, at most 5 initially failed (the initial cache is not built yet)");
+    // iterative, merit, my_method: K = 7 repairs for each of at most 5 initially failed queries
+    expect(r.stdout).toMatch(/^most model calls: 105 /m);
+    expect(r.stdout).toMatch(/^estimated time: at most ~\d+ s \(assumed 0\.5 s per call/m);
+    expect(r.stdout).toMatch(/^\| spider \| my_method vs merit \| 6 \| 1 \| \d+\.\d\d \| [\d,]+ \| needs a pilot \| paper Table 2, /m);
+    expect(existsSync(runs)).toBe(false);
+  });
+
+  it("run builds the initial cache, runs the grid, audits it and reports the study's method in Tables 1-3", () => {
+    const r = merit("study", "run", file, "--runs", runs, "--out", results, "--no-html");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("study: spider: 3 runs, 0 already complete, 3 to run");
+    expect(r.stderr).toContain("study: causal audit of 3 runs: 0 violations");
+    expect(table("table1")).toMatch(/^\| my_method \| /m);
+    expect(table("table1")).toMatch(/^\| MERIT \| /m);
+    expect(table("table2")).toMatch(/^\| Spider \| my_method vs Iterative \| /m);
+    expect(table("table2")).toMatch(/^\| Spider \| my_method vs MERIT \| /m);
+    expect(table("table3")).toMatch(/^\| Spider \| my_method \| /m);
+    const manifest = JSON.parse(readFileSync(join(results, "manifest.json"), "utf8"));
+    expect(manifest.table_selection).toEqual({ all_methods: false, all_comparisons: false, methods: ["iterative", "merit", "my_method"], comparisons: ["my_method:iterative", "my_method:merit"] });
+  }, 600_000);
+
+  it("a second run computes nothing, and plan then reads the initial cache and the finished runs", () => {
+    const r = merit("study", "run", file, "--runs", runs, "--out", results, "--no-html");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("study: spider: 3 runs, 3 already complete, 0 to run");
+    expect(r.stderr).not.toMatch(/^LLM calls:/m);
+    const plan = merit("study", "plan", file, "--runs", runs);
+    expect(plan.stdout).toContain("3 already complete");
+    expect(plan.stdout).toMatch(/spider: 6 queries per stream, \d initially failed \(from the initial cache\)/);
+    expect(plan.stdout).toContain("estimated time: no model call left to compute");
+  }, 600_000);
+});

@@ -76,5 +76,13 @@ describe("merit study new, plan, run on the tiny models", () => {
     expect(plan.stdout).toContain("3 already complete");
     expect(plan.stdout).toMatch(/spider: 6 queries per stream, \d initially failed \(from the initial cache\)/);
     expect(plan.stdout).toContain("estimated time: no model call left to compute");
+    // the finished runs are the pilot; their outcomes are identical, so the paper's variance stays
+    expect(plan.stdout).toMatch(/\| spider \| my_method vs merit \| 6 \| 1 \| .*\(the pilot shows identical outcomes, so no variance: the paper's is used\)/);
+    // a shard runs only its streams (i, i+n, ...) and stops before the audit and the report
+    const shard = merit("study", "run", file, "--runs", runs, "--out", results, "--shard", "0/2");
+    expect(shard.code, shard.stderr).toBe(0);
+    expect(shard.stderr).toContain("study: spider: 2 runs (shard 0/2 of 3), 2 already complete, 0 to run");
+    expect(shard.stdout).toMatch(/shard 0\/2 done; .*rerun without --shard for the audit and the report/);
+    expect(shard.stderr).not.toContain("causal audit");
   }, 600_000);
 });

@@ -52,7 +52,8 @@ const USAGE = `usage: merit study new NAME [--dir DIR]
         needs (--target, percentage points, default 2)
   run   the initial caches (from the bundled predictions, or the model), the grid into
         RUNS/<dataset>/<method>-s<seed> (default RUNS = runs/studies/NAME; only runs not yet complete
-        are computed), the causal audit of every run (exit 1 on a violation), then the report in
+        are computed; their configs in RUNS/configs/<dataset>.json serve \`merit grid --config\` too),
+        the causal audit of every run (exit 1 on a violation, and no report), then the report in
         OUT (default results/studies/NAME) with the study's methods in Tables 1 and 3 and its
         comparisons in Table 2. --shard i/n runs only streams i, i+n, ... and stops before the audit
         and the report (rerun without --shard once every shard is done). The tiny models' call
@@ -264,7 +265,10 @@ async function runStudy(argv: string[], io: CommandIO): Promise<number> {
     }
   }
   io.err(`study: causal audit of ${roots.length * study.methods.length * study.seeds.length} runs: ${violations} violations`);
-  if (violations > 0) throw new MeritError(`study ${study.name}: the causal audit found ${violations} violations (listed above); the report is not written`);
+  if (violations > 0) {
+    io.err(`study ${study.name}: the causal audit found ${violations} violations (listed above); the report is not written`);
+    return 1;
+  }
   const reportArgs = [...roots, "--out", paths.results, "--methods", study.methods.join(","), "--comparisons", study.comparisons.map((p) => p.join(":")).join(","), ...(values["no-html"] ? [] : ["--html"])];
   return reportCommand.run(reportArgs, io);
 }

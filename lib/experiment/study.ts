@@ -123,6 +123,9 @@ export function defineStudy(input: StudyInput): Study {
   for (const m of [s.reference, ...comparisons.flat()]) {
     if (!s.methods.includes(m)) throw new MeritError(`defineStudy: ${JSON.stringify(m)} is compared but not in methods (${s.methods.join(", ")}); add it to methods`);
   }
+  if (s.subset !== undefined && s.queries === null) throw new MeritError(`defineStudy: subset chooses which \`queries\` a stream keeps, but queries is null (every query); set queries: N or drop subset`);
+  const stray = Object.keys(s.initial).find((d) => !s.datasets.includes(d));
+  if (stray !== undefined) throw new MeritError(`defineStudy: initial names "${stray}", which is not in datasets (${s.datasets.join(", ")})`);
   const self = comparisons.find(([a, b]) => a === b);
   if (self) throw new MeritError(`defineStudy: the comparison [${self[0]}, ${self[1]}] compares a method with itself`);
   return { ...s, comparisons };

@@ -8,11 +8,12 @@
  * are written under os.tmpdir() and removed.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadDataset } from "../../lib/data/index.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "merit-study-"));
@@ -84,5 +85,21 @@ describe("merit study new, plan, run on the tiny models", () => {
     expect(shard.stderr).toContain("study: spider: 2 runs (shard 0/2 of 3), 2 already complete, 0 to run");
     expect(shard.stdout).toMatch(/shard 0\/2 done; .*rerun without --shard for the audit and the report/);
     expect(shard.stderr).not.toContain("causal audit");
+  }, 600_000);
+
+  it("a causal violation stops the run before the report, with exit 1", async () => {
+    // plant the gold SQL of a query into its own first repair prompt (as test/experiment/audit.test.ts does)
+    const prompts = join(runs, "spider", "iterative-s0", "prompts.jsonl");
+    const lines = readFileSync(prompts, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { kind: string; query_id: string; prompt: string });
+    const first = lines.find((l) => l.kind === "repair")!;
+    const dataset = await loadDataset({ name: "spider", dir: join(ROOT, "data", "spider") });
+    first.prompt = first.prompt.replace("LOCAL ATTEMPT HISTORY:\n", `LOCAL ATTEMPT HISTORY:\n${dataset.examples.find((e) => e.id === first.query_id)!.goldSql}\n`);
+    writeFileSync(prompts, lines.map((l) => JSON.stringify(l) + "\n").join(""));
+    rmSync(results, { recursive: true, force: true });
+    const r = merit("study", "run", file, "--runs", runs, "--out", results, "--no-html");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^audit .*iterative-s0: gold-sql\tquery /m);
+    expect(r.stderr).toMatch(/^study demo-study: the causal audit found 1 violations \(listed above\); the report is not written$/m);
+    expect(existsSync(results)).toBe(false);
   }, 600_000);
 });

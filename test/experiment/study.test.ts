@@ -26,6 +26,8 @@ describe("defineStudy", () => {
     expect(() => defineStudy({ ...minimal, comparisons: [["merit", "reflexion"]] })).toThrow(/"reflexion" is compared but not in methods \(iterative, merit\)/);
     expect(() => defineStudy({ ...minimal, reference: "dynamic_rag" })).toThrow(/"dynamic_rag" is compared but not in methods/);
     expect(() => defineStudy({ ...minimal, comparisons: [["merit", "merit"]] })).toThrow(/compares a method with itself/);
+    expect(() => defineStudy({ ...minimal, subset: { rule: "initially_failed", initially_correct: 1 } })).toThrow(/subset chooses which `queries` a stream keeps, but queries is null/);
+    expect(() => defineStudy({ ...minimal, initial: { bird: "x.sql" } })).toThrow(/initial names "bird", which is not in datasets \(spider\)/);
   });
 
   it("checks method and dataset names against the registries once plugins are loaded", () => {
@@ -44,7 +46,7 @@ describe("studyConfig", () => {
   const paths = studyPaths(defineStudy(minimal));
   it("puts runs, caches and the report under runs/studies/NAME and results/studies/NAME", () => {
     expect(paths).toEqual({ runs: join("runs", "studies", "s1"), results: join("results", "studies", "s1") });
-    const c = studyConfig(defineStudy({ ...minimal, max_repair_steps: 3, subset: { rule: "initially_failed", initially_correct: 2 } }), "spider", paths);
+    const c = studyConfig(defineStudy({ ...minimal, max_repair_steps: 3, queries: 10, subset: { rule: "initially_failed", initially_correct: 2 } }), "spider", paths);
     expect(c).toMatchObject({ dataset: "spider", data_dir: join("data", "spider"), initial_cache: join(paths.runs, "initial", "spider.json"), call_cache: join(paths.runs, "llm-call-cache.sqlite"), protocol: "merit", max_repair_steps: 3, subset: { rule: "initially_failed", initially_correct: 2 } });
   });
   it("tinyModels: the test fixtures on the CPU with 64 output tokens, as the quick demo", () => {

@@ -18,7 +18,8 @@ export default defineStudy({
   // 6 queries of Spider dev, mostly initially failed ones (the real study: queries: null, all of them)
   queries: 6,
   subset: { rule: "initially_failed", initially_correct: 1 },
-  // the tiny random test models: runs from a fresh clone, numbers meaningless. For real numbers:
+  // the tiny random test models: runs from a fresh clone, numbers meaningless. For real numbers
+  // (import realModels or server beside defineStudy):
   //   models: realModels(),                                     // the GGUFs of models/ (make models)
   //   models: server({ base_urls: ["http://gpu1:8000/v1"] }),   // OpenAI-compatible servers
   models: tinyModels(),

@@ -22,6 +22,22 @@ export const ASSUMED_SECONDS_PER_CALL = {
   server: 1,
 } as const;
 
+/** What `merit study run` measured on this machine: grid seconds and the calls it computed. */
+export interface GridTiming {
+  seconds: number;
+  computed_calls: number;
+}
+
+/** The rate of the time estimate: measured when the last run computed any call, else the stated assumption for the models. */
+export function callRate(timing: GridTiming | null, kind: keyof typeof ASSUMED_SECONDS_PER_CALL): CallRate {
+  if (timing !== null && timing.computed_calls > 0) {
+    const s = timing.seconds / timing.computed_calls;
+    return { seconds: s, source: `measured on this machine by the study's last run: ${s.toFixed(2)} s per computed call over ${timing.computed_calls} calls, model loading included` };
+  }
+  const what = kind === "tiny" ? "the tiny models on one CPU thread" : kind === "real" ? "a 7B Q4 GGUF on a CPU (~1 s on one GPU)" : "a 7B model served on one GPU";
+  return { seconds: ASSUMED_SECONDS_PER_CALL[kind], source: `assumed ${ASSUMED_SECONDS_PER_CALL[kind]} s per call for ${what}, not measured here` };
+}
+
 /** One dataset's streams as far as they are known before the run. */
 export interface DatasetStreams {
   dataset: string;

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { readReportInputs } from "../analysis/report-inputs.ts";
 import type { RunSummary } from "../analysis/run-summary.ts";
 import { readPaperNumbers } from "../analysis/paper-comparison.ts";
-import { ASSUMED_SECONDS_PER_CALL, comparisonPowers, gridBudget, planLines, type CallRate, type DatasetStreams } from "../analysis/study-plan.ts";
+import { callRate, comparisonPowers, gridBudget, planLines, type DatasetStreams, type GridTiming } from "../analysis/study-plan.ts";
 import { paperVariances } from "../analysis/study-power.ts";
 import { InputFileError, MeritError, UsageError } from "../errors.ts";
 import type { ExperimentConfig } from "../experiment/config.ts";
@@ -156,14 +156,10 @@ function finishedRuns(study: Study, paths: StudyPaths): RunSummary[] {
   return dirs.length === 0 ? [] : readReportInputs(dirs).runs;
 }
 
-function callRate(study: Study, paths: StudyPaths): CallRate {
+/** The timing the study's last run wrote, or null. */
+function readTiming(paths: StudyPaths): GridTiming | null {
   const file = join(paths.runs, TIMING_FILE);
-  if (existsSync(file)) {
-    const t = JSON.parse(readFileSync(file, "utf8")) as { seconds: number; computed_calls: number };
-    if (t.computed_calls > 0) return { seconds: t.seconds / t.computed_calls, source: `measured on this machine by the study's last run: ${(t.seconds / t.computed_calls).toFixed(2)} s per computed call over ${t.computed_calls} calls, model loading included` };
-  }
-  const kind = study.models.kind;
-  return { seconds: ASSUMED_SECONDS_PER_CALL[kind], source: `assumed ${ASSUMED_SECONDS_PER_CALL[kind]} s per call for ${kind === "tiny" ? "the tiny models on one CPU thread" : kind === "real" ? "a 7B Q4 GGUF on a CPU (~1 s on one GPU)" : "a 7B model served on one GPU"}, not measured here` };
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as GridTiming) : null;
 }
 
 async function planStudy(argv: string[], io: CommandIO): Promise<number> {
@@ -183,7 +179,7 @@ async function planStudy(argv: string[], io: CommandIO): Promise<number> {
   const tokens = pilot.reduce((n, r) => n + r.metrics.accounting.total_tokens, 0);
   const perCall = calls > 0 ? { tokens: tokens / calls, source: `${Math.round(tokens / calls)} per call, the mean of the study's finished runs` } : { tokens: first.decoding.max_input_tokens + first.decoding.max_output_tokens, source: `at most max_input_tokens ${first.decoding.max_input_tokens} + max_output_tokens ${first.decoding.max_output_tokens} per call` };
   const powers = comparisonPowers(study, streams, paperVariances(readPaperNumbers().numbers), target, pilot);
-  for (const line of planLines(study, streams, budgets, callRate(study, paths), perCall, powers, target)) io.out(line);
+  for (const line of planLines(study, streams, budgets, callRate(readTiming(paths), study.models.kind), perCall, powers, target)) io.out(line);
   return 0;
 }
 

@@ -26,7 +26,7 @@ export interface ReportExtras {
   /** The runs' models and the banner the report carries (model-identity.ts). */
   model_identity?: { line: string; banner: string | null; chat: JsonValue; embedders: JsonValue };
   /** Which methods and comparisons the tables show (paper layout by default, report.ts flags). */
-  table_selection?: { all_methods: boolean; all_comparisons: boolean };
+  table_selection?: { all_methods: boolean; all_comparisons: boolean; methods?: string[]; comparisons?: string[] };
   /** The paper's numbers compared in COMPARISON.md (--paper-numbers): source id and file sha256. */
   paper_numbers?: { source: string; sha256: string };
   /** The episode drawn as Figure 2 (--example): dataset, query, method and stream seed of its run. */

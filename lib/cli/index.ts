@@ -22,4 +22,5 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   cache: async () => (await import("./cache.ts")).cacheCommand,
   models: async () => (await import("./models.ts")).modelsCommand,
   preflight: async () => (await import("./preflight.ts")).preflightCommand,
+  study: async () => (await import("./study.ts")).studyCommand,
 };

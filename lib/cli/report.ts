@@ -17,7 +17,9 @@ import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { mdeFigure } from "../analysis/figure-power.ts";
 import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
 import { paperComparison, readPaperNumbers } from "../analysis/paper-comparison.ts";
-import { paperAblationSelection, paperSelection, paperTableSelection, reportComparisons } from "../analysis/paper-layout.ts";
+import { paperAblationSelection, paperSelection, paperTableSelection, PAPER_TABLE_LABELS, reportComparisons } from "../analysis/paper-layout.ts";
+import { withVerdicts } from "../analysis/comparison-verdict.ts";
+import { methodsSelection, pairsComparisonTable, parseComparisonPairs } from "../analysis/study-layout.ts";
 import { difficultyTable } from "../analysis/table-difficulty.ts";
 import { readReportInputs } from "../analysis/report-inputs.ts";
 import { reportManifest, type ReportExtras } from "../analysis/report-manifest.ts";
@@ -40,7 +42,7 @@ const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out 
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
-                    [--all-methods] [--all-comparisons] [--paper-numbers] [--example [DATASET:]QUERY_ID]
+                    [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--paper-numbers] [--example [DATASET:]QUERY_ID]
 
 Each RUN_DIR is a run directory (with trajectories.jsonl) or a folder searched for them; --runs takes
 the same, comma-separated and/or repeated, with globs ('runs/spider-*'). Runs must share K and, per
@@ -57,6 +59,11 @@ best value per dataset in bold and the second underlined; a difference that roun
 --example QUERY_ID also writes DIR/figures/example-episode.{svg,png} (the paper's Figure 2: the failed
 attempt, the retrieved precedents and the repair) from the --reference method's run with the lowest
 seed; DATASET:QUERY_ID when several datasets hold the id. The query must have failed initially.
+A study's layout (merit study run passes it): --methods a,b,... shows exactly these methods, in this
+order, in Tables 1 and 3 and the figures; --comparisons a:b,... makes Table 2 these pairs
+(Δ = EX(a) − EX(b)) instead of --reference against the paper's comparisons.
+Table 2's notes say in words when a comparison is uninformative (identical outcomes, a degenerate
+interval, an MDE above |Δ|).
 --paper-numbers writes DIR/COMPARISON.md: every cell next to the paper's number (data/paper-numbers.json).
 Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (input run hashes, K, B,
 seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
@@ -78,6 +85,7 @@ export const reportCommand: Command = {
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
+        methods: { type: "string" }, comparisons: { type: "string" },
       },
       USAGE,
       true,
@@ -105,21 +113,23 @@ export const reportCommand: Command = {
     if (values.reference !== undefined) assertRunMethod(values.reference, "reference", known);
     const ablation = values.full === undefined && values.ablations === undefined ? undefined : ablationFlags(values.full, values.ablations, known);
     io.err(`report: ${runs.length} runs from ${runDirs.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
-    const sel: TableSelection = paperSelection(runs, { allMethods: values["all-methods"] === true, labels });
+    const study = studyLayout(values, known);
+    const sel: TableSelection = study.methods ? methodsSelection(study.methods, labels) : paperSelection(runs, { allMethods: values["all-methods"] === true, labels });
     const model = modelIdentity(identities.map((id) => id.model ?? null), identities.map((id) => id.embedder ?? null), verifiedHashes());
     if (model.banner !== null) io.err(`report: ${model.banner}`);
     // read before anything is written, so a broken data/paper-numbers.json leaves the output untouched
     const paper = values["paper-numbers"] ? readPaperNumbers() : undefined;
     // Tables 1–5 in the paper's names and style; figures, COMPARISON.md and the extra tables keep `sel`
-    const tableSel: TableSelection = paperTableSelection(runs, { allMethods: values["all-methods"] === true, labels });
+    const tableSel: TableSelection = study.methods ? { ...methodsSelection(study.methods, { ...PAPER_TABLE_LABELS, ...labels }), paperLayout: true } : paperTableSelection(runs, { allMethods: values["all-methods"] === true, labels });
 
     const tables: Table[] = [exTable(runs, tableSel)];
     const reference = values.reference ?? (runs.some((r) => r.method === "merit") ? "merit" : undefined);
     if (values.example !== undefined && reference === undefined) throw new UsageError(`--example needs --reference METHOD (the runs hold no merit run): the method whose episode to draw`);
     const example = values.example === undefined ? undefined : readExampleEpisode(identities, values.example, reference!, process.cwd());
-    if (reference !== undefined && runs.some((r) => r.method !== reference)) {
+    if (study.pairs) tables.push(withVerdicts(pairsComparisonTable(runs, study.pairs, { ...tableSel, ...boot }), tableSel));
+    else if (reference !== undefined && runs.some((r) => r.method !== reference)) {
       const others = reportComparisons(runs, reference, values["all-comparisons"] === true);
-      tables.push(comparisonTable(runs, { ...tableSel, reference, others, ...boot }));
+      tables.push(withVerdicts(comparisonTable(runs, { ...tableSel, reference, others, ...boot }), tableSel));
     }
     tables.push(repairTable(runs, tableSel));
     if (ablation) tables.push(ablationTable(runs, { ...paperAblationSelection(tableSel, ablation.full, labels), ...ablation, ...boot }));
@@ -153,7 +163,7 @@ export const reportCommand: Command = {
     if (minGold !== undefined) extras.min_gold_labels = minGold;
     extras.model_identity = { line: model.line, banner: model.banner, chat: model.chat as unknown as JsonValue, embedders: model.embedders as unknown as JsonValue };
     if (example !== undefined) extras.example_episode = { dataset: example.dataset, query_id: example.queryId, method: example.method, stream_seed: example.seed };
-    extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true };
+    extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}) };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
       write(join(out, "COMPARISON.md"), paperComparison(tables, paper.numbers, sel, modelNotes(model)));
@@ -191,6 +201,21 @@ export const reportCommand: Command = {
     return 0;
   },
 };
+
+/** `--methods` and `--comparisons`: methods of the runs, not mixed with the paper-layout flags they replace. */
+function studyLayout(values: { methods?: string; comparisons?: string; "all-methods"?: boolean; "all-comparisons"?: boolean; reference?: string }, known: readonly string[]): { methods?: string[]; pairs?: [string, string][] } {
+  if (values.methods !== undefined && values["all-methods"]) throw new UsageError(`pass --methods or --all-methods, not both`);
+  if (values.comparisons !== undefined && (values["all-comparisons"] || values.reference !== undefined)) throw new UsageError(`--comparisons names Table 2's pairs itself; drop --reference and --all-comparisons`);
+  const methods = values.methods === undefined ? undefined : listFlag(values.methods, "methods").map((m) => assertRunMethod(m, "methods", known));
+  let pairs: [string, string][] | undefined;
+  try {
+    pairs = values.comparisons === undefined ? undefined : parseComparisonPairs(values.comparisons);
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+  for (const m of pairs?.flat() ?? []) assertRunMethod(m, "comparisons", known);
+  return { methods, pairs };
+}
 
 /** Table 4's `--full` and `--ablations`: both given, each a method of the runs, every ablation once. */
 function ablationFlags(fullFlag: string | undefined, ablationsFlag: string | undefined, known: readonly string[]): { full: string; ablations: string[] } {

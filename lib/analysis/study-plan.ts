@@ -1,0 +1,174 @@
+/**
+ * Analysis stage, a study's plan (README "Write a follow-up study"; `merit study plan`): before any
+ * compute, what `merit study run` will run — runs, the most model calls and prompt+output tokens,
+ * an estimated time at a measured or a stated per-call rate — and the power of every comparison
+ * (study-power.ts). Pure: the CLI passes what it read (stream sizes, finished runs, the rate).
+ * @module
+ */
+import { getMethod } from "../methods/index.ts";
+import type { Study } from "../experiment/study.ts";
+import { fixed } from "./number-format.ts";
+import { pairedPower } from "./power.ts";
+import { pairedMatrices, type RunSummary } from "./run-summary.ts";
+import { mdeFactor, paperVarianceFor, powerFromPaper, powerFromPilot, type PaperVariance, type PlannedPower } from "./study-power.ts";
+
+/** Seconds per computed model call assumed when this machine has not measured one (not measurements). */
+export const ASSUMED_SECONDS_PER_CALL = {
+  /** The tiny random test models on one CPU thread (order of magnitude of `merit demo --fresh`). */
+  tiny: 0.5,
+  /** A 7B Q4 GGUF with ~1,000-token prompts on a CPU, as `merit demo --full` assumes. */
+  real: 20,
+  /** One request to an OpenAI-compatible server running a 7B model on one GPU. */
+  server: 1,
+} as const;
+
+/** What `merit study run` measured on this machine: grid seconds and the calls it computed. */
+export interface GridTiming {
+  seconds: number;
+  computed_calls: number;
+}
+
+/** The rate of the time estimate: measured when the last run computed any call, else the stated assumption for the models. */
+export function callRate(timing: GridTiming | null, kind: keyof typeof ASSUMED_SECONDS_PER_CALL): CallRate {
+  if (timing !== null && timing.computed_calls > 0) {
+    const s = timing.seconds / timing.computed_calls;
+    return { seconds: s, source: `measured on this machine by the study's last run: ${s.toFixed(2)} s per computed call over ${timing.computed_calls} calls, model loading included` };
+  }
+  const what = kind === "tiny" ? "the tiny models on one CPU thread" : kind === "real" ? "a 7B Q4 GGUF on a CPU (~1 s on one GPU)" : "a 7B model served on one GPU";
+  return { seconds: ASSUMED_SECONDS_PER_CALL[kind], source: `assumed ${ASSUMED_SECONDS_PER_CALL[kind]} s per call for ${what}, not measured here` };
+}
+
+/** One dataset's streams as far as they are known before the run. */
+export interface DatasetStreams {
+  dataset: string;
+  /** Queries per stream. */
+  queries: number;
+  /** Initially failed queries per stream: exact when the initial cache exists, else the most the subset allows. */
+  failed: number;
+  /** Whether `failed` is exact (the initial cache exists). */
+  exact: boolean;
+  /** Queries the dataset holds (what `queries: null` would run). */
+  available: number;
+}
+
+/** The per-call rate the time estimate uses. */
+export interface CallRate {
+  seconds: number;
+  /** "measured …" or "assumed …", printed next to the estimate. */
+  source: string;
+}
+
+/** Upper bounds of one dataset's grid. */
+export interface GridBudget {
+  dataset: string;
+  runs: number;
+  /** Runs already complete (the rerun computes only the others). */
+  complete: number;
+  /** At most this many model calls (K per initially failed query and stream; reflection steps K + 1 more). */
+  calls: number;
+  /** Calls of the runs not yet complete. */
+  callsLeft: number;
+}
+
+/** The most model calls of one stream of `method` with `failed` initially failed queries and K repairs. */
+export function streamCalls(method: string, failed: number, k: number): number {
+  const m = getMethod(method);
+  if (!m.repairs) return 0;
+  return failed * (k + (m.reflects ? k + 1 : 0));
+}
+
+/** Per dataset: runs, complete runs, most calls (all and those still to run). */
+export function gridBudget(study: Study, streams: readonly DatasetStreams[], isComplete: (dataset: string, method: string, seed: number) => boolean): GridBudget[] {
+  return streams.map((s) => {
+    let calls = 0;
+    let callsLeft = 0;
+    let complete = 0;
+    for (const method of study.methods) {
+      for (const seed of study.seeds) {
+        const c = streamCalls(method, s.failed, study.max_repair_steps);
+        calls += c;
+        if (isComplete(s.dataset, method, seed)) complete++;
+        else callsLeft += c;
+      }
+    }
+    return { dataset: s.dataset, runs: study.methods.length * study.seeds.length, complete, calls, callsLeft };
+  });
+}
+
+/** "~3 h 20 min", "~40 s". */
+export function durationText(seconds: number): string {
+  if (seconds < 90) return `~${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 5400) return `~${Math.round(seconds / 60)} min`;
+  const h = Math.floor(seconds / 3600);
+  return `~${h} h ${Math.round((seconds - h * 3600) / 60)} min`;
+}
+
+/** One comparison's power row of the plan. */
+export interface ComparisonPower extends PlannedPower {
+  dataset: string;
+  a: string;
+  b: string;
+  queries: number;
+  seeds: number;
+}
+
+/**
+ * Power of every comparison on every dataset: from the pilot runs (`pilot`, the study's finished
+ * runs) when they hold both methods and show any variance, else from the paper's variance.
+ */
+export function comparisonPowers(study: Study, streams: readonly DatasetStreams[], paper: readonly PaperVariance[], target: number, pilot: readonly RunSummary[]): ComparisonPower[] {
+  const rows: ComparisonPower[] = [];
+  const seeds = study.seeds.length;
+  for (const s of streams) {
+    for (const [a, b] of study.comparisons) {
+      let planned: PlannedPower | null = null;
+      let fallback = "";
+      if (pilot.some((r) => r.dataset === s.dataset && r.method === a) && pilot.some((r) => r.dataset === s.dataset && r.method === b)) {
+        try {
+          const m = pairedMatrices(pilot, s.dataset, a, b);
+          planned = powerFromPilot(pairedPower(m.a, m.b, { resamples: 2000, seed: 0 }), s.queries, seeds, target);
+          if (planned === null) fallback = " (the pilot shows identical outcomes, so no variance: the paper's is used)";
+        } catch {
+          fallback = " (the pilot runs do not pair up: the paper's variance is used)";
+        }
+      }
+      if (planned === null) {
+        const { variance, source } = paperVarianceFor(paper, s.dataset, a, b);
+        planned = powerFromPaper(variance, source + fallback, s.queries, seeds, target, mdeFactor());
+      }
+      rows.push({ dataset: s.dataset, a, b, queries: s.queries, seeds, ...planned });
+    }
+  }
+  return rows;
+}
+
+/** The plan as lines for stdout (a Markdown table for the power). */
+export function planLines(study: Study, streams: readonly DatasetStreams[], budgets: readonly GridBudget[], rate: CallRate, tokensPerCall: { tokens: number; source: string }, powers: readonly ComparisonPower[], target: number): string[] {
+  const lines: string[] = [];
+  const total = budgets.reduce((n, b) => n + b.runs, 0);
+  const complete = budgets.reduce((n, b) => n + b.complete, 0);
+  const calls = budgets.reduce((n, b) => n + b.calls, 0);
+  const left = budgets.reduce((n, b) => n + b.callsLeft, 0);
+  const int = (n: number) => n.toLocaleString("en-US");
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  lines.push(`runs: ${total} (${count(study.methods.length, "method")} × ${count(study.seeds.length, "stream order")} × ${count(study.datasets.length, "dataset")}), ${complete} already complete`);
+  for (const s of streams) {
+    lines.push(`  ${s.dataset}: ${s.queries} queries per stream, ${s.exact ? "" : "at most "}${s.failed} initially failed${s.exact ? " (from the initial cache)" : " (the initial cache is not built yet)"}`);
+  }
+  lines.push(`most model calls: ${int(calls)} (K = ${study.max_repair_steps} repairs per initially failed query and stream, reflections K + 1 more; memoryless methods repeat across orders, so the call cache answers many), ${int(left)} of them in runs not yet complete`);
+  lines.push(`most tokens: ${int(Math.round(left * tokensPerCall.tokens))} (prompt + output, ${tokensPerCall.source})`);
+  lines.push(left === 0 ? "estimated time: no model call left to compute (merit study run audits and reports)" : `estimated time: at most ${durationText(left * rate.seconds)} (${rate.source}; the progress line gives the real ETA)`);
+  lines.push("");
+  lines.push(`power (α = 0.05, 80% power; MDE = 2.80 × SE; target Δ = ${fixed(target, 2)} pp):`);
+  lines.push("| dataset | comparison | queries | orders | MDE (pp) | queries for MDE ≤ target | orders for MDE ≤ target | variance from |");
+  lines.push("|---|---|---|---|---|---|---|---|");
+  for (const p of powers) {
+    const orders = p.seedsNeeded === null ? (p.source.startsWith("pilot") ? `none ≤ 100` : "needs a pilot") : String(p.seedsNeeded);
+    const available = streams.find((s) => s.dataset === p.dataset)?.available ?? Number.POSITIVE_INFINITY;
+    const queries = `${int(p.queriesNeeded)}${p.queriesNeeded > available ? ` (more than the ${int(available)} the dataset holds)` : ""}`;
+    lines.push(`| ${p.dataset} | ${p.a} vs ${p.b} | ${p.queries} | ${p.seeds} | ${fixed(p.mde, 2)} | ${queries} | ${orders} | ${p.source} |`);
+  }
+  const weak = powers.filter((p) => p.mde > target);
+  if (weak.length > 0) lines.push(`${weak.length} of ${powers.length} comparisons cannot detect ${fixed(target, 2)} pp with this design: a Δ below the MDE will read as "no difference" without being evidence of none.`);
+  return lines;
+}

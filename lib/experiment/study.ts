@@ -1,0 +1,232 @@
+/**
+ * Experiment runs, a follow-up study (README "Write a follow-up study"; DESIGN.md §1): one
+ * TypeScript file, `studies/NAME/study.ts`, whose default export is `defineStudy({...})` — the
+ * datasets, the methods (the paper's and the study's own, registered by its plugin files), the
+ * stream seeds, the reference method and the comparisons of interest, how many queries, and the
+ * models (`tinyModels()` by default, `realModels()` or `server({...})`). `merit study plan|run`
+ * read it; every run it implies is an ordinary experiment config built here (`studyConfig`).
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import { datasetNames } from "../data/datasets/index.ts";
+import { InputFileError, MeritError } from "../errors.ts";
+import { getMethod } from "../methods/index.ts";
+import { parseConfig, SubsetSchema, type ExperimentConfig, type SubsetRule } from "./config.ts";
+import { TINY_CHAT, TINY_EMBEDDER } from "./quick-config.ts";
+
+/** The tiny random test models (test/fixtures/models): real mechanics, meaningless numbers. */
+export interface TinyModels {
+  kind: "tiny";
+}
+
+/** Local GGUFs (`make models`; models/README.md). */
+export interface RealModels {
+  kind: "real";
+  /** Chat GGUF. @default "models/Qwen2.5-7B-Instruct-Q4_K_M.gguf" */
+  chat: string;
+  /** Embedder GGUF. @default "models/bge-large-en-v1.5-f16.gguf" */
+  embedder: string;
+  /** GPU use of the llama backend. @default "auto" */
+  gpu: "auto" | false | "cuda" | "vulkan" | "metal";
+}
+
+/** OpenAI-compatible servers (vLLM, llama.cpp server) for the chat model and, optionally, the embedder. */
+export interface ServerModels {
+  kind: "server";
+  /** Chat servers' base URLs, e.g. ["http://gpu1:8000/v1"]. */
+  base_urls: string[];
+  /** Served chat model name. @default "Qwen/Qwen2.5-7B-Instruct" */
+  model_name: string;
+  /** GGUF whose tokenizer builds the prompt ids (config `model.path`, prompt_format tokens). */
+  tokenizer: string;
+  /** Embedding servers; empty = the local bge GGUF. */
+  embedder_urls: string[];
+}
+
+export type StudyModels = TinyModels | RealModels | ServerModels;
+
+/** The tiny random test models of test/fixtures/models — what a fresh clone can run (the default). */
+export function tinyModels(): TinyModels {
+  return { kind: "tiny" };
+}
+
+/** The real GGUFs of models/ (`make models`), locally through node-llama-cpp. */
+export function realModels(opts: Partial<Omit<RealModels, "kind">> = {}): RealModels {
+  return { kind: "real", chat: opts.chat ?? "models/Qwen2.5-7B-Instruct-Q4_K_M.gguf", embedder: opts.embedder ?? "models/bge-large-en-v1.5-f16.gguf", gpu: opts.gpu ?? "auto" };
+}
+
+/** OpenAI-compatible servers (README "Run on servers"). */
+export function server(opts: { base_urls: string[] } & Partial<Omit<ServerModels, "kind" | "base_urls">>): ServerModels {
+  return { kind: "server", base_urls: opts.base_urls, model_name: opts.model_name ?? "Qwen/Qwen2.5-7B-Instruct", tokenizer: opts.tokenizer ?? "models/Qwen2.5-7B-Instruct-Q4_K_M.gguf", embedder_urls: opts.embedder_urls ?? [] };
+}
+
+const ModelsSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("tiny") }).strict(),
+  z.object({ kind: z.literal("real"), chat: z.string().min(1), embedder: z.string().min(1), gpu: z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", "vulkan", "metal"])]) }).strict(),
+  z.object({ kind: z.literal("server"), base_urls: z.array(z.string().url()).min(1), model_name: z.string().min(1), tokenizer: z.string().min(1), embedder_urls: z.array(z.string().url()) }).strict(),
+]);
+
+/** A study name: a folder name and a path segment of runs/studies/ and results/studies/. */
+export const STUDY_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** The bundled real predictions each dataset's initial cache is built from when the study names none. */
+export const DEFAULT_PREDICTIONS: Readonly<Record<string, string>> = { spider: "data/predictions/spider_dev__Deepseek-Coder-7B.sql" };
+
+export const StudySchema = z
+  .object({
+    /** Folder name under studies/, runs/studies/ and results/studies/. */
+    name: z.string().regex(STUDY_NAME, "lower-case letters, digits, - and _, starting with a letter or digit"),
+    /** Registered dataset names (lib/data/datasets/). */
+    datasets: z.array(z.string().min(1)).min(1).default(["spider"]),
+    /** Every method the grid runs (the paper's and the study's own), each once. */
+    methods: z.array(z.string().min(1)).min(2),
+    /** Stream orders (the paper's: 0, 1, 2). */
+    seeds: z.array(z.number().int().nonnegative()).min(1).default([0]),
+    /** The method Table 2 compares with each other method (the paper's reference is merit). */
+    reference: z.string().min(1),
+    /** Table 2's pairs [a, b], Δ = EX(a) − EX(b); default: [reference, m] for every other method m. */
+    comparisons: z.array(z.tuple([z.string().min(1), z.string().min(1)])).min(1).optional(),
+    /** Queries per stream (null: the whole dataset). */
+    queries: z.number().int().positive().nullable().default(null),
+    /** Which queries `queries` keeps (config.ts SubsetSchema). */
+    subset: SubsetSchema.optional(),
+    /** K, repair generations per initially failed query. */
+    max_repair_steps: z.number().int().nonnegative().default(7),
+    models: ModelsSchema.default({ kind: "tiny" }),
+    /** Plugin files (paths relative to the study file) registering the study's methods, parts, datasets. */
+    plugins: z.array(z.string().min(1)).default([]),
+    /** Per dataset, the predictions file (one SQL per line) the shared initial cache is built from. */
+    initial: z.record(z.string().min(1)).default({}),
+  })
+  .strict();
+
+/** A study as its file writes it (defaults optional). */
+export type StudyInput = z.input<typeof StudySchema>;
+/** A validated study with every default filled in. */
+export type Study = z.infer<typeof StudySchema> & { comparisons: [string, string][] };
+
+/** Validates a study (shape only; method and dataset names are checked by `checkStudyNames` once its plugins are loaded). */
+export function defineStudy(input: StudyInput): Study {
+  const parsed = StudySchema.safeParse(input);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new MeritError(`defineStudy: ${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}${parsed.error.issues.length > 1 ? ` (+${parsed.error.issues.length - 1} more)` : ""}; fix the study file (lib/experiment/study.ts lists every field)`);
+  }
+  const s = parsed.data;
+  const comparisons = s.comparisons ?? s.methods.filter((m) => m !== s.reference).map((m): [string, string] => [s.reference, m]);
+  const dup = (xs: readonly (string | number)[]) => xs.find((x, i) => xs.indexOf(x) !== i);
+  const twice = dup(s.methods) ?? dup(s.seeds) ?? dup(s.datasets);
+  if (twice !== undefined) throw new MeritError(`defineStudy: ${JSON.stringify(twice)} is listed twice; name each method, seed and dataset once`);
+  for (const m of [s.reference, ...comparisons.flat()]) {
+    if (!s.methods.includes(m)) throw new MeritError(`defineStudy: ${JSON.stringify(m)} is compared but not in methods (${s.methods.join(", ")}); add it to methods`);
+  }
+  if (s.subset !== undefined && s.queries === null) throw new MeritError(`defineStudy: subset chooses which \`queries\` a stream keeps, but queries is null (every query); set queries: N or drop subset`);
+  const stray = Object.keys(s.initial).find((d) => !s.datasets.includes(d));
+  if (stray !== undefined) throw new MeritError(`defineStudy: initial names "${stray}", which is not in datasets (${s.datasets.join(", ")})`);
+  const self = comparisons.find(([a, b]) => a === b);
+  if (self) throw new MeritError(`defineStudy: the comparison [${self[0]}, ${self[1]}] compares a method with itself`);
+  return { ...s, comparisons };
+}
+
+/** Where a study writes: run directories, the working call cache and initial caches, the report. */
+export interface StudyPaths {
+  /** runs/studies/NAME (git-ignored). */
+  runs: string;
+  /** results/studies/NAME. */
+  results: string;
+}
+
+export function studyPaths(study: Study, overrides: Partial<StudyPaths> = {}): StudyPaths {
+  return { runs: overrides.runs ?? join("runs", "studies", study.name), results: overrides.results ?? join("results", "studies", study.name) };
+}
+
+/** The grid folder of one dataset: RUNS/<dataset>, each stream in `<method>-s<seed>`. */
+export function datasetRunRoot(paths: StudyPaths, dataset: string): string {
+  return join(paths.runs, dataset);
+}
+
+/** The study's working LLM call cache (one per study, shared by its datasets and methods). */
+export function studyCallCache(paths: StudyPaths): string {
+  return join(paths.runs, "llm-call-cache.sqlite");
+}
+
+/** The predictions file of a dataset's initial cache, or null when none is known (then the model builds it). */
+export function initialPredictions(study: Study, dataset: string): string | null {
+  return study.initial[dataset] ?? DEFAULT_PREDICTIONS[dataset] ?? null;
+}
+
+/** The experiment config of one dataset of the study: the kit's defaults, the study's K, subset and models. */
+export function studyConfig(study: Study, dataset: string, paths: StudyPaths): ExperimentConfig {
+  const m = study.models;
+  const models =
+    m.kind === "tiny"
+      ? {
+          model: { backend: "llama", path: TINY_CHAT, gpu: false },
+          embedder: { backend: "llama", path: TINY_EMBEDDER },
+          // the random model never stops by itself; shorter outputs keep the smoke run inside minutes (quick-config.ts)
+          decoding: { max_output_tokens: 64 },
+        }
+      : m.kind === "real"
+        ? { model: { backend: "llama", path: m.chat, gpu: m.gpu }, embedder: { backend: "llama", path: m.embedder } }
+        : {
+            model: { backend: "openai", base_urls: m.base_urls, model_name: m.model_name, path: m.tokenizer },
+            embedder: m.embedder_urls.length > 0 ? { backend: "openai", base_urls: m.embedder_urls } : { backend: "llama" },
+          };
+  return parseConfig(
+    {
+      dataset,
+      data_dir: join("data", dataset),
+      initial_cache: join(paths.runs, "initial", `${dataset}.json`),
+      call_cache: studyCallCache(paths),
+      protocol: "merit",
+      max_repair_steps: study.max_repair_steps,
+      ...(study.subset ? { subset: study.subset } : {}),
+      ...models,
+    },
+    `study ${study.name} (${dataset})`,
+  );
+}
+
+/** Method and dataset names exist (after the study's plugins are loaded): the nearest name otherwise. */
+export function checkStudyNames(study: Study): void {
+  for (const m of study.methods) getMethod(m);
+  const known = datasetNames();
+  for (const d of study.datasets) if (!known.includes(d)) throw new MeritError(`study ${study.name}: unknown dataset "${d}"; registered: ${known.join(", ")}`);
+}
+
+/** The study's plugin files, resolved against the study file's folder. */
+export function studyPluginFiles(study: Study, file: string): string[] {
+  return study.plugins.map((p) => resolve(dirname(file), p));
+}
+
+/** Imports a study file and returns its validated default export. */
+export async function loadStudyFile(file: string): Promise<Study> {
+  const absolute = resolve(file);
+  if (!existsSync(absolute)) throw new InputFileError(file, "does not exist", "pass the study.ts written by `merit study new NAME` (studies/NAME/study.ts)");
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new InputFileError(file, `failed to load (${message})`, "fix the study file");
+  }
+  const study = mod.default as Partial<Study> | undefined;
+  if (study === undefined || typeof study !== "object" || !Array.isArray(study.comparisons)) {
+    throw new InputFileError(file, "has no `export default defineStudy({...})`", "export the study as the file's default (see studies/template/study.ts)");
+  }
+  return study as Study;
+}
+
+/** The subset rule as a sentence: which `queries` a stream keeps. */
+export function subsetText(study: Study): string {
+  if (study.queries === null) return "every query of the dataset";
+  const rule: SubsetRule | undefined = study.subset;
+  if (rule?.rule === "initially_failed") {
+    const correct = Math.min(rule.initially_correct, study.queries);
+    return `${study.queries} queries: up to ${study.queries - correct} initially failed + ${correct} initially correct (subset rule initially_failed)`;
+  }
+  return `the first ${study.queries} queries of the seed-0 stream`;
+}

@@ -1,0 +1,60 @@
+// Tests lib/analysis/study-plan.ts: the most model calls per method, the grid budget with finished
+// runs left out, the duration wording, and the power rows from the paper's variance.
+import { describe, expect, it } from "vitest";
+import { readPaperNumbers } from "../../lib/analysis/paper-comparison.ts";
+import { summarizeRun } from "../../lib/analysis/run-summary.ts";
+import { callRate, comparisonPowers, durationText, gridBudget, planLines, streamCalls } from "../../lib/analysis/study-plan.ts";
+import { paperVariances } from "../../lib/analysis/study-power.ts";
+import { defineStudy } from "../../lib/experiment/study.ts";
+import { buildTrajectory } from "./build-trajectory.ts";
+
+const study = defineStudy({ name: "p", methods: ["zeroshot", "iterative", "reflexion", "merit"], seeds: [0, 1], reference: "merit", queries: 10 });
+const streams = [{ dataset: "spider", queries: 10, failed: 4, exact: true, available: 1034 }];
+
+describe("study plan", () => {
+  it("K repairs per initially failed query; reflexion K + 1 reflections more; zeroshot none", () => {
+    expect(streamCalls("zeroshot", 4, 7)).toBe(0);
+    expect(streamCalls("iterative", 4, 7)).toBe(28);
+    expect(streamCalls("reflexion", 4, 7)).toBe(60);
+    expect(streamCalls("merit", 4, 7)).toBe(28);
+  });
+
+  it("counts runs and calls per dataset, leaving finished runs out of what is left", () => {
+    const [b] = gridBudget(study, streams, (_d, m, s) => m === "reflexion" && s === 0);
+    expect(b).toEqual({ dataset: "spider", runs: 8, complete: 1, calls: 2 * (28 + 60 + 28), callsLeft: 2 * (28 + 60 + 28) - 60 });
+  });
+
+  it("durations", () => {
+    expect(durationText(40)).toBe("~40 s");
+    expect(durationText(600)).toBe("~10 min");
+    expect(durationText(4 * 3600 + 20 * 60)).toBe("~4 h 20 min");
+  });
+
+  it("power rows from the paper's variance for each comparison, and the lines that print them", () => {
+    const powers = comparisonPowers(study, streams, paperVariances(readPaperNumbers().numbers), 2, []);
+    expect(powers.map((p) => `${p.a}:${p.b}`)).toEqual(["merit:zeroshot", "merit:iterative", "merit:reflexion"]);
+    expect(powers[1].source).toMatch(/^paper Table 2, merit vs iterative on spider: σ = 24\.5 pp per query over 3 orders$/);
+    const lines = planLines(study, streams, gridBudget(study, streams, () => false), { seconds: 20, source: "assumed" }, { tokens: 1000, source: "x" }, powers, 2);
+    expect(lines[0]).toBe("runs: 8 (4 methods × 2 stream orders × 1 dataset), 0 already complete");
+    expect(lines).toContain("estimated time: at most ~77 min (assumed; the progress line gives the real ETA)");
+    expect(lines.find((l) => l.startsWith("| spider | merit vs iterative | 10 | 2 |"))).toMatch(/\| [\d,]+ \(more than the 1,034 the dataset holds\) \| needs a pilot \|/);
+  });
+
+  it("the time estimate: this machine's measured rate when the last run computed calls, else the stated assumption", () => {
+    expect(callRate({ seconds: 30, computed_calls: 60 }, "tiny")).toEqual({ seconds: 0.5, source: "measured on this machine by the study's last run: 0.50 s per computed call over 60 calls, model loading included" });
+    expect(callRate({ seconds: 3, computed_calls: 0 }, "real")).toEqual({ seconds: 20, source: "assumed 20 s per call for a 7B Q4 GGUF on a CPU (~1 s on one GPU), not measured here" });
+    expect(callRate(null, "server").seconds).toBe(1);
+  });
+
+  it("finished runs that differ are the pilot: their variance, rescaled to the planned design", () => {
+    // 8 queries, seeds 0 and 1: merit right on q0-q5, iterative on q0-q1 and, under seed 1, q2
+    const runOf = (method: string, seed: number, right: (q: number) => boolean) =>
+      summarizeRun(Array.from({ length: 8 }, (_, q) => buildTrajectory({ query_id: String(q), attempts: [`SELECT ${q}`], statuses: [right(q) ? "CORRECT" : "DENOTATION_MISMATCH"], dataset: "spider", method, stream_seed: seed })));
+    const pilot = [0, 1].flatMap((seed) => [runOf("merit", seed, (q) => q < 6), runOf("iterative", seed, (q) => q < 2 || (seed === 1 && q === 2))]);
+    const s = defineStudy({ name: "p", methods: ["iterative", "merit"], seeds: [0, 1], reference: "merit", queries: 8 });
+    const [p] = comparisonPowers(s, [{ dataset: "spider", queries: 8, failed: 8, exact: true, available: 1034 }], paperVariances(readPaperNumbers().numbers), 2, pilot);
+    expect(p.source).toMatch(/^pilot: the study's runs \(8 queries × 2 orders, σ_b² [\d.]+, σ_w² [\d.]+ pp²\)$/);
+    const [bigger] = comparisonPowers(s, [{ dataset: "spider", queries: 32, failed: 8, exact: true, available: 1034 }], paperVariances(readPaperNumbers().numbers), 2, pilot);
+    expect(bigger.mde).toBeCloseTo(p.mde / 2, 9);
+  });
+});

@@ -135,6 +135,7 @@ export const gridCommand: Command = {
     const limit = parseLimit(values.limit);
     const root = values.out ?? join("runs", base.dataset);
     const all = planStreams(methods, seeds, root);
+    checkStreams(all); // the whole grid, so one method named twice (an alias too) is refused in every shard
     const shard = values.shard === undefined ? undefined : parseShard(values.shard);
     const streams = shard ? selectShard(all, shard) : all;
     if (shard) io.err(`shard ${shard.index}/${shard.count}: ${streams.length} of ${all.length} stream(s): ${streams.map((s) => `${s.method}-s${s.seed}`).join(", ") || "none"}`);

@@ -13,7 +13,7 @@ import { UsageError } from "../errors.ts";
 import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
-import { getMethod, type PluginRecord } from "../methods/index.ts";
+import { aliasTarget, getMethod, type PluginRecord } from "../methods/index.ts";
 import { configHash, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import { readInitialCache } from "./initial-cache.ts";
@@ -73,15 +73,22 @@ export function planStreams(methods: readonly string[], seeds: readonly number[]
 
 /**
  * Refuses, before anything loads: an unknown method (with the nearest name), a method and seed asked
- * for twice, two streams sharing one run directory.
+ * for twice — also under two names of one method (`merit` and its alias `merit_full`) —, two streams
+ * sharing one run directory.
  */
 export function checkStreams(streams: readonly Stream[]): void {
   for (const s of streams) getMethod(s.method);
   const byKey = new Map<string, Stream>();
   const byDir = new Map<string, Stream>();
   for (const s of streams) {
-    const key = `${s.method}\0${s.seed}`;
-    if (byKey.has(key)) throw new UsageError(`${s.method} seed ${s.seed} is asked for twice; name each method and seed once`);
+    const method = aliasTarget(s.method) ?? s.method;
+    const key = `${method}\0${s.seed}`;
+    const twin = byKey.get(key);
+    if (twin && twin.method !== s.method) {
+      const [alias, target] = aliasTarget(twin.method) === null ? [s.method, twin.method] : [twin.method, s.method];
+      throw new UsageError(`${alias} is another name of ${target} (an alias), so ${method} seed ${s.seed} is asked for twice; name each method once`);
+    }
+    if (twin) throw new UsageError(`${s.method} seed ${s.seed} is asked for twice; name each method and seed once`);
     const dir = resolve(s.outDir);
     const sharer = byDir.get(dir);
     if (sharer) throw new UsageError(`${sharer.method} seed ${sharer.seed} and ${s.method} seed ${s.seed} would share the run directory ${s.outDir}; give each stream its own --out`);

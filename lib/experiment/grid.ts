@@ -3,7 +3,8 @@
  * once on one set of services — one loaded model with parallel slots, or one set of
  * OpenAI-compatible endpoints — each writing its own run directory (run.ts). Every check that can
  * refuse the grid (unknown method, two streams in one folder, a run directory that holds another
- * run, a missing template, a changed manifest on resume) runs before any stream writes. Progress
+ * run, a grid folder whose runs were made with other inputs, a missing template, a changed manifest
+ * on resume) runs before any stream writes. Progress
  * and status lines go to the caller's callbacks; this module prints nothing (STYLE.md §3.6).
  * @module
  */
@@ -20,6 +21,7 @@ import { readInitialCache } from "./initial-cache.ts";
 import { runManifestExtras } from "./provenance.ts";
 import { checkResume, checkRunDir, runExperiment, type RunOptions, type RunProgress, type RunResult } from "./run.ts";
 import { createServices } from "./services.ts";
+import { checkGridFolder } from "./shared-inputs.ts";
 
 /** One (method, stream seed) run of a grid and its run directory. */
 export interface Stream {
@@ -59,6 +61,8 @@ export interface GridOptions {
   onFinished?: (calls: CallCacheStats) => void;
   /** The --plugin files loaded (lib/methods/plugins.ts), recorded in every manifest as `plugins`. */
   plugins?: readonly PluginRecord[];
+  /** The grid's --out folder: runs already in it must share this grid's inputs (shared-inputs.ts). */
+  root?: string;
 }
 
 /** The run directory name of a stream inside a grid folder: `<method>-s<seed>`. */
@@ -140,7 +144,9 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
         },
       });
     }
-    // Every stream's resume checks (recorded hashes, committed lines) pass before any stream writes.
+    // Every stream's resume checks (recorded hashes, committed lines) pass before any stream writes,
+    // and so does the folder check: another shard's runs there were made with the same inputs.
+    if (opts.root !== undefined) checkGridFolder(opts.root, runs.map((r) => r.opts));
     for (const r of runs) checkResume(r.opts);
     const results = await Promise.all(runs.map(async (r) => ({ stream: r.stream, result: await runExperiment(r.opts) })));
     const stats = services.backend.stats();

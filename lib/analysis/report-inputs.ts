@@ -26,8 +26,8 @@ export interface ReportInputs {
 
 /**
  * Reads every run directory (each must hold trajectories.jsonl, manifest.json and config.json),
- * refuses misaligned runs and runs made with other inputs (run-alignment.ts) and runs whose trajectories disagree with their
- * manifest, and summarises each with the shared K.
+ * refuses misaligned runs and runs made with other inputs (run-alignment.ts) and runs whose
+ * trajectories disagree with their manifest, and summarises each with the shared K.
  */
 export function readReportInputs(dirs: readonly string[]): ReportInputs {
   const identities = dirs.map(readRunIdentity);

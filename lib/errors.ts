@@ -61,11 +61,57 @@ const SYSTEM_FIXES: Record<string, [problem: string, fix: string]> = {
   ENOENT: ["no such file or folder", "check the path"],
 };
 
+/** npm packages with a native add-on (a compiled `.node` file that an interrupted `npm ci` can leave out). */
+const NATIVE_PACKAGES = ["better-sqlite3", "hnswlib-node", "node-llama-cpp"];
+
+/** How a native add-on that cannot be loaded shows itself (the `bindings` package, dlopen, an ABI mismatch). */
+const ADDON_FAILURE = /Could not locate the bindings file|ERR_DLOPEN_FAILED|NODE_MODULE_VERSION|invalid ELF header|cannot open shared object file|NoBinaryFoundError/;
+
+/**
+ * The one-line MeritError for an npm package that cannot be loaded — a native add-on that is missing
+ * or built for another Node (an interrupted `npm ci`), or a package that is not installed — naming the
+ * package and `npm ci`; null for any other error. A missing file of the kit itself is not one.
+ */
+export function missingPackageError(error: unknown): MeritError | null {
+  // The innermost cause first: a wrapper (`cannot open the LLM call cache (…)`) repeats its text.
+  const chain: unknown[] = [];
+  for (let e = error; e && typeof e === "object" && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
+  for (const e of chain.reverse()) {
+    const found = packageProblem(e, error);
+    if (found) return found;
+  }
+  return null;
+}
+
+function packageProblem(error: unknown, outer: unknown): MeritError | null {
+  const e = error as { message?: unknown; stack?: unknown; code?: unknown; constructor?: { name?: unknown } } | null;
+  if (!e || typeof e !== "object") return null;
+  const message = typeof e.message === "string" ? e.message : "";
+  const text = `${e.constructor?.name ?? ""}\n${message}\n${typeof e.stack === "string" ? e.stack : ""}`;
+  const first = message.split("\n")[0].trim().replace(/\.? Tried:$/, "");
+  if (ADDON_FAILURE.test(text) || e.code === "ERR_DLOPEN_FAILED") {
+    const pkg = NATIVE_PACKAGES.find((p) => text.includes(`node_modules/${p}/`) || text.includes(`node_modules\\${p}\\`) || (p === "node-llama-cpp" && text.includes("NoBinaryFoundError")));
+    return new MeritError(`the native add-on of the npm package ${pkg ?? "(see the cause)"} cannot be loaded (${first}); run \`npm ci\` in the merit-kit folder (an interrupted install leaves it incomplete)`, { cause: outer });
+  }
+  if (e.code === "ERR_MODULE_NOT_FOUND" || e.code === "MODULE_NOT_FOUND") {
+    const name = /Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1];
+    if (name === undefined || name.startsWith(".") || name.startsWith("/") || /^[A-Za-z]:[\\/]|^file:/.test(name)) return null;
+    const pkg = name.startsWith("@") ? name.split("/").slice(0, 2).join("/") : name.split("/")[0];
+    return new MeritError(`the npm package ${pkg} is not installed (${first}); run \`npm ci\` in the merit-kit folder`, { cause: outer });
+  }
+  return null;
+}
+
 /**
  * The one-line MeritError for an error the user can fix that arrived untyped from node:fs or
- * better-sqlite3 (a full disk above all), or null for a real internal error (STYLE.md §2.10).
+ * better-sqlite3 (a full disk above all), or from loading an npm package (missingPackageError), or
+ * null for a real internal error (STYLE.md §2.10).
  */
 export function userFixableError(error: unknown): MeritError | null {
+  // A MeritError is one line already, unless it wraps (and repeats) a package that failed to load.
+  if (error instanceof MeritError && !error.message.includes("\n")) return error;
+  const missing = missingPackageError(error);
+  if (missing) return missing;
   if (error instanceof MeritError) return error;
   const e = error as { code?: unknown; path?: unknown; dest?: unknown; message?: unknown } | null;
   if (!e || typeof e.code !== "string") return null;

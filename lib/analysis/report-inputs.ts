@@ -8,7 +8,7 @@ import { InputFileError } from "../errors.ts";
 import { readTrajectories, RUN_FILES, runFile } from "../experiment/run-dir.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import type { RunMemory } from "./memory-growth.ts";
-import { assertAlignedRuns } from "./run-alignment.ts";
+import { assertAlignedRuns, assertSharedInputs } from "./run-alignment.ts";
 import { readEntryBirths, readRunIdentity, type RunIdentity } from "./run-directory.ts";
 import { summarizeRun, type RunSummary } from "./run-summary.ts";
 
@@ -26,12 +26,13 @@ export interface ReportInputs {
 
 /**
  * Reads every run directory (each must hold trajectories.jsonl, manifest.json and config.json),
- * refuses misaligned runs (run-alignment.ts) and runs whose trajectories disagree with their
- * manifest, and summarises each with the shared K.
+ * refuses misaligned runs and runs made with other inputs (run-alignment.ts) and runs whose
+ * trajectories disagree with their manifest, and summarises each with the shared K.
  */
 export function readReportInputs(dirs: readonly string[]): ReportInputs {
   const identities = dirs.map(readRunIdentity);
   const maxRepairSteps = assertAlignedRuns(identities);
+  assertSharedInputs(identities); // config, model, code: what resume compares, besides method and seed
   const runs: RunSummary[] = [];
   const memories: RunMemory[] = [];
   const firstTrajectories = new Map<string, Trajectory[]>();

@@ -1,10 +1,12 @@
 /**
  * Analysis stage, run alignment (METHOD.md §9 shared controls, §6.6): the runs one report compares
- * must share K everywhere and, per dataset, the initial cache and the data hashes; otherwise their
- * differences are not the methods' doing and the report is refused.
+ * must share K everywhere and, per dataset, the initial cache and the data hashes — and every other
+ * input resume compares besides method and seed (config, model, code; experiment/shared-inputs.ts);
+ * otherwise their differences are not the methods' doing and the report is refused.
  * @module
  */
 import { MeritError } from "../errors.ts";
+import { readSharedInputs, sharedInputDifference, type SharedInputs } from "../experiment/shared-inputs.ts";
 import type { RunIdentity } from "./run-directory.ts";
 
 /** Runs that may not be compared; the message names the field, both values and both runs. */
@@ -74,4 +76,26 @@ export function assertAlignedRuns(runs: readonly RunIdentity[]): number {
     seen.set(key, run);
   }
   return runs[0].max_repair_steps;
+}
+
+/**
+ * Throws RunMismatchError when two runs of one dataset differ in an input besides their method and
+ * seed — config.json (decoding, retrieval, limit, …), the model and embedder hashes, the code hash,
+ * prompts, package versions (experiment/shared-inputs.ts, the fields resume compares) — comparing
+ * every run with the first run of its dataset. Run after assertAlignedRuns, whose messages are more
+ * specific for the data, the initial cache and K.
+ */
+export function assertSharedInputs(runs: readonly RunIdentity[]): void {
+  const firstOf = new Map<string, { run: RunIdentity; inputs: SharedInputs }>();
+  for (const run of runs) {
+    const inputs = readSharedInputs(run.dir, "restore the run's files or re-run it");
+    if (inputs === null) continue; // readRunIdentity has required both files; nothing to compare otherwise
+    const first = firstOf.get(run.dataset);
+    if (first === undefined) {
+      firstOf.set(run.dataset, { run, inputs });
+      continue;
+    }
+    const d = sharedInputDifference(first.inputs, inputs);
+    if (d) throw new RunMismatchError(d.what, first.run, run, (r) => (r === run ? d.second : d.first), "report only runs made with the same inputs (re-run the odd ones with the others' config, model and code)");
+  }
 }

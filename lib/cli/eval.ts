@@ -7,7 +7,7 @@ import { loadDataset, missingDatabases } from "../data/index.ts";
 import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
 import type { DatasetName } from "../data/types.ts";
 import { InputFileError, UsageError, nearestName } from "../errors.ts";
-import { MAX_SQL_TIMEOUT_S } from "../experiment/config.ts";
+import { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../experiment/config.ts";
 import { evaluatePredictions, exLine, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
 import { SPIDER_PROTOCOLS, type SpiderProtocol } from "../oracle/protocol.ts";
@@ -16,12 +16,15 @@ import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 
 const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--protocol official|merit|strict]
-                  [--encoding utf8|latin1] [--out DIR] [--timeout S] [--jobs N] [--gold-cache FILE]
+                  [--encoding utf8|latin1] [--out DIR] [--timeout S] [--accept-gold-timeouts] [--jobs N] [--gold-cache FILE]
   Scores one SQL per line (dataset order). NAME: ${datasetNames().join(", ")}. Spider protocols: official (default; the test-suite
   evaluator's defaults), merit (the MERIT reference oracle), strict (no evaluator quirks).
   --data      dataset directory (default data/<dataset>)
   --out       write OUT/verdicts.jsonl and OUT/summary.json
-  --timeout   seconds per SQL statement (default 30; at most 2147483, the longest timer Node holds)
+  --timeout   seconds per SQL statement (default 30; at most 2147483, the longest timer Node holds);
+              a gold query that runs past it stops the command (the deadline is too short for the data)
+  --accept-gold-timeouts  exclude examples whose gold timed out (GOLD_ERROR) instead of stopping;
+              summary.json records how many (gold_timeouts_accepted)
   --jobs      SQL worker processes (default: cores, at most 4; at most 4 per CPU core)
   The last stdout line is \`EX <pct> (<correct>/<n>)\`; NO_DATABASE and GOLD_ERROR examples are excluded from n.`;
 
@@ -52,7 +55,7 @@ export function jobsFlag(value: string | undefined): number {
 
 /** `--timeout S` in milliseconds: positive seconds up to the longest timer Node holds (2^31 − 1 ms). */
 export function timeoutFlagMs(value: string | undefined, fallbackSeconds: number): number {
-  return numberFlag(value, "timeout", fallbackSeconds, { min: 0.001, max: MAX_SQL_TIMEOUT_S, maxReason: "seconds; Node timers hold at most 2^31 − 1 ms" }) * 1000;
+  return numberFlag(value, "timeout", fallbackSeconds, { min: MIN_SQL_TIMEOUT_S, max: MAX_SQL_TIMEOUT_S, maxReason: "seconds; Node timers hold at most 2^31 − 1 ms" }) * 1000;
 }
 
 export const evalCommand: Command = {
@@ -72,6 +75,7 @@ export const evalCommand: Command = {
         timeout: { type: "string" },
         jobs: { type: "string" },
         "gold-cache": { type: "string" },
+        "accept-gold-timeouts": { type: "boolean" },
       },
       USAGE,
     );
@@ -103,10 +107,15 @@ export const evalCommand: Command = {
       timeoutMs,
       jobs,
       goldCacheFile: values["gold-cache"] ?? null,
+      acceptGoldTimeouts: values["accept-gold-timeouts"] ?? false,
       onProgress: progress,
     });
     const { summary } = result;
     if (summary.counts.GOLD_ERROR > 0) io.err(`warning: ${summary.counts.GOLD_ERROR} gold queries failed; those examples are GOLD_ERROR and excluded`);
+    if (summary.gold_timeouts_accepted !== undefined) io.err(`warning: ${summary.gold_timeouts_accepted} of them ran past the ${timeoutMs / 1000} s deadline (accepted by --accept-gold-timeouts; recorded in summary.json)`);
+    if (summary.n === 0 && summary.counts.GOLD_ERROR > 0) {
+      throw new InputFileError(data.dir, `no example could be scored (${summary.counts.NO_DATABASE} without a database, ${summary.counts.GOLD_ERROR} whose gold query failed)`, "check the databases and the gold queries of the dataset");
+    }
     if (summary.n === 0) {
       throw new InputFileError(data.dir, "no example could be scored (no databases found)", `run \`make data-${dataset}\` or copy the databases into ${data.dir}`);
     }

@@ -61,15 +61,15 @@ const FLAGS = {
  * The grid as the CLI runs it (`merit run|grid`, `merit demo`): the library's runGrid
  * (lib/experiment/grid.ts) after the output checks that name flags, with progress on `io.err`.
  */
-export async function runGridWithProgress(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}, plugins: readonly PluginRecord[] = []): Promise<StreamResult[]> {
+export async function runGridWithProgress(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}, plugins: readonly PluginRecord[] = [], root?: string): Promise<StreamResult[]> {
   checkStreams(streams); // unknown names and shared folders fail before any model loads
   for (const s of streams) assertWritableDir(s.outDir, "--out");
   assertWritableFile(config.call_cache, "the config's call_cache");
-  return runLibraryGrid(config, streams, { limit, resume, data, plugins, log: (line) => io.err(line), ...gridProgressReporter(io, streams.length) });
+  return runLibraryGrid(config, streams, { limit, resume, data, plugins, root, log: (line) => io.err(line), ...gridProgressReporter(io, streams.length) });
 }
 
-async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions, plugins: readonly PluginRecord[]): Promise<number> {
-  for (const { stream: s, result } of await runGridWithProgress(config, streams, limit, resume, io, data, plugins)) {
+async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions, plugins: readonly PluginRecord[], root?: string): Promise<number> {
+  for (const { stream: s, result } of await runGridWithProgress(config, streams, limit, resume, io, data, plugins, root)) {
     const m = result.metrics;
     io.out(`${s.method} seed ${s.seed}: EX ${(100 * m.final_accuracy).toFixed(2)} (initial ${(100 * m.success_at_1).toFixed(2)}), repaired ${m.repaired_count}, n ${m.total} -> ${s.outDir}`);
   }
@@ -135,11 +135,12 @@ export const gridCommand: Command = {
     const limit = parseLimit(values.limit);
     const root = values.out ?? join("runs", base.dataset);
     const all = planStreams(methods, seeds, root);
+    checkStreams(all); // the whole grid, so one method named twice (an alias too) is refused in every shard
     const shard = values.shard === undefined ? undefined : parseShard(values.shard);
     const streams = shard ? selectShard(all, shard) : all;
     if (shard) io.err(`shard ${shard.index}/${shard.count}: ${streams.length} of ${all.length} stream(s): ${streams.map((s) => `${s.method}-s${s.seed}`).join(", ") || "none"}`);
     if (streams.length === 0) return 0;
     const config = applyOverrides(base, values, streams.length);
-    return runStreams(config, streams, limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile }, plugins);
+    return runStreams(config, streams, limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile }, plugins, root);
   },
 };

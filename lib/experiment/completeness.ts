@@ -2,7 +2,8 @@
  * Experiment runs, completeness of a run directory (METHOD.md §11; lib/experiment/run.ts): the
  * trajectory lines cover stream positions 0..k−1, each exactly once and in order, and — for a
  * `completed` run — k equals the manifest's `stream_length`; prompts.jsonl and retrieval_log.jsonl
- * hold exactly the lines the committed episodes wrote. `merit report` (through the run reader),
+ * hold exactly the lines the committed episodes wrote; a completed run's trajectories still match the
+ * hash and metrics recorded at completion (run-records.ts). `merit report` (through the run reader),
  * `merit audit` and `--resume` call this, so a truncated, duplicated or mixed directory is refused
  * with one line instead of being scored.
  * @module
@@ -12,6 +13,7 @@ import { InputFileError } from "../errors.ts";
 import { getMethod, isMethodName } from "../methods/index.ts";
 import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
 import { RUN_FILES, runFile } from "./run-dir.ts";
+import { checkRunRecords } from "./run-records.ts";
 
 const FIX = "the run directory is damaged or mixed; resume it with `merit run --resume` if it is unfinished, else re-run it into a fresh --out";
 
@@ -57,7 +59,7 @@ function countLines(path: string): number {
  */
 export function checkRunComplete(dir: string): Trajectory[] {
   const manifestFile = runFile(dir, "manifest");
-  let manifest: { status?: unknown; stream_length?: unknown; method?: unknown; method_parts?: unknown };
+  let manifest: { status?: unknown; stream_length?: unknown; method?: unknown; method_parts?: unknown; trajectories_sha256?: unknown };
   try {
     manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
   } catch (cause) {
@@ -72,6 +74,7 @@ export function checkRunComplete(dir: string): Trajectory[] {
   const streamLength = typeof manifest.stream_length === "number" ? manifest.stream_length : undefined;
   if (completed && streamLength === undefined) throw new InputFileError(manifestFile, "lacks stream_length", FIX);
   checkPositions(trajectories, trajFile, completed ? streamLength : undefined);
+  if (completed) checkRunRecords(dir, text, trajectories, manifest); // trajectories_sha256 and metrics.json
   // A memory method retrieves: the manifest's method_parts say so (a plugin's method too), else the registry.
   const parts = typeof manifest.method_parts === "object" && manifest.method_parts !== null ? (manifest.method_parts as { planner?: unknown }) : null;
   const registered = typeof manifest.method === "string" && isMethodName(manifest.method) ? getMethod(manifest.method) : undefined;

@@ -13,6 +13,8 @@ import { registeredName } from "../registry.ts";
 
 /** Longest SQL statement deadline in seconds: Node timers hold at most 2^31 − 1 ms (a longer one fires after 1 ms). */
 export const MAX_SQL_TIMEOUT_S = 2_147_483;
+/** The shortest SQL deadline, in seconds (`sql_timeout_s`, `--timeout`): 1 ms, one Node timer tick. */
+export const MIN_SQL_TIMEOUT_S = 0.001;
 
 const GpuSchema = z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", "vulkan", "metal"])]);
 
@@ -143,7 +145,7 @@ export const ExperimentConfigSchema = z
     /** K: repair generations per failed query (METHOD.md §6.1). */
     max_repair_steps: z.number().int().nonnegative().default(7),
     /** Seconds per SQL statement (§11.1); at most what one Node timer can hold. */
-    sql_timeout_s: z.number().positive().max(MAX_SQL_TIMEOUT_S, `at most ${MAX_SQL_TIMEOUT_S} seconds (Node timers hold 2^31 − 1 ms; a longer deadline would fire after 1 ms)`).default(30),
+    sql_timeout_s: z.number().min(MIN_SQL_TIMEOUT_S, `at least ${MIN_SQL_TIMEOUT_S} seconds (1 ms, the shortest deadline --timeout accepts)`).max(MAX_SQL_TIMEOUT_S, `at most ${MAX_SQL_TIMEOUT_S} seconds (Node timers hold 2^31 − 1 ms; a longer deadline would fire after 1 ms)`).default(30),
     /** Seed of random_same_type draws (§5.6). */
     random_seed: z.number().int().nonnegative().default(42),
     /**

@@ -3,7 +3,8 @@
  * once on one set of services — one loaded model with parallel slots, or one set of
  * OpenAI-compatible endpoints — each writing its own run directory (run.ts). Every check that can
  * refuse the grid (unknown method, two streams in one folder, a run directory that holds another
- * run, a missing template, a changed manifest on resume) runs before any stream writes. Progress
+ * run, a grid folder whose runs were made with other inputs, a missing template, a changed manifest
+ * on resume) runs before any stream writes. Progress
  * and status lines go to the caller's callbacks; this module prints nothing (STYLE.md §3.6).
  * @module
  */
@@ -13,13 +14,14 @@ import { UsageError } from "../errors.ts";
 import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
-import { getMethod, type PluginRecord } from "../methods/index.ts";
+import { aliasTarget, getMethod, type PluginRecord } from "../methods/index.ts";
 import { configHash, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import { readInitialCache } from "./initial-cache.ts";
 import { runManifestExtras } from "./provenance.ts";
 import { checkResume, checkRunDir, runExperiment, type RunOptions, type RunProgress, type RunResult } from "./run.ts";
 import { createServices } from "./services.ts";
+import { checkGridFolder } from "./shared-inputs.ts";
 
 /** One (method, stream seed) run of a grid and its run directory. */
 export interface Stream {
@@ -59,6 +61,8 @@ export interface GridOptions {
   onFinished?: (calls: CallCacheStats) => void;
   /** The --plugin files loaded (lib/methods/plugins.ts), recorded in every manifest as `plugins`. */
   plugins?: readonly PluginRecord[];
+  /** The grid's --out folder: runs already in it must share this grid's inputs (shared-inputs.ts). */
+  root?: string;
 }
 
 /** The run directory name of a stream inside a grid folder: `<method>-s<seed>`. */
@@ -73,15 +77,22 @@ export function planStreams(methods: readonly string[], seeds: readonly number[]
 
 /**
  * Refuses, before anything loads: an unknown method (with the nearest name), a method and seed asked
- * for twice, two streams sharing one run directory.
+ * for twice — also under two names of one method (`merit` and its alias `merit_full`) —, two streams
+ * sharing one run directory.
  */
 export function checkStreams(streams: readonly Stream[]): void {
   for (const s of streams) getMethod(s.method);
   const byKey = new Map<string, Stream>();
   const byDir = new Map<string, Stream>();
   for (const s of streams) {
-    const key = `${s.method}\0${s.seed}`;
-    if (byKey.has(key)) throw new UsageError(`${s.method} seed ${s.seed} is asked for twice; name each method and seed once`);
+    const method = aliasTarget(s.method) ?? s.method;
+    const key = `${method}\0${s.seed}`;
+    const twin = byKey.get(key);
+    if (twin && twin.method !== s.method) {
+      const [alias, target] = aliasTarget(twin.method) === null ? [s.method, twin.method] : [twin.method, s.method];
+      throw new UsageError(`${alias} is another name of ${target} (an alias), so ${method} seed ${s.seed} is asked for twice; name each method once`);
+    }
+    if (twin) throw new UsageError(`${s.method} seed ${s.seed} is asked for twice; name each method and seed once`);
     const dir = resolve(s.outDir);
     const sharer = byDir.get(dir);
     if (sharer) throw new UsageError(`${sharer.method} seed ${sharer.seed} and ${s.method} seed ${s.seed} would share the run directory ${s.outDir}; give each stream its own --out`);
@@ -133,7 +144,9 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
         },
       });
     }
-    // Every stream's resume checks (recorded hashes, committed lines) pass before any stream writes.
+    // Every stream's resume checks (recorded hashes, committed lines) pass before any stream writes,
+    // and so does the folder check: another shard's runs there were made with the same inputs.
+    if (opts.root !== undefined) checkGridFolder(opts.root, runs.map((r) => r.opts));
     for (const r of runs) checkResume(r.opts);
     const results = await Promise.all(runs.map(async (r) => ({ stream: r.stream, result: await runExperiment(r.opts) })));
     const stats = services.backend.stats();

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { DatasetNameSchema } from "../data/datasets/index.ts";
 import type { Dataset } from "../data/types.ts";
-import { InputFileError } from "../errors.ts";
+import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
 import type { ChatBackend } from "../llm/types.ts";
 import { extractSql, singleStatement } from "../oracle/extract-sql.ts";
@@ -89,9 +89,11 @@ function seal(identity: InitialIdentity, records: InitialRecord[]): InitialCache
 }
 
 async function annotate(dataset: Dataset, oracle: Oracle, sqls: string[], extra: (i: number) => Partial<InitialRecord>): Promise<InitialRecord[]> {
-  return Promise.all(
+  let goldTimeouts = 0;
+  const records = await Promise.all(
     dataset.examples.map(async (example, i) => {
       const verdict = await oracle.score(example, sqls[i]);
+      if (verdict.goldTimedOut) goldTimeouts += 1;
       return {
         query_id: example.id,
         db_id: example.dbId,
@@ -106,6 +108,9 @@ async function annotate(dataset: Dataset, oracle: Oracle, sqls: string[], extra:
       };
     }),
   );
+  // A gold that times out would leave its query out of every stream because of the deadline alone.
+  if (goldTimeouts > 0) throw new MeritError(`${goldTimeouts} of ${dataset.examples.length} gold queries ran past the SQL deadline (sql_timeout_s in the config) while the initial cache was built, so their queries cannot be scored; raise sql_timeout_s (default 30 s) and build it again`);
+  return records;
 }
 
 /** Builds the cache from a real predictions file (token counts unknown, recorded as null). */

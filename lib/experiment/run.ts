@@ -11,7 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { runMetrics } from "./run-metrics.ts";
 import type { Dataset } from "../data/types.ts";
 import { InputFileError, MeritError } from "../errors.ts";
-import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
+import { canonicalJson, contentHash, sha256Hex, type JsonValue } from "../hash.ts";
 import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { finalizeEpisode, type MemoryWriteFlags } from "../memory/finalize.ts";
 import { JsonlMemoryStore } from "../memory/jsonl-store.ts";
@@ -36,12 +36,13 @@ import { transductivePrepassEntries } from "./transductive.ts";
  * Manifest fields that may change when a run is resumed: its status and timestamps, the git state
  * (the code itself is compared through `code_hash`) and the llama.cpp build and GPU description
  * (outputs do not depend on them on one CPU family; see the README's reproducibility limits).
- * Every other field is compared on resume and a difference refuses it.
+ * `trajectories_sha256` is written at completion (the trajectories it hashes are compared line by
+ * line). Every other field is compared on resume and a difference refuses it.
  */
-const RESUMABLE_MANIFEST_FIELDS = new Set(["status", "started_at", "finished_at", "git", "llama_cpp"]);
+export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256"]);
 
 /** What a differing manifest field means, for the refusal line. */
-const FIELD_MEANING: Record<string, string> = {
+export const FIELD_MEANING: Readonly<Record<string, string>> = {
   config_hash: "config",
   stream_length: "stream",
   dataset: "data or databases",
@@ -132,7 +133,8 @@ export function firstDifference(there: unknown, here: unknown, path = ""): { pat
   return canonicalJson((there ?? null) as JsonValue) === canonicalJson((here ?? null) as JsonValue) ? null : { path, there, here };
 }
 
-function shown(value: unknown): string {
+/** A JSON value for a refusal line, cut to 80 characters; `absent` for undefined. */
+export function shown(value: unknown): string {
   const text = value === undefined ? "absent" : JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
@@ -365,7 +367,7 @@ function openMemory(outDir: string, method: MethodSpec, services: RunServices): 
 }
 
 /** The manifest's fields without status and timestamps (what a resume compares). */
-function manifestBody(opts: RunOptions, streamLength: number): Record<string, JsonValue> {
+export function manifestBody(opts: RunOptions, streamLength: number): Record<string, JsonValue> {
   const { spec, dataset, initialCache } = opts;
   const body = {
     format_version: "merit-run-v1",
@@ -387,6 +389,10 @@ function manifestBody(opts: RunOptions, streamLength: number): Record<string, Js
 }
 
 function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string): void {
-  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null };
+  // At completion the manifest records the sha256 of trajectories.jsonl, which `merit report` and
+  // `merit audit` check (with metrics.json) before reading a run (run-records.ts).
+  const trajectories = join(outDir, RUN_FILES.trajectories);
+  const done = status === "completed" ? { trajectories_sha256: sha256Hex(existsSync(trajectories) ? readFileSync(trajectories) : "") } : {};
+  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null, ...done };
   writeFileAtomic(join(outDir, RUN_FILES.manifest), runJsonText(manifest));
 }

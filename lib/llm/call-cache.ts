@@ -17,7 +17,7 @@
  * Errors are never cached; a sampled (non-greedy) backend must put its seed in `identity.params`.
  * @module
  */
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { InputFileError } from "../errors.ts";
@@ -82,9 +82,24 @@ export function openCacheDatabase(path: string, opts: { readonly?: boolean } = {
     if (!table) throw new Error("it has no `calls` table");
   } catch (error) {
     db.close();
+    // A WAL-mode database cannot be read where SQLite can create neither its -shm nor its -wal file
+    // beside it (a read-only folder or file system): say so, not "not a cache".
+    if ((error as { code?: unknown }).code === "SQLITE_CANTOPEN") {
+      const where = isWritable(dirname(path)) ? "SQLite could not open it" : "its folder is read-only and SQLite must create the -shm and -wal files of a WAL-mode cache beside it";
+      throw new InputFileError(path, `cannot be read here (${where})`, "copy the cache file to a writable folder and pass the copy, or make its folder writable", error);
+    }
     throw new InputFileError(path, `is not an LLM call cache (${(error as Error).message})`, "point call_cache (or --cache) at a cache file the kit wrote, or move this file away to start an empty cache", error);
   }
   return db;
+}
+
+function isWritable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** One line for a SQLite failure while writing the cache (a full disk, above all). */

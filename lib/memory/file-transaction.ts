@@ -43,14 +43,25 @@ export function commitChanges(dir: string, files: readonly string[], changes: re
     changes: changes.map((c) => ({ file: c.file, offset: c.offset, size: c.size, data: Buffer.from(c.data.buffer, c.data.byteOffset, c.data.byteLength).toString("base64") })),
   };
   const staged = path.join(dir, COMMIT_MARKER + TMP);
-  writeDurable(staged, canonicalJson(record) + "\n");
+  try {
+    writeDurable(staged, canonicalJson(record) + "\n");
+  } catch (error) {
+    fs.rmSync(staged, { force: true }); // uncommitted: nothing changed, and no temp file stays behind
+    throw writeFailure(staged, error, false);
+  }
   onPhase("staged");
   fs.renameSync(staged, path.join(dir, COMMIT_MARKER));
   fsyncDir(dir);
   onPhase("committed");
   for (const file of files) {
     const change = byFile.get(file);
-    if (change !== undefined) applyChange(dir, change);
+    if (change !== undefined) {
+      try {
+        applyChange(dir, change);
+      } catch (error) {
+        throw writeFailure(path.join(dir, change.file), error, true); // the record stays: opening the store replays it
+      }
+    }
     onPhase(`renamed:${file}`);
   }
   fsyncDir(dir); // files created by this write
@@ -105,6 +116,19 @@ function parseRecord(marker: string): StoredRecord {
   if (!Array.isArray(changes) || !parsed.files.every(safe) || !changes.every((c) => safe(c.file) && Number.isSafeInteger(c.offset) && Number.isSafeInteger(c.size) && typeof c.data === "string"))
     throw new InputFileError(marker, "commit marker with a malformed change list", "restore the run directory from a backup");
   return { format: parsed.format, files: parsed.files, changes };
+}
+
+/**
+ * One line for a write that failed (a full disk above all, STYLE.md §2.10): before the commit point
+ * nothing changed; after it the redo record is in place and the next open of the store finishes the
+ * write. An error that is not the operating system's (no `code`) is passed on as it is.
+ */
+function writeFailure(file: string, cause: unknown, committed: boolean): unknown {
+  const code = (cause as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== "string") return cause;
+  const what = code === "ENOSPC" || code === "EDQUOT" ? "no space left on device" : `write failed (${code})`;
+  const state = committed ? "the memory write is committed and is finished when the run resumes" : "the memory write was not committed and nothing changed";
+  return new InputFileError(file, `${what}; ${state}`, "free disk space (or choose another --out) and continue the run with --resume", cause);
 }
 
 /** Writes one change and makes it durable (the file is created when absent). */

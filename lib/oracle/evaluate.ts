@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Dataset } from "../data/types.ts";
-import { InputFileError } from "../errors.ts";
+import { InputFileError, MeritError } from "../errors.ts";
 import { writeFileAtomic } from "../atomic-file.ts";
 import { canonicalJson } from "../hash.ts";
 import { Oracle, type Verdict } from "./oracle.ts";
@@ -19,6 +19,11 @@ export interface EvalOptions {
   timeoutMs: number;
   jobs: number;
   goldCacheFile?: string | null;
+  /**
+   * Exclude examples whose gold query ran past `timeoutMs` (as GOLD_ERROR, counted in the summary's
+   * `gold_timeouts_accepted`) instead of stopping (`merit eval --accept-gold-timeouts`).
+   */
+  acceptGoldTimeouts?: boolean;
   /** Called with (done, total) as verdicts arrive. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -38,6 +43,8 @@ export interface EvalSummary {
   counts: Record<Status, number>;
   /** db_id → examples without a database. */
   missing_databases: Record<string, number>;
+  /** GOLD_ERROR examples whose gold ran past the deadline, excluded by `acceptGoldTimeouts`; absent when none. */
+  gold_timeouts_accepted?: number;
 }
 
 export interface EvalResult {
@@ -85,7 +92,17 @@ export async function evaluatePredictions(dataset: Dataset, predictions: Predict
         return { ...verdict, predictedRows: null };
       }),
     );
-    return { verdicts, summary: summarize(dataset, predictions, verdicts, oracle.protocolId, opts.timeoutMs) };
+    // A gold query that times out fails because of the deadline, not the data: stop rather than
+    // silently shrink the denominator, unless the caller accepts it (then the summary records it).
+    const goldTimeouts = verdicts.filter((v) => v.goldTimedOut).length;
+    if (goldTimeouts > 0 && !opts.acceptGoldTimeouts) {
+      throw new MeritError(
+        `${goldTimeouts} of ${total} gold queries ran past the SQL deadline of ${opts.timeoutMs / 1000} s (--timeout), so their examples cannot be scored; ` +
+          "raise --timeout (default 30 s), or pass --accept-gold-timeouts to exclude them as GOLD_ERROR (summary.json then records how many)",
+      );
+    }
+    const summary = summarize(dataset, predictions, verdicts, oracle.protocolId, opts.timeoutMs);
+    return { verdicts, summary: goldTimeouts > 0 ? { ...summary, gold_timeouts_accepted: goldTimeouts } : summary };
   } finally {
     await oracle.close();
   }

@@ -36,6 +36,11 @@ export interface Verdict {
   dbExecutions: number;
   /** Rows of the last database the prediction ran on (Spider: possibly a test-suite variant). */
   predictedRows: Rows | null;
+  /**
+   * Set on a GOLD_ERROR whose gold query ran past the SQL deadline: a property of the deadline, not of
+   * the data, so callers stop instead of excluding the example (README "Reliability").
+   */
+  goldTimedOut?: true;
 }
 
 export interface OracleOptions extends ExecutorOptions {
@@ -124,7 +129,7 @@ export class Oracle {
     // Every .sqlite of the db folder (test-suite layout), in sorted order; the first failure decides.
     for (const path of db.allPaths) {
       const gold = await this.#goldRows(path, goldSql);
-      if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${path}: ${gold.error}`);
+      if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${path}: ${gold.error}`, gold.timedOut);
       const pred = await this.executor.execute({ db: path, sql: prediction.sql, textErrors: "ignore" });
       executions += 1;
       // Over the row/byte cap: more rows or bytes than the gold has, so result_eq is false (METHOD.md §2.3).
@@ -143,7 +148,7 @@ export class Oracle {
     const pred = await this.executor.execute({ db: db.canonicalPath, sql: prediction.sql, distinct: true });
     if (!pred.ok && !pred.overCap) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, 1, null);
     const gold = await this.#goldRows(db.canonicalPath, example.goldSql.trim());
-    if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${db.canonicalPath}: ${gold.error}`);
+    if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${db.canonicalPath}: ${gold.error}`, gold.timedOut);
     // Over a cap even after de-duplication: more distinct rows (or bytes) than the gold has, so the
     // sets differ (METHOD.md §2.4). Under it, the distinct rows decide exactly as the full result would.
     if (!pred.ok) return attempt("DENOTATION_MISMATCH", null, 1, null);
@@ -169,8 +174,8 @@ function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: nu
   };
 }
 
-function unscored(status: "NO_DATABASE" | "GOLD_ERROR", dbError: string): Verdict {
-  return { status, dbError, predictedExecOk: false, oracleCorrect: null, dbExecutions: 0, predictedRows: null };
+function unscored(status: "NO_DATABASE" | "GOLD_ERROR", dbError: string, goldTimedOut = false): Verdict {
+  return { status, dbError, predictedExecOk: false, oracleCorrect: null, dbExecutions: 0, predictedRows: null, ...(goldTimedOut ? { goldTimedOut: true as const } : {}) };
 }
 
 /** The attempt outcome of a verdict (METHOD.md §2.2); throws for NO_DATABASE / GOLD_ERROR verdicts. */

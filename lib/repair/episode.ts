@@ -131,6 +131,9 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
 
   const score = async (sql: string): Promise<AttemptRecord> => {
     const verdict = await services.score(example, sql);
+    if (verdict.goldTimedOut) {
+      throw new MeritError(`query ${example.id}: its gold query ran past the SQL deadline (sql_timeout_s in the config), so the query cannot be scored; raise sql_timeout_s (default 30 s) and start the run again in a fresh --out`);
+    }
     if (verdict.status === "NO_DATABASE" || verdict.status === "GOLD_ERROR") {
       throw new MeritError(`query ${example.id} cannot be scored (${verdict.status}: ${verdict.dbError}); it should have been dropped from the stream`);
     }

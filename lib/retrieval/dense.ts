@@ -34,10 +34,21 @@
  * shortlist) depends only on the sequence of memory states retrieval saw, never on timing.
  * @module
  */
-import hnswlib from "hnswlib-node";
+import { createRequire } from "node:module";
+import type hnswlibModule from "hnswlib-node";
 
-const { HierarchicalNSW } = hnswlib;
-type Hnsw = InstanceType<typeof HierarchicalNSW>;
+type Hnsw = InstanceType<typeof hnswlibModule.HierarchicalNSW>;
+let hnswlib: typeof hnswlibModule | null = null;
+
+/**
+ * hnswlib-node, loaded on first use rather than on import: its native add-on is then not loaded by
+ * commands that never search (`merit report`, `merit run --help`), and a missing add-on (an
+ * interrupted `npm ci`) fails inside the command, where the CLI turns it into one line.
+ */
+function newHnswIndex(space: "ip", dimension: number): Hnsw {
+  hnswlib ??= createRequire(import.meta.url)("hnswlib-node") as typeof hnswlibModule;
+  return new hnswlib.HierarchicalNSW(space, dimension);
+}
 
 /** Default HNSW search beam (module comment). */
 export const DEFAULT_EF_SEARCH = 4096;
@@ -220,7 +231,7 @@ export class DenseIndex {
   #flush(shard: Shard, vectors: readonly Float32Array[]): Hnsw {
     let index = shard.index;
     if (index === null) {
-      index = new HierarchicalNSW("ip", this.dimension);
+      index = newHnswIndex("ip", this.dimension);
       index.initIndex(Math.max(1024, shard.size), this.#opts.m, this.#opts.efConstruction, this.#opts.seed);
       shard.index = index;
     }

@@ -46,4 +46,5 @@ export const SUMMARIES: Record<string, string> = {
   cache: "stats, verify or prune an LLM call-cache file",
   models: "download and verify the GGUF models (make models), or check model files",
   preflight: "check that the inputs of make reproduce (models, databases) are present",
+  study: "a follow-up study in one file: new (from the template), plan (runs, calls, power), run (grid, audit, report)",
 };

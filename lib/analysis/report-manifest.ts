@@ -29,6 +29,8 @@ export interface ReportExtras {
   table_selection?: { all_methods: boolean; all_comparisons: boolean };
   /** The paper's numbers compared in COMPARISON.md (--paper-numbers): source id and file sha256. */
   paper_numbers?: { source: string; sha256: string };
+  /** The SQL executors that scored the runs (manifest `executor`; `sqlite` where a manifest predates it), sorted. */
+  executors?: string[];
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

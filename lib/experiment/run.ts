@@ -16,6 +16,7 @@ import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { finalizeEpisode, type MemoryWriteFlags } from "../memory/finalize.ts";
 import { JsonlMemoryStore } from "../memory/jsonl-store.ts";
 import type { MemoryStore } from "../memory/store.ts";
+import { DEFAULT_ENGINE } from "../oracle/executors.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeSpec } from "../repair/episode.ts";
 import { configureMethod, methodRecord, type MethodSpec } from "../methods/index.ts";
@@ -54,7 +55,8 @@ const FIELD_MEANING: Record<string, string> = {
   prompt_templates: "prompt templates",
   code_hash: "code version",
   method_parts: "method (its parts and their args)",
-  plugins: "--plugin files",
+  plugins: "version of a plugin file it uses",
+  executor: "SQL executor (oracle.executor)",
   packages: "package versions",
   node: "Node version",
 };
@@ -116,7 +118,9 @@ export interface RunResult {
 export function runIdentity(spec: RunSpec): RunSpec {
   const { mode, ...model } = spec.config.model;
   const identity = { ...model, sequences: 1, threads: null, ...(mode === "throughput" ? { mode } : {}) };
-  return { ...spec, config: { ...spec.config, model: identity as RunSpec["config"]["model"] } };
+  // The config's plugin list is left out: the manifest records the plugins the run uses (with sha256).
+  const { plugins: _plugins, ...config } = spec.config;
+  return { ...spec, config: { ...config, model: identity as RunSpec["config"]["model"] } };
 }
 
 /** The first leaf where two JSON values differ, as a dotted path and both values; null when equal. */
@@ -198,7 +202,7 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
   const manifestPath = join(outDir, RUN_FILES.manifest);
   if (existsSync(manifestPath)) {
     const recorded = readJsonFile(manifestPath) as Record<string, unknown>;
-    const now = manifestBody(opts, stream.length) as Record<string, unknown>;
+    const now = olderManifestForm(recorded, manifestBody(opts, stream.length) as Record<string, unknown>);
     const strip = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !RESUMABLE_MANIFEST_FIELDS.has(k)));
     const d = firstDifference(strip(recorded), strip(now));
     if (d) {
@@ -225,6 +229,27 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
     const have = new JsonlJournal(join(outDir, file)).completeLines();
     if (have < need) throw new InputFileError(join(outDir, file), `has ${have} lines but the ${committed.length} committed episodes wrote ${need}`, "the run directory is damaged (a write was lost); start it again in a fresh --out");
   }
+}
+
+/**
+ * This invocation's manifest body in the form of a manifest written before the executor and the
+ * per-run plugin list were recorded, so such a run stays resumable: no recorded `executor` means the
+ * SQLite sandbox, the only engine then; and a recorded plugin this run does not use (those manifests
+ * listed every loaded file) is not compared, while a plugin the run uses must still be recorded with
+ * the same sha256.
+ */
+function olderManifestForm(recorded: Record<string, unknown>, now: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...now };
+  if (!("executor" in recorded) && out.executor === DEFAULT_ENGINE) delete out.executor;
+  if (Array.isArray(recorded.plugins)) {
+    const used = new Set(((out.plugins ?? []) as { path: string }[]).map((p) => p.path));
+    const kept = (recorded.plugins as { path?: unknown }[]).filter((p) => used.has(String(p.path)));
+    if (kept.length < recorded.plugins.length) {
+      recorded.plugins = kept;
+      if (kept.length === 0) delete recorded.plugins;
+    }
+  }
+  return out;
 }
 
 /** Runs (or resumes) one method over one stream order and writes its run directory. */
@@ -379,6 +404,7 @@ function manifestBody(opts: RunOptions, streamLength: number): Record<string, Js
     dataset: { name: dataset.name, checksum: dataset.datasetChecksum, database_manifest_hash: dataset.databaseManifestHash },
     initial_cache: { path: spec.config.initial_cache, cache_hash: initialCache.cache_hash, identity: initialCache.identity },
     oracle_protocol: opts.services.oracle.protocolId,
+    executor: opts.services.oracle.executor.engine,
     backend: opts.services.backend.identity,
     embedder: opts.services.embedder?.identity ?? null,
     ...opts.manifest,

@@ -201,8 +201,7 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
   const trajPath = join(outDir, RUN_FILES.trajectories);
   const manifestPath = join(outDir, RUN_FILES.manifest);
   if (existsSync(manifestPath)) {
-    const recorded = readJsonFile(manifestPath) as Record<string, unknown>;
-    const now = olderManifestForm(recorded, manifestBody(opts, stream.length) as Record<string, unknown>);
+    const { recorded, now } = comparableManifests(readJsonFile(manifestPath) as Record<string, unknown>, manifestBody(opts, stream.length) as Record<string, unknown>);
     const strip = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !RESUMABLE_MANIFEST_FIELDS.has(k)));
     const d = firstDifference(strip(recorded), strip(now));
     if (d) {
@@ -232,24 +231,23 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
 }
 
 /**
- * This invocation's manifest body in the form of a manifest written before the executor and the
- * per-run plugin list were recorded, so such a run stays resumable: no recorded `executor` means the
- * SQLite sandbox, the only engine then; and a recorded plugin this run does not use (those manifests
- * listed every loaded file) is not compared, while a plugin the run uses must still be recorded with
- * the same sha256.
+ * A recorded manifest and this invocation's manifest body, as a resume compares them, for manifests
+ * written before the executor and the per-run plugin list were recorded, so such runs stay
+ * resumable: no recorded `executor` means the SQLite sandbox, the only engine then; and a recorded
+ * plugin this run does not use (those manifests listed every loaded file) is not compared, while a
+ * plugin the run uses must be recorded with the same sha256.
  */
-function olderManifestForm(recorded: Record<string, unknown>, now: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...now };
-  if (!("executor" in recorded) && out.executor === DEFAULT_ENGINE) delete out.executor;
-  if (Array.isArray(recorded.plugins)) {
-    const used = new Set(((out.plugins ?? []) as { path: string }[]).map((p) => p.path));
-    const kept = (recorded.plugins as { path?: unknown }[]).filter((p) => used.has(String(p.path)));
-    if (kept.length < recorded.plugins.length) {
-      recorded.plugins = kept;
-      if (kept.length === 0) delete recorded.plugins;
-    }
+export function comparableManifests(recorded: Record<string, unknown>, now: Record<string, unknown>): { recorded: Record<string, unknown>; now: Record<string, unknown> } {
+  const there = { ...recorded };
+  const here = { ...now };
+  if (!("executor" in there) && here.executor === DEFAULT_ENGINE) delete here.executor;
+  if (Array.isArray(there.plugins)) {
+    const used = new Set(((here.plugins ?? []) as { path: string }[]).map((p) => p.path));
+    const kept = (there.plugins as { path?: unknown }[]).filter((p) => used.has(String(p.path)));
+    if (kept.length > 0) there.plugins = kept;
+    else delete there.plugins;
   }
-  return out;
+  return { recorded: there, now: here };
 }
 
 /** Runs (or resumes) one method over one stream order and writes its run directory. */

@@ -20,9 +20,9 @@ import { progressReporter } from "./progress.ts";
 const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--protocol official|merit|strict]
                   [--encoding utf8|latin1] [--out DIR] [--timeout S] [--jobs N] [--gold-cache FILE]
                   [--executor NAME] [--plugin FILE.ts ...]
-  Scores one SQL per line (dataset order). NAME: a registered dataset (${datasetNames().join(", ")}, or a
-  plugin's). Spider protocols: official (default; the test-suite
-  evaluator's defaults), merit (the MERIT reference oracle), strict (no evaluator quirks).
+  Scores one SQL per line (dataset order). NAME: a registered dataset (${datasetNames().join(", ")}, or a plugin's).
+  Spider protocols: official (default; the test-suite evaluator's defaults), merit (the MERIT
+  reference oracle), strict (no evaluator quirks).
   --data      dataset directory (default data/<dataset>)
   --out       write OUT/verdicts.jsonl and OUT/summary.json
   --timeout   seconds per SQL statement (default 30; at most 2147483, the longest timer Node holds)

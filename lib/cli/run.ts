@@ -11,7 +11,7 @@ import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { checkStreams, planStreams, runGrid as runLibraryGrid, type Stream, type StreamResult } from "../experiment/grid.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
 import type { PluginRecord } from "../plugin-files.ts";
-import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, seeHelp, type Command, type CommandIO } from "./command.ts";
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { PLUGIN_FLAG, PLUGIN_USAGE, loadCommandPlugins } from "./plugins.ts";
 import { gridProgressReporter } from "./progress.ts";
@@ -80,6 +80,13 @@ async function runStreams(config: ExperimentConfig, streams: Stream[], limit: nu
   return 0;
 }
 
+/** Refuses a flag of the other command (`merit grid --method`, `merit run --seeds`): FLAGS is shared, the usage is not. */
+function refuseOthers(values: Record<string, unknown>, flags: Record<string, string>, usage: string): void {
+  for (const [flag, instead] of Object.entries(flags)) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} does not apply here; ${instead}${seeHelp(usage)}`);
+  }
+}
+
 /** Most parallel slots one process opens (each is its own llama.cpp context with its own KV cache). */
 const MAX_SEQUENCES = 64;
 
@@ -108,6 +115,7 @@ export const runCommand: Command = {
   usage: RUN_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, RUN_USAGE);
+    refuseOthers(values, { methods: "merit run takes one --method (merit grid takes --methods)", seeds: "merit run takes one --seed (merit grid takes --seeds)", shard: "--shard is for merit grid" }, RUN_USAGE);
     const configFile = required(values.config, "config", RUN_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
     const base = loadConfig(configFile);
@@ -126,6 +134,7 @@ export const gridCommand: Command = {
   usage: GRID_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
+    refuseOthers(values, { method: "merit grid takes --methods a,b,...", seed: "merit grid takes --seeds 0,1,2" }, GRID_USAGE);
     const configFile = required(values.config, "config", GRID_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
     const base = loadConfig(configFile);

@@ -3,6 +3,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { ExecResult } from "../../lib/oracle/executor.ts";
 import { GoldCache } from "../../lib/oracle/gold-cache.ts";
 import { SPIDER_DIR, tempDir } from "../helpers/run-fixture.ts";
 
@@ -13,7 +14,7 @@ describe("gold cache and executors", () => {
   it("caches per engine on disk", async () => {
     const file = join(root, "gold.sqlite");
     const db = join(SPIDER_DIR, "database", "concert_singer", "concert_singer.sqlite");
-    const run = (rows: unknown[][]) => async () => ({ ok: true as const, rows });
+    const run = (rows: number[][]) => async (): Promise<ExecResult> => ({ ok: true, rows });
     const first = new GoldCache(file);
     expect(await first.get(db, "SELECT 1", run([[1]]))).toEqual({ ok: true, rows: [[1]] });
     first.close();

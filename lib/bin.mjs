@@ -3,5 +3,6 @@
 import { register } from "tsx/esm/api";
 
 register();
-const { main } = await import("./cli.ts");
+const { main, quietOnClosedPipes } = await import("./cli.ts");
+quietOnClosedPipes(); // `merit report … | head` ends quietly
 process.exitCode = await main(process.argv.slice(2));

@@ -6,13 +6,35 @@
 import { COMMANDS, SUMMARIES } from "./cli/index.ts";
 import type { CommandIO } from "./cli/command.ts";
 import { seeHelp } from "./cli/command.ts";
+import { pluginHint } from "./cli/plugins.ts";
 import { UsageError, nearestName, userFixableError } from "./errors.ts";
 
 
+/** Streams whose reader went away (`merit report … | head`): further lines are dropped, not an error. */
+const closed = new Set<NodeJS.WriteStream>();
+
 const consoleIO: CommandIO = {
-  out: (line) => process.stdout.write(line + "\n"),
-  err: (line) => process.stderr.write(line + "\n"),
+  out: (line) => {
+    if (!closed.has(process.stdout)) process.stdout.write(line + "\n");
+  },
+  err: (line) => {
+    if (!closed.has(process.stderr)) process.stderr.write(line + "\n");
+  },
 };
+
+/**
+ * Makes a closed stdout or stderr (EPIPE: the reader of a pipe exited early) end output quietly:
+ * the command still finishes what it writes to files and exits with its own code (0 on success),
+ * with no stack trace. lib/bin.mjs calls this once.
+ */
+export function quietOnClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      closed.add(stream);
+    });
+  }
+}
 
 /** The command list, from SUMMARIES: no command module (nor the native add-ons they import) is loaded. */
 async function helpText(): Promise<string> {
@@ -50,12 +72,12 @@ export async function main(argv: string[], io: CommandIO = consoleIO): Promise<n
     if (error instanceof UsageError) {
       // one line (STYLE.md §2.10): the mistake, then where the full usage is
       const line = error.message.split("\n")[0];
-      io.err(`merit ${name}: ${line}${line.includes("--help`") ? "" : seeHelp(`usage: merit ${name}`)}`);
+      io.err(`merit ${name}: ${line}${pluginHint(line, rest)}${line.includes("--help`") ? "" : seeHelp(`usage: merit ${name}`)}`);
       return error.exitCode;
     }
     const known = userFixableError(error); // MeritError, or a full disk / bad path from node:fs or SQLite
     if (known) {
-      io.err(`merit ${name}: ${known.message}`);
+      io.err(`merit ${name}: ${known.message}${pluginHint(known.message, rest)}`);
       return known.exitCode;
     }
     io.err(`merit ${name}: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

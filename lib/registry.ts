@@ -2,7 +2,9 @@
  * Foundation: one generic name → value registry (DESIGN.md §1), used for methods and their parts,
  * datasets and executors. A name is registered once; lookups of an unknown name fail with one line
  * that suggests the nearest known name and lists them all. Iteration follows registration order, so
- * anything printed from a registry (help texts, the docs' tables) is deterministic.
+ * anything printed from a registry (help texts, the docs' tables) is deterministic. Each entry also
+ * records its origin: the plugin file being imported when it was registered (lib/plugin-files.ts),
+ * or null for the kit's own entries, so a run's identity can name only the plugins it uses.
  * @module
  */
 import { z } from "zod";
@@ -19,6 +21,26 @@ export class UnknownNameError extends MeritError {
   }
 }
 
+/** The plugin file (its recorded path) whose import is running now; null outside plugin loading. */
+let loadingOrigin: string | null = null;
+/** kind → name → origin of every entry a plugin registered (entries of the kit itself are absent). */
+const ORIGINS = new Map<string, Map<string, string>>();
+
+/** Sets (or, with null, clears) the plugin file that new registrations are attributed to. */
+export function setRegistrationOrigin(origin: string | null): void {
+  loadingOrigin = origin;
+}
+
+/** The plugin file that registered `name` in the registry of `kind` ("method", "ranker", "dataset", …); null for the kit's own. */
+export function registrationOrigin(kind: string, name: string): string | null {
+  return ORIGINS.get(kind)?.get(name) ?? null;
+}
+
+/** Every `kind "name"` a plugin file registered, in registration order. */
+export function registrationsOf(origin: string): string[] {
+  return [...ORIGINS.entries()].flatMap(([kind, names]) => [...names].filter(([, o]) => o === origin).map(([name]) => `${kind} "${name}"`));
+}
+
 /** Named values of one kind (`method`, `dataset`, `ranker`, …). */
 export class Registry<T> {
   readonly #entries = new Map<string, T>();
@@ -31,6 +53,10 @@ export class Registry<T> {
     if (!/^[a-z][a-z0-9_.-]*$/.test(name)) throw new MeritError(`${this.kind} name ${JSON.stringify(name)} is not allowed: use lowercase letters, digits, "_", "." and "-", starting with a letter`);
     if (this.#entries.has(name)) throw new MeritError(`${this.kind} "${name}" is already registered; choose another name`);
     this.#entries.set(name, value);
+    if (loadingOrigin !== null) {
+      if (!ORIGINS.has(this.kind)) ORIGINS.set(this.kind, new Map());
+      ORIGINS.get(this.kind)!.set(name, loadingOrigin);
+    }
     return value;
   }
 

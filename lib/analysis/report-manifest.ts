@@ -31,6 +31,8 @@ export interface ReportExtras {
   paper_numbers?: { source: string; sha256: string };
   /** The episode drawn as Figure 2 (--example): dataset, query, method and stream seed of its run. */
   example_episode?: { dataset: string; query_id: string; method: string; stream_seed: number };
+  /** The SQL executors that scored the runs (manifest `executor`; `sqlite` where a manifest predates it), sorted. */
+  executors?: string[];
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

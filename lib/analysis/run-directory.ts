@@ -38,6 +38,8 @@ export interface RunIdentity {
   model?: ModelRecord | null;
   /** `embedder` of manifest.json, null for memoryless methods. */
   embedder?: ModelRecord | null;
+  /** `executor` of manifest.json: the SQL engine that scored the run (`sqlite` where the manifest predates the field). */
+  executor?: string;
 }
 
 const ConfigFileSchema = z.object({ config: z.object({ max_repair_steps: z.number().int().nonnegative() }) });
@@ -70,6 +72,7 @@ export function readRunIdentity(dir: string): RunIdentity {
     trajectories_sha256: sha256Hex(readFileSync(runFile(dir, "trajectories"))),
     model: pickModel(manifest.backend),
     embedder: pickModel(manifest.embedder),
+    executor: manifest.executor ?? "sqlite",
   };
 }
 

@@ -12,15 +12,18 @@ import { assertAllValid, DATASETS, datasetChecksum, datasetNames, parseExamples,
 import { InputFileError, UsageError } from "../errors.ts";
 import { isRunDir, readRunDataDir, readTrajectories, RUN_FILES, runFile } from "../experiment/run-dir.ts";
 import { numberFlag, parseFlags, required, type Command } from "./command.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 import { assertWritableFile } from "./output-paths.ts";
 
-const USAGE = `usage: merit annotate --run RUN_DIR --sample N --seed S --out cases.csv [--data-dir DIR]
+const USAGE = `usage: merit annotate --run RUN_DIR --sample N --seed S --out cases.csv [--data-dir DIR] [--plugin FILE.ts ...]
 
 Writes N initially failed queries of the run (drawn like Python's random.Random(S).sample over the
 failed queries in source order) with columns query_id, db_id, question, predicted_sql,
 error_message, predicted_type, gold_type, annotator_id; the last two are left empty for annotators.
 A case labelled by two annotators gets a second row. Questions come from the run's data_dir
-(config.json) unless --data-dir is given; the examples and tables files must match the run's manifest.`;
+(config.json) unless --data-dir is given; the examples and tables files must match the run's manifest.
+The plugins the run's manifest records are loaded (a run on a plugin's dataset needs it).
+${PLUGIN_USAGE}`;
 
 export const annotateCommand: Command = {
   name: "annotate",
@@ -29,7 +32,7 @@ export const annotateCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(
       argv,
-      { run: { type: "string" }, sample: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, "data-dir": { type: "string" } },
+      { run: { type: "string" }, sample: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, "data-dir": { type: "string" }, ...PLUGIN_FLAG },
       USAGE,
     );
     const runDir = required(values.run, "run", USAGE);
@@ -37,6 +40,7 @@ export const annotateCommand: Command = {
     const n = numberFlag(required(values.sample, "sample", USAGE), "sample", 0, { integer: true, min: 1 });
     const seed = numberFlag(required(values.seed, "seed", USAGE), "seed", 0, { integer: true, min: 0 });
     assertWritableFile(out, "--out");
+    await loadCommandPlugins(values.plugin, { runDirs: [runDir] }, io);
 
     if (!isRunDir(runDir)) throw new InputFileError(runDir, `has no ${RUN_FILES.trajectories}`, "pass a run directory written by `merit run`");
     const identity = readRunIdentity(runDir);
@@ -63,7 +67,7 @@ function requireDataDir(runDir: string): string {
 
 /** query_id → question of the dataset in `dir`, after checking the files are the ones the run used. */
 function readQuestions(name: DatasetName, dir: string, expectedChecksum: string): Map<string, string> {
-  if (!DATASETS.has(name)) throw new UsageError(`annotate: the run's dataset "${name}" is not a registered dataset (${datasetNames().join(", ")})`);
+  if (!DATASETS.has(name)) throw new UsageError(`annotate: the run's dataset is an unknown dataset "${name}" (registered: ${datasetNames().join(", ")})`);
   const layout = DATASETS.get(name).layout;
   const fix = `pass --data-dir with the ${name} files the run used`;
   const examplesFile = join(dir, layout.examples);

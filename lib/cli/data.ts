@@ -17,6 +17,7 @@ import { fileDigest } from "../file-hash.ts";
 import type { DatasetName } from "../data/types.ts";
 import { verifyContents, type ContentsReport } from "../oracle/verify-contents.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 import { defaultJobs } from "./eval.ts";
 import { assertWritableDir } from "./output-paths.ts";
 
@@ -26,7 +27,7 @@ const DEFAULT_MANIFEST = fileURLToPath(new URL("../../data/downloads.json", impo
 const ARCHIVES = ["spider", "spider-testsuite", "bird"] as const;
 
 const USAGE = `usage: merit data download spider|spider-testsuite|bird [--dir data] [--manifest FILE]
-       merit data info DATASET [--data DIR]   (DATASET: ${datasetNames().join(", ")})
+       merit data info DATASET [--data DIR] [--plugin FILE.ts ...]   (DATASET: ${datasetNames().join(", ")}, or a plugin's)
 
 download  fetch the official archive into DIR/_downloads/ (resumable; Google Drive's confirmation
           page is followed), verify its size and sha256 against data/downloads.json, unzip it and
@@ -37,25 +38,27 @@ download  fetch the official archive into DIR/_downloads/ (resumable; Google Dri
           spider-testsuite = the test-suite databases (canonical + variants) of the 20 dev databases,
           into DIR/spider_test_suite/database. Offline: copy the archive into DIR/_downloads/ and re-run.
 info      load DIR (default data/<dataset>) and print examples, databases found and missing,
-          dataset checksum and database manifest hash.`;
+          dataset checksum and database manifest hash.
+${PLUGIN_USAGE}`;
 
 export const dataCommand: Command = {
   name: "data",
   summary: "download official Spider/BIRD archives; show what a dataset directory holds",
   usage: USAGE,
   async run(argv: string[], io: CommandIO): Promise<number> {
-    const { values, positionals } = parseFlags(argv, { dir: { type: "string" }, manifest: { type: "string" }, data: { type: "string" } }, USAGE, true);
+    const { values, positionals } = parseFlags(argv, { dir: { type: "string" }, manifest: { type: "string" }, data: { type: "string" }, ...PLUGIN_FLAG }, USAGE, true);
     const [action, name, ...extra] = positionals;
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
     if (action !== "download" && action !== "info") {
       throw new UsageError(`${action === undefined ? "missing action" : `unknown action "${action}"`} (expected download or info)`);
     }
-    const misplaced = action === "download" ? values.data && "--data" : (values.dir && "--dir") || (values.manifest && "--manifest");
+    const misplaced = action === "download" ? (values.data && "--data") || (values.plugin && "--plugin") : (values.dir && "--dir") || (values.manifest && "--manifest");
     if (misplaced) throw new UsageError(`${misplaced} does not apply to \`merit data ${action}\``);
     if (action === "download") {
       assertWritableDir(values.dir ?? "data", "--dir");
       return download(archiveName(name), values.dir ?? "data", values.manifest ?? DEFAULT_MANIFEST, io);
     }
+    await loadCommandPlugins(values.plugin); // first: a plugin may register the dataset
     return info(datasetName(name), values.data ?? join("data", datasetName(name)), io);
   },
 };

@@ -30,6 +30,7 @@ import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions } from "../oracle/predictions.ts";
 import { numberFlag, parseFlags, type Command, type CommandIO } from "./command.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 import { cacheRows, saveReplayCache, stageReplayCache } from "./demo-replay.ts";
 import { defaultJobs } from "./eval.ts";
 import { defaultExampleQuery } from "../report/example-episode.ts";
@@ -52,7 +53,7 @@ const ASSUMED_SECONDS_PER_CALL = { cpu: 20, gpu: 1 };
 /** Minutes of the quick demo's fresh recompute on two CPU cores (2 min 20 s measured, README "Set up"). */
 const FRESH_MINUTES = 6;
 
-const USAGE = `usage: merit demo [--full] [--fresh] [--limit N] [--config FILE] [--skip-runs] [--save-cache]
+const USAGE = `usage: merit demo [--full] [--fresh] [--limit N] [--config FILE] [--skip-runs] [--save-cache] [--plugin FILE.ts ...]
   The main job on the bundled data: EX of the bundled predictions, the shared initial cache from
   the DeepSeek-Coder-7B predictions, iterative / reflexion / dynamic_rag / merit over stream orders
   0-2 on N queries chosen by the config's subset rule (configs/demo.json: mostly initially failed
@@ -65,7 +66,8 @@ const USAGE = `usage: merit demo [--full] [--fresh] [--limit N] [--config FILE] 
   --fresh       delete runs/demo/ first and recompute every model call into an empty call cache
   --save-cache  copy the quick demo's working cache (${TINY_CACHE}) to ${REPLAY_CACHE}
                 and stop: after \`merit demo --fresh\` and \`make notebooks\`, to refresh the replay
-  --skip-runs   only score the bundled predictions`;
+  --skip-runs   only score the bundled predictions
+${PLUGIN_USAGE}`;
 const LATIN1 = new Set(["spider_dev__Llama3-8B.sql"]);
 const DEMO_METHODS = ["iterative", "reflexion", "dynamic_rag", "merit"];
 
@@ -181,7 +183,7 @@ export const demoCommand: Command = {
   async run(argv: string[], io: CommandIO): Promise<number> {
     const { values } = parseFlags(
       argv,
-      { limit: { type: "string" }, config: { type: "string" }, fresh: { type: "boolean" }, full: { type: "boolean" }, "skip-runs": { type: "boolean" }, "save-cache": { type: "boolean" } },
+      { limit: { type: "string" }, config: { type: "string" }, fresh: { type: "boolean" }, full: { type: "boolean" }, "skip-runs": { type: "boolean" }, "save-cache": { type: "boolean" }, ...PLUGIN_FLAG },
       USAGE,
     );
     if (values["save-cache"]) {
@@ -192,7 +194,9 @@ export const demoCommand: Command = {
       return 0;
     }
     const full = values.full ?? false;
-    const base = loadConfig(values.config ?? "configs/demo.json");
+    const configFile = values.config ?? "configs/demo.json";
+    const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
+    const base = loadConfig(configFile);
     if (full && base.model.backend === "llama" && !existsSync(base.model.path)) {
       throw new MeritError(`${base.model.path} is not present: run \`make models\` (model-hub access) for \`merit demo --full\`, or drop --full for the quick demo`);
     }
@@ -239,7 +243,7 @@ export const demoCommand: Command = {
     for (const s of streams) rmSync(s.outDir, { recursive: true, force: true });
     // Fresh outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
     // "Determinism") but do on the CPU's kernels; the replay cache makes them the same on any CPU.
-    const results = await runGridWithProgress(config, streams, limit, false, io);
+    const results = await runGridWithProgress(config, streams, limit, false, io, {}, plugins);
     const rows = results.map(({ stream, result }) => {
       const m = result.metrics;
       const audit = auditRun(stream.outDir, dataset);

@@ -12,13 +12,17 @@ import { evaluatePredictions, exLine, writeEvalOutputs } from "../oracle/evaluat
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
 import { SPIDER_PROTOCOLS, type SpiderProtocol } from "../oracle/protocol.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 
 const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--protocol official|merit|strict]
                   [--encoding utf8|latin1] [--out DIR] [--timeout S] [--accept-gold-timeouts] [--jobs N] [--gold-cache FILE]
-  Scores one SQL per line (dataset order). NAME: ${datasetNames().join(", ")}. Spider protocols: official (default; the test-suite
-  evaluator's defaults), merit (the MERIT reference oracle), strict (no evaluator quirks).
+                  [--executor NAME] [--plugin FILE.ts ...]
+  Scores one SQL per line (dataset order). NAME: a registered dataset (${datasetNames().join(", ")}, or a plugin's).
+  Spider protocols: official (default; the test-suite evaluator's defaults), merit (the MERIT
+  reference oracle), strict (no evaluator quirks).
   --data      dataset directory (default data/<dataset>)
   --out       write OUT/verdicts.jsonl and OUT/summary.json
   --timeout   seconds per SQL statement (default 30; at most 2147483, the longest timer Node holds);
@@ -26,6 +30,9 @@ const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--prot
   --accept-gold-timeouts  exclude examples whose gold timed out (GOLD_ERROR) instead of stopping;
               summary.json records how many (gold_timeouts_accepted)
   --jobs      SQL worker processes (default: cores, at most 4; at most 4 per CPU core)
+  --executor  the SQL engine that runs both the predictions and the gold (default ${DEFAULT_ENGINE}; registered:
+              ${EXECUTORS.names().join(", ")}, or a plugin's); recorded in summary.json
+${PLUGIN_USAGE}
   The last stdout line is \`EX <pct> (<correct>/<n>)\`; NO_DATABASE and GOLD_ERROR examples are excluded from n.`;
 
 export function parseDataset(value: string | undefined, usage: string): DatasetName {
@@ -36,6 +43,17 @@ export function parseDataset(value: string | undefined, usage: string): DatasetN
     throw new UsageError(`--dataset must be one of ${known.join(", ")}, got "${dataset}"${near ? ` (did you mean "${near}"?)` : ""}`);
   }
   return dataset;
+}
+
+/** `--executor NAME`: a registered executor (default `sqlite`), or a one-line UsageError with the nearest name. */
+export function parseExecutor(value: string | undefined): string {
+  const executor = value ?? DEFAULT_ENGINE;
+  const known = EXECUTORS.names();
+  if (!known.includes(executor)) {
+    const near = nearestName(executor, known);
+    throw new UsageError(`--executor must be one of ${known.join(", ")}, got "${executor}"${near ? ` (did you mean "${near}"?)` : ""}`);
+  }
+  return executor;
 }
 
 export function defaultJobs(): number {
@@ -76,10 +94,14 @@ export const evalCommand: Command = {
         jobs: { type: "string" },
         "gold-cache": { type: "string" },
         "accept-gold-timeouts": { type: "boolean" },
+        executor: { type: "string" },
+        ...PLUGIN_FLAG,
       },
       USAGE,
     );
+    await loadCommandPlugins(values.plugin); // first: a plugin may register the dataset or the executor
     const dataset = parseDataset(values.dataset, USAGE);
+    const executor = parseExecutor(values.executor);
     const predPath = required(values.pred, "pred", USAGE);
     const protocol = (values.protocol ?? "official") as SpiderProtocol;
     if (!SPIDER_PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be one of ${SPIDER_PROTOCOLS.join(", ")}, got "${protocol}"`);
@@ -99,7 +121,7 @@ export const evalCommand: Command = {
       const list = missing.map((m) => `${m.dbId} (${m.examples})`).join(", ");
       io.err(`warning: ${missing.reduce((s, m) => s + m.examples, 0)} examples have no database and are reported as NO_DATABASE: ${list}`);
     }
-    io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${scoring.protocolChoice ? protocol : dataset}, ${jobs} SQL workers, timeout ${timeoutMs / 1000}s`);
+    io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${scoring.protocolChoice ? protocol : dataset}, executor ${executor}, ${jobs} SQL workers, timeout ${timeoutMs / 1000}s`);
 
     const progress = progressReporter(io, "scoring");
     const result = await evaluatePredictions(data, predictions, {
@@ -108,6 +130,7 @@ export const evalCommand: Command = {
       jobs,
       goldCacheFile: values["gold-cache"] ?? null,
       acceptGoldTimeouts: values["accept-gold-timeouts"] ?? false,
+      executor,
       onProgress: progress,
     });
     const { summary } = result;

@@ -4,24 +4,26 @@
  * @module
  */
 import { UsageError } from "../errors.ts";
-import { loadConfig } from "../experiment/config.ts";
+import { executorOf, loadConfig } from "../experiment/config.ts";
 import { loadConfigDataset } from "../experiment/database-set.ts";
 import { initialCacheFromModel, initialCacheFromPredictions, writeInitialCache, type InitialCache } from "../experiment/initial-cache.ts";
 import { createServices } from "../experiment/services.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 import { defaultJobs } from "./eval.ts";
 import { assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 import { templateSetHash } from "../prompts.ts";
 
-const USAGE = `usage: merit initial --config FILE [--from-pred FILE [--encoding utf8|latin1]] [--model GGUF] [--out FILE]
+const USAGE = `usage: merit initial --config FILE [--from-pred FILE [--encoding utf8|latin1]] [--model GGUF] [--out FILE] [--plugin FILE.ts ...]
   Builds the shared initial cache of a config: one greedy call per query with the config's model
   (through the config's LLM call cache), or, with --from-pred, the SQL of a real predictions file
   (token counts recorded as unknown).
   --model  GGUF overriding the config's model.path
   --out    where to write (default: the config's initial_cache)
+${PLUGIN_USAGE}
 ${ALLOW_SINGLE_DB_USAGE}`;
 
 export const initialCommand: Command = {
@@ -29,8 +31,9 @@ export const initialCommand: Command = {
   summary: "build the shared initial cache (from the model or a predictions file)",
   usage: USAGE,
   async run(argv: string[], io: CommandIO): Promise<number> {
-    const { values } = parseFlags(argv, { config: { type: "string" }, "from-pred": { type: "string" }, encoding: { type: "string" }, model: { type: "string" }, out: { type: "string" }, ...ALLOW_SINGLE_DB }, USAGE);
+    const { values } = parseFlags(argv, { config: { type: "string" }, "from-pred": { type: "string" }, encoding: { type: "string" }, model: { type: "string" }, out: { type: "string" }, ...PLUGIN_FLAG, ...ALLOW_SINGLE_DB }, USAGE);
     const configFile = required(values.config, "config", USAGE);
+    await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
     const base = loadConfig(configFile);
     const config = values.model ? { ...base, model: { ...base.model, path: values.model } } : base;
     const out = values.out ?? config.initial_cache;
@@ -60,7 +63,7 @@ export const initialCommand: Command = {
       const encoding = (values.encoding ?? "utf8") as PredictionEncoding;
       if (encoding !== "utf8" && encoding !== "latin1") throw new UsageError(`--encoding must be utf8 or latin1, got "${encoding}"`);
       const predictions = readPredictions(values["from-pred"], encoding, dataset.examples.length);
-      const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000, jobs: defaultJobs() });
+      const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000, jobs: defaultJobs(), engine: executorOf(config) });
       try {
         cache = await initialCacheFromPredictions(dataset, predictions, oracle);
       } finally {

@@ -6,22 +6,23 @@
  * @module
  */
 import { canonicalJson, type JsonValue } from "../hash.ts";
-import { getMethod, loadPlugins, methodNames, methodRecord, methodTable, PARTS } from "../methods/index.ts";
-import { listFlag, parseFlags, type Command } from "./command.ts";
+import { getMethod, methodNames, methodRecord, methodTable, PARTS } from "../methods/index.ts";
+import { parseFlags, type Command } from "./command.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 
 const USAGE = `usage: merit methods [--json] [--plugin FILE.ts ...]
   Prints every registered method: its parts (pool planner, ranker, memory writer, episode steps)
   and description, then every part with its default args.
   --json    one JSON object: method name -> { description, method_parts } (every arg)
-  --plugin  a TypeScript file that registers methods, loaded first (repeatable or a comma list)`;
+${PLUGIN_USAGE}`;
 
 export const methodsCommand: Command = {
   name: "methods",
   summary: "list the registered methods and their parts (with --plugin files)",
   usage: USAGE,
   async run(argv, io) {
-    const { values } = parseFlags(argv, { json: { type: "boolean" }, plugin: { type: "string", multiple: true } }, USAGE);
-    await loadPlugins((values.plugin ?? []).flatMap((v) => listFlag(v, "plugin")));
+    const { values } = parseFlags(argv, { json: { type: "boolean" }, ...PLUGIN_FLAG }, USAGE);
+    await loadCommandPlugins(values.plugin);
     if (values.json) {
       const all = Object.fromEntries(methodNames().map((name) => [name, { description: getMethod(name).description, method_parts: methodRecord(getMethod(name)) }]));
       io.out(JSON.stringify(JSON.parse(canonicalJson(all as JsonValue)), null, 2));

@@ -37,12 +37,14 @@ import { writeHtmlReport } from "../report/html-report.ts";
 import { loadDatasetContext } from "../report/query-context.ts";
 import { listFlag, numberFlag, parseFlags, required, type Command } from "./command.ts";
 import { assertWritableDir } from "./output-paths.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
                     [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--paper-numbers] [--example [DATASET:]QUERY_ID]
+                    [--plugin FILE.ts ...]
 
 Each RUN_DIR is a run directory (with trajectories.jsonl) or a folder searched for them; --runs takes
 the same, comma-separated and/or repeated, with globs ('runs/spider-*'). Runs must share K and, per
@@ -70,7 +72,9 @@ seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
 (every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
-Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.`;
+Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.
+The plugins the runs' manifests record are loaded (a plugin's dataset gives the per-difficulty table).
+${PLUGIN_USAGE}`;
 
 export const reportCommand: Command = {
   name: "report",
@@ -86,6 +90,7 @@ export const reportCommand: Command = {
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
         methods: { type: "string" }, comparisons: { type: "string" },
+        ...PLUGIN_FLAG,
       },
       USAGE,
       true,
@@ -108,6 +113,7 @@ export const reportCommand: Command = {
 
     const runDirs = [...new Map(inputs.flatMap(listRuns).map((d) => [resolve(d), d])).values()];
     if (runDirs.length === 0) throw new InputFileError(inputs.join(", "), `holds no ${RUN_FILES.trajectories}`, "pass directories written by `merit run`");
+    await loadCommandPlugins(values.plugin, { runDirs }, io);
     const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(runDirs);
     const known = [...new Set(runs.map((r) => r.method))].sort();
     if (values.reference !== undefined) assertRunMethod(values.reference, "reference", known);
@@ -143,6 +149,8 @@ export const reportCommand: Command = {
     const byDifficulty = difficultyTable(runs, readDifficulties(identities.map((id) => id.dir), io), sel);
     if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);
     for (const t of tables) t.notes.push(...modelNotes(model));
+    const executors = [...new Set(identities.map((id) => id.executor ?? "sqlite"))].sort();
+    if (executors.some((e) => e !== "sqlite")) for (const t of tables) t.notes.push(`SQL executor: ${executors.join(", ")} (config oracle.executor; the paper's oracle is sqlite).`);
 
     const written: string[] = [];
     const write = (path: string, content: string | Buffer) => {
@@ -163,6 +171,7 @@ export const reportCommand: Command = {
     if (minGold !== undefined) extras.min_gold_labels = minGold;
     extras.model_identity = { line: model.line, banner: model.banner, chat: model.chat as unknown as JsonValue, embedders: model.embedders as unknown as JsonValue };
     if (example !== undefined) extras.example_episode = { dataset: example.dataset, query_id: example.queryId, method: example.method, stream_seed: example.seed };
+    extras.executors = executors;
     extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}) };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };

@@ -10,13 +10,11 @@ import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { checkStreams, planStreams, runGrid as runLibraryGrid, type Stream, type StreamResult } from "../experiment/grid.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
-import { loadPlugins, type PluginRecord } from "../methods/index.ts";
-import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import type { PluginRecord } from "../plugin-files.ts";
+import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, seeHelp, type Command, type CommandIO } from "./command.ts";
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
+import { PLUGIN_FLAG, PLUGIN_USAGE, loadCommandPlugins } from "./plugins.ts";
 import { gridProgressReporter } from "./progress.ts";
-
-const PLUGIN_USAGE = `  --plugin  a TypeScript file that registers methods (lib/methods/), imported before names are
-            resolved; repeat it or give a comma list; the manifest records each file's path and sha256`;
 
 const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed S [--limit N] [--out DIR] [--resume]
                  [--model GGUF] [--threads N] [--sequences N] [--plugin FILE.ts ...]
@@ -38,7 +36,13 @@ const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0
   --shard i/n  run only shard i (0-based) of n: streams i, i+n, ... of the methods x seeds list, so n
                machines (a Slurm array) together write exactly the run directories of one machine;
                unite their call caches afterwards with \`merit cache merge\`.
-${PLUGIN_USAGE}`;
+  --limit N    only the first N queries of each stream (the config's \`subset\` rule says which)
+  --resume     continue killed runs in their run directories (same config, methods, seeds, limit)
+  --model      GGUF overriding the config's model.path
+  --threads N  CPU threads of the llama backend (outputs do not depend on it)
+  --sequences N  parallel slots sharing the loaded model
+${PLUGIN_USAGE}
+${ALLOW_SINGLE_DB_USAGE}`;
 
 const FLAGS = {
   config: { type: "string" },
@@ -53,7 +57,7 @@ const FLAGS = {
   threads: { type: "string" },
   sequences: { type: "string" },
   shard: { type: "string" },
-  plugin: { type: "string", multiple: true },
+  ...PLUGIN_FLAG,
   ...ALLOW_SINGLE_DB,
 } as const;
 
@@ -76,6 +80,13 @@ async function runStreams(config: ExperimentConfig, streams: Stream[], limit: nu
   return 0;
 }
 
+/** Refuses a flag of the other command (`merit grid --method`, `merit run --seeds`): FLAGS is shared, the usage is not. */
+function refuseOthers(values: Record<string, unknown>, flags: Record<string, string>, usage: string): void {
+  for (const [flag, instead] of Object.entries(flags)) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} does not apply here; ${instead}${seeHelp(usage)}`);
+  }
+}
+
 /** Most parallel slots one process opens (each is its own llama.cpp context with its own KV cache). */
 const MAX_SEQUENCES = 64;
 
@@ -85,11 +96,6 @@ export function applyOverrides(config: ExperimentConfig, values: { model?: strin
   if (values.threads !== undefined) model.threads = numberFlag(values.threads, "threads", 1, { integer: true, min: 1, max: availableParallelism(), maxReason: "the CPU cores here" });
   model.sequences = values.sequences !== undefined ? numberFlag(values.sequences, "sequences", 1, { integer: true, min: 1, max: MAX_SEQUENCES, maxReason: "one llama.cpp context each" }) : Math.max(model.sequences, Math.min(8, streams));
   return { ...config, model };
-}
-
-/** The --plugin files: each occurrence may be a comma list. */
-function pluginFiles(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => listFlag(v, "plugin"));
 }
 
 function parseLimit(text: string | undefined): number | null {
@@ -109,8 +115,9 @@ export const runCommand: Command = {
   usage: RUN_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, RUN_USAGE);
+    refuseOthers(values, { methods: "merit run takes one --method (merit grid takes --methods)", seeds: "merit run takes one --seed (merit grid takes --seeds)", shard: "--shard is for merit grid" }, RUN_USAGE);
     const configFile = required(values.config, "config", RUN_USAGE);
-    const plugins = await loadPlugins(pluginFiles(values.plugin)); // first: a plugin may register the config's dataset
+    const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
     const base = loadConfig(configFile);
     const method = required(values.method, "method", RUN_USAGE);
     const seed = parseSeed(required(values.seed, "seed", RUN_USAGE), "seed");
@@ -127,8 +134,9 @@ export const gridCommand: Command = {
   usage: GRID_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
+    refuseOthers(values, { method: "merit grid takes --methods a,b,...", seed: "merit grid takes --seeds 0,1,2" }, GRID_USAGE);
     const configFile = required(values.config, "config", GRID_USAGE);
-    const plugins = await loadPlugins(pluginFiles(values.plugin)); // first: a plugin may register the config's dataset
+    const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
     const base = loadConfig(configFile);
     const methods = listFlag(required(values.methods, "methods", GRID_USAGE), "methods");
     const seeds = listFlag(values.seeds ?? "0,1,2", "seeds").map((text) => parseSeed(text, "seeds"));

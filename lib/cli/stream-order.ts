@@ -9,20 +9,23 @@ import { datasetNames, layoutOf, readJsonFile, type DatasetName } from "../data/
 import { InputFileError, UsageError, nearestName } from "../errors.ts";
 import { streamOrder } from "../experiment/stream-order.ts";
 import { parseFlags, required, type Command } from "./command.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 
-const USAGE = `usage: merit stream-order --dataset NAME --seed S [--data DIR]
-  NAME: a registered dataset (${datasetNames().join(", ")})
+const USAGE = `usage: merit stream-order --dataset NAME --seed S [--data DIR] [--plugin FILE.ts ...]
+  NAME: a registered dataset (${datasetNames().join(", ")}, or a plugin's)
 
 Prints random.Random(S).shuffle(list(range(n))) as one JSON array, where n is the number of
 records in DIR/dev.json (--data defaults to data/<dataset>). S is any non-negative integer
-(the paper's runs use 0, 1, 2).`;
+(the paper's runs use 0, 1, 2).
+${PLUGIN_USAGE}`;
 
 export const streamOrderCommand: Command = {
   name: "stream-order",
   summary: "print the CPython-exact stream order of a dataset for a seed (JSON array of indices)",
   usage: USAGE,
   async run(argv, io) {
-    const { values } = parseFlags(argv, { dataset: { type: "string" }, data: { type: "string" }, seed: { type: "string" } }, USAGE);
+    const { values } = parseFlags(argv, { dataset: { type: "string" }, data: { type: "string" }, seed: { type: "string" }, ...PLUGIN_FLAG }, USAGE);
+    await loadCommandPlugins(values.plugin); // first: a plugin may register the dataset
     const name = required(values.dataset, "dataset", USAGE);
     const known = datasetNames();
     if (!known.includes(name)) {

@@ -2,8 +2,9 @@
  * Data loading, dataset adapters (DESIGN.md §1 "Datasets", METHOD.md §1): everything the kit knows
  * about one benchmark in one plain object — its default layout under `data/`, how a raw record
  * becomes an `Example`, how its schema text and prompt context are built, which scoring semantics
- * and protocol id the oracle applies, and where its files come from. A new dataset is one adapter
- * file under lib/data/datasets/ plus one line in lib/data/datasets/index.ts.
+ * and protocol id the oracle applies, and where its files come from. A study's dataset is one plugin
+ * file outside lib/ that calls `registerDataset` (README "How to add a dataset"; the files' format:
+ * data/README.md); the kit's own are in lib/data/datasets/, one line each in its index.ts.
  * @module
  */
 

@@ -9,6 +9,7 @@ import { DatasetNameSchema } from "../data/datasets/index.ts";
 import { InputFileError } from "../errors.ts";
 import { contentHash, type JsonValue } from "../hash.ts";
 import { ENGINES } from "../llm/engines/index.ts";
+import { DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { registeredName } from "../registry.ts";
 
 /** Longest SQL statement deadline in seconds: Node timers hold at most 2^31 − 1 ms (a longer one fires after 1 ms). */
@@ -125,8 +126,23 @@ export const SubsetSchema = z
 
 export type SubsetRule = z.infer<typeof SubsetSchema>;
 
+/** The oracle's SQL engine (DESIGN.md §1 "SQL engines"). */
+export const OracleSchema = z
+  .object({
+    /** A registered executor (lib/oracle/executors.ts, or a plugin's `registerExecutor`); the bundled one is the SQLite sandbox. */
+    executor: registeredName(EXECUTORS).default(DEFAULT_ENGINE),
+  })
+  .strict();
+
 export const ExperimentConfigSchema = z
   .object({
+    /**
+     * Plugin files (README "Plugins") every command reading this config imports before the rest of
+     * the config is parsed, so `dataset`, `oracle.executor`, `model.engine` and method names may be
+     * ones they register. Paths are relative to the working folder, like every path of a config. Not
+     * part of a run's identity: the manifest records the plugins a run uses, with their sha256.
+     */
+    plugins: z.array(z.string().min(1)).optional(),
     dataset: DatasetNameSchema,
     /** Dataset directory (layout of METHOD.md §1.1). */
     data_dir: z.string(),
@@ -159,6 +175,8 @@ export const ExperimentConfigSchema = z
     embedder: EmbedderSchema.default({}),
     decoding: DecodingSchema.default({}),
     retrieval: RetrievalSchema.default({}),
+    /** The oracle's SQL engine; absent = `sqlite` (left out, so the hashes of configs without it are unchanged). */
+    oracle: OracleSchema.optional(),
     /** The `--limit` selection rule; absent = `first` (left out of the object, so the config hashes of
      * configs without it are unchanged). */
     subset: SubsetSchema.optional(),
@@ -192,6 +210,11 @@ export function loadConfig(file: string): ExperimentConfig {
     throw new InputFileError(file, `malformed JSON (${(error as Error).message})`, "fix the JSON syntax", error);
   }
   return parseConfig(value, file);
+}
+
+/** The executor that scores a config's runs (`oracle.executor`, default `sqlite`). */
+export function executorOf(config: ExperimentConfig): string {
+  return config.oracle?.executor ?? DEFAULT_ENGINE;
 }
 
 /** content_hash of the fully-defaulted config, recorded in manifests. */

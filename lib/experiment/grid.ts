@@ -14,8 +14,8 @@ import { UsageError } from "../errors.ts";
 import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
-import { aliasTarget, getMethod, type PluginRecord } from "../methods/index.ts";
-import { configHash, type ExperimentConfig } from "./config.ts";
+import { aliasTarget, getMethod, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
+import { configHash, executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import { readInitialCache } from "./initial-cache.ts";
 import { runManifestExtras } from "./provenance.ts";
@@ -59,7 +59,7 @@ export interface GridOptions {
   runLog?: (line: string) => void;
   /** Once every stream has finished, before the final call-count line. */
   onFinished?: (calls: CallCacheStats) => void;
-  /** The --plugin files loaded (lib/methods/plugins.ts), recorded in every manifest as `plugins`. */
+  /** The plugin files loaded (lib/methods/plugins.ts); each manifest records, as `plugins`, those whose registrations its run uses. */
   plugins?: readonly PluginRecord[];
   /** The grid's --out folder: runs already in it must share this grid's inputs (shared-inputs.ts). */
   root?: string;
@@ -118,11 +118,14 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
   const services = await createServices(config, dataset);
   try {
     const plugins = opts.plugins ?? [];
-    const extras = { ...(await runManifestExtras(services.inner, config.prompts_dir, databaseSet)), ...(plugins.length > 0 ? { plugins: plugins.map((p) => ({ ...p })) } : {}) };
+    const shared = await runManifestExtras(services.inner, config.prompts_dir, databaseSet);
     const runs: { stream: Stream; opts: RunOptions }[] = [];
     for (const s of streams) {
       const method = getMethod(s.method);
       const key = `${s.method}/s${s.seed}`;
+      // only the plugins whose registrations this stream uses are part of its identity
+      const used = pluginsUsedBy(plugins, { method: s.method, dataset: config.dataset, executor: executorOf(config), engine: config.model.backend === "openai" ? config.model.engine : null });
+      const extras = { ...shared, ...(used.length > 0 ? { plugins: used.map((p) => ({ ...p })) } : {}) };
       runs.push({
         stream: s,
         opts: {

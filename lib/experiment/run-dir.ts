@@ -207,6 +207,10 @@ export const RunManifestSchema = z.object({
   database_set: z.object({ kind: z.string() }).optional(),
   backend: ModelSchema.nullable().optional(),
   embedder: ModelSchema.nullable().optional(),
+  /** The SQL executor that scored the run; absent in manifests written before it was recorded (then `sqlite`). */
+  executor: z.string().optional(),
+  /** The plugin files whose registrations the run uses (lib/methods/plugins.ts); absent when none. */
+  plugins: z.array(z.object({ path: z.string(), sha256: z.string() })).optional(),
 });
 
 /** manifest.json as the readers see it. */

@@ -16,6 +16,7 @@ import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { finalizeEpisode, type MemoryWriteFlags } from "../memory/finalize.ts";
 import { JsonlMemoryStore } from "../memory/jsonl-store.ts";
 import type { MemoryStore } from "../memory/store.ts";
+import { DEFAULT_ENGINE } from "../oracle/executors.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeSpec } from "../repair/episode.ts";
 import { configureMethod, methodRecord, type MethodSpec } from "../methods/index.ts";
@@ -55,7 +56,8 @@ export const FIELD_MEANING: Readonly<Record<string, string>> = {
   prompt_templates: "prompt templates",
   code_hash: "code version",
   method_parts: "method (its parts and their args)",
-  plugins: "--plugin files",
+  plugins: "version of a plugin file it uses",
+  executor: "SQL executor (oracle.executor)",
   packages: "package versions",
   node: "Node version",
 };
@@ -117,7 +119,9 @@ export interface RunResult {
 export function runIdentity(spec: RunSpec): RunSpec {
   const { mode, ...model } = spec.config.model;
   const identity = { ...model, sequences: 1, threads: null, ...(mode === "throughput" ? { mode } : {}) };
-  return { ...spec, config: { ...spec.config, model: identity as RunSpec["config"]["model"] } };
+  // The config's plugin list is left out: the manifest records the plugins the run uses (with sha256).
+  const { plugins: _plugins, ...config } = spec.config;
+  return { ...spec, config: { ...config, model: identity as RunSpec["config"]["model"] } };
 }
 
 /** The first leaf where two JSON values differ, as a dotted path and both values; null when equal. */
@@ -199,8 +203,7 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
   const trajPath = join(outDir, RUN_FILES.trajectories);
   const manifestPath = join(outDir, RUN_FILES.manifest);
   if (existsSync(manifestPath)) {
-    const recorded = readJsonFile(manifestPath) as Record<string, unknown>;
-    const now = manifestBody(opts, stream.length) as Record<string, unknown>;
+    const { recorded, now } = comparableManifests(readJsonFile(manifestPath) as Record<string, unknown>, manifestBody(opts, stream.length) as Record<string, unknown>);
     const strip = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !RESUMABLE_MANIFEST_FIELDS.has(k)));
     const d = firstDifference(strip(recorded), strip(now));
     if (d) {
@@ -227,6 +230,26 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
     const have = new JsonlJournal(join(outDir, file)).completeLines();
     if (have < need) throw new InputFileError(join(outDir, file), `has ${have} lines but the ${committed.length} committed episodes wrote ${need}`, "the run directory is damaged (a write was lost); start it again in a fresh --out");
   }
+}
+
+/**
+ * A recorded manifest and this invocation's manifest body, as a resume compares them, for manifests
+ * written before the executor and the per-run plugin list were recorded, so such runs stay
+ * resumable: no recorded `executor` means the SQLite sandbox, the only engine then; and a recorded
+ * plugin this run does not use (those manifests listed every loaded file) is not compared, while a
+ * plugin the run uses must be recorded with the same sha256.
+ */
+export function comparableManifests(recorded: Record<string, unknown>, now: Record<string, unknown>): { recorded: Record<string, unknown>; now: Record<string, unknown> } {
+  const there = { ...recorded };
+  const here = { ...now };
+  if (!("executor" in there) && here.executor === DEFAULT_ENGINE) delete here.executor;
+  if (Array.isArray(there.plugins)) {
+    const used = new Set(((here.plugins ?? []) as { path: string }[]).map((p) => p.path));
+    const kept = (there.plugins as { path?: unknown }[]).filter((p) => used.has(String(p.path)));
+    if (kept.length > 0) there.plugins = kept;
+    else delete there.plugins;
+  }
+  return { recorded: there, now: here };
 }
 
 /** Runs (or resumes) one method over one stream order and writes its run directory. */
@@ -381,6 +404,7 @@ export function manifestBody(opts: RunOptions, streamLength: number): Record<str
     dataset: { name: dataset.name, checksum: dataset.datasetChecksum, database_manifest_hash: dataset.databaseManifestHash },
     initial_cache: { path: spec.config.initial_cache, cache_hash: initialCache.cache_hash, identity: initialCache.identity },
     oracle_protocol: opts.services.oracle.protocolId,
+    executor: opts.services.oracle.executor.engine,
     backend: opts.services.backend.identity,
     embedder: opts.services.embedder?.identity ?? null,
     ...opts.manifest,

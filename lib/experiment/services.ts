@@ -16,7 +16,7 @@ import { loadPromptTokenizer } from "../llm/prompt-tokenizer.ts";
 import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { createRetriever, type Retriever } from "../retrieval/retriever.ts";
-import type { ExperimentConfig } from "./config.ts";
+import { executorOf, type ExperimentConfig } from "./config.ts";
 
 export interface Services {
   /** The cached chat backend every run uses. */
@@ -49,6 +49,7 @@ export async function createServices(config: ExperimentConfig, dataset: Dataset,
     protocol: config.protocol,
     timeoutMs: config.sql_timeout_s * 1000,
     jobs: overrides.jobs ?? 2,
+    engine: executorOf(config),
   });
   let embedder: Promise<Embedder> | null = overrides.embedder ? Promise.resolve(overrides.embedder) : null;
   return {

@@ -1,40 +1,56 @@
 /**
- * Methods, user plugin files (DESIGN.md §1): `merit run|grid --plugin FILE.ts` imports a TypeScript
- * file (the CLI runs under tsx) that registers parts and methods (lib/methods/index.ts) before any
- * method name is resolved. The manifest records each file by its path relative to the working folder
- * and the sha256 of its content, so a run says which plugin code made it (and a resume with changed
- * plugin code is refused). Errors are one line naming the file: missing, throwing, or a name clash.
+ * Methods, user plugin files (DESIGN.md §1 "Plugins"): `--plugin FILE.ts` (every command) or a
+ * config's `plugins` list imports a TypeScript file (the CLI runs under tsx) that registers parts and
+ * methods, datasets, SQL executors or inference engines (lib/plugin.ts) before any name is resolved.
+ * The kit's own registries are filled first, so every entry made while a plugin is imported is that
+ * plugin's (lib/plugin-files.ts). A run's manifest records, by path and sha256, only the plugins that
+ * registered something the run uses (`pluginsUsedBy`): its method and the method's parts, its
+ * dataset, its executor, its inference engine — so editing a plugin refuses resuming the runs that
+ * use it and no other. Errors are one line naming the file: missing, throwing, or a name clash.
  * @module
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { relative, resolve, sep } from "node:path";
-import { pathToFileURL } from "node:url";
-import { MeritError } from "../errors.ts";
-import { sha256Hex } from "../hash.ts";
+import { DATASETS } from "../data/datasets/index.ts";
+import { ENGINES } from "../llm/engines/index.ts";
+import { EXECUTORS } from "../oracle/executors.ts";
+import "./builtin-parts.ts";
+import "./paper.ts";
+import { importPluginFiles, type PluginRecord, type PluginSource } from "../plugin-files.ts";
+import { registrationOrigin } from "../registry.ts";
+import { PARTS } from "./parts.ts";
+import { getMethod } from "./registry.ts";
 
-/** A loaded plugin file as the manifest records it. */
-export interface PluginRecord {
-  /** Path relative to the working folder, with `/`. */
-  path: string;
-  sha256: string;
+export type { PluginRecord, PluginSource } from "../plugin-files.ts";
+
+/** Imports each plugin file once, in order, after the kit's own registries; returns their records. */
+export async function loadPlugins(files: readonly (string | PluginSource)[], cwd: string = process.cwd()): Promise<PluginRecord[]> {
+  return importPluginFiles(files, cwd);
 }
 
-/** Imports each plugin file once, in order; returns their records. */
-export async function loadPlugins(files: readonly string[], cwd: string = process.cwd()): Promise<PluginRecord[]> {
-  const records: PluginRecord[] = [];
-  for (const file of files) {
-    const absolute = resolve(cwd, file);
-    const path = relative(cwd, absolute).split(sep).join("/");
-    if (records.some((r) => r.path === path)) continue;
-    if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new MeritError(`--plugin ${file}: no such file; pass the path of a .ts file that registers methods`);
-    const sha256 = sha256Hex(readFileSync(absolute));
-    try {
-      await import(pathToFileURL(absolute).href);
-    } catch (error) {
-      const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-      throw new MeritError(`--plugin ${file}: ${error instanceof MeritError ? message : `failed to load (${message})`}`);
-    }
-    records.push({ path, sha256 });
+/** What a run uses from the registries: the names a plugin could have registered. */
+export interface RegistryUse {
+  method: string;
+  dataset: string;
+  executor: string;
+  /** The inference engine (`model.engine`) when the run talks to a server; null for a local GGUF. */
+  engine: string | null;
+}
+
+/** The `kind`/`name` pairs of the registries a run uses (the method, its alias target and parts, the dataset, executor, engine). */
+export function registryUses(use: RegistryUse): [kind: string, name: string][] {
+  const method = getMethod(use.method);
+  const parts = method.parts;
+  const pairs: [string, string][] = [["method", use.method], ["method", method.canonicalName], [DATASETS.kind, use.dataset], [EXECUTORS.kind, use.executor]];
+  for (const role of ["planner", "ranker", "writer"] as const) {
+    const part = parts[role];
+    if (part) pairs.push([PARTS[role].kind, part.name]);
   }
-  return records;
+  for (const step of parts.steps) pairs.push([PARTS.step.kind, step.name]);
+  if (use.engine !== null) pairs.push([ENGINES.kind, use.engine]);
+  return pairs;
+}
+
+/** The records of `plugins` that registered something `use` needs, in their order (a run's manifest `plugins`). */
+export function pluginsUsedBy(plugins: readonly PluginRecord[], use: RegistryUse): PluginRecord[] {
+  const origins = new Set(registryUses(use).map(([kind, name]) => registrationOrigin(kind, name)));
+  return plugins.filter((p) => origins.has(p.path));
 }

@@ -9,6 +9,7 @@ import type { Dataset } from "../data/types.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { writeFileAtomic } from "../atomic-file.ts";
 import { canonicalJson } from "../hash.ts";
+import { DEFAULT_ENGINE } from "./executors.ts";
 import { Oracle, type Verdict } from "./oracle.ts";
 import type { PredictionsFile } from "./predictions.ts";
 import type { SpiderProtocol } from "./protocol.ts";
@@ -24,6 +25,8 @@ export interface EvalOptions {
    * `gold_timeouts_accepted`) instead of stopping (`merit eval --accept-gold-timeouts`).
    */
   acceptGoldTimeouts?: boolean;
+  /** The SQL engine (a registered executor name; default `sqlite`). */
+  executor?: string;
   /** Called with (done, total) as verdicts arrive. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -31,6 +34,8 @@ export interface EvalOptions {
 export interface EvalSummary {
   dataset: string;
   protocol: string;
+  /** The SQL executor that ran the predictions and the gold. */
+  executor: string;
   predictions: { file: string; encoding: string; sha256: string };
   dataset_checksum: string;
   database_manifest_hash: string;
@@ -81,6 +86,7 @@ export async function evaluatePredictions(dataset: Dataset, predictions: Predict
     timeoutMs: opts.timeoutMs,
     jobs: opts.jobs,
     goldCacheFile: opts.goldCacheFile ?? null,
+    engine: opts.executor ?? DEFAULT_ENGINE,
   });
   let done = 0;
   const total = dataset.examples.length;
@@ -101,14 +107,14 @@ export async function evaluatePredictions(dataset: Dataset, predictions: Predict
           "raise --timeout (default 30 s), or pass --accept-gold-timeouts to exclude them as GOLD_ERROR (summary.json then records how many)",
       );
     }
-    const summary = summarize(dataset, predictions, verdicts, oracle.protocolId, opts.timeoutMs);
+    const summary = summarize(dataset, predictions, verdicts, oracle.protocolId, oracle.executor.engine, opts.timeoutMs);
     return { verdicts, summary: goldTimeouts > 0 ? { ...summary, gold_timeouts_accepted: goldTimeouts } : summary };
   } finally {
     await oracle.close();
   }
 }
 
-function summarize(dataset: Dataset, predictions: PredictionsFile, verdicts: Verdict[], protocol: string, timeoutMs: number): EvalSummary {
+function summarize(dataset: Dataset, predictions: PredictionsFile, verdicts: Verdict[], protocol: string, executor: string, timeoutMs: number): EvalSummary {
   const counts = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>;
   const missing: Record<string, number> = {};
   verdicts.forEach((v, i) => {
@@ -122,6 +128,7 @@ function summarize(dataset: Dataset, predictions: PredictionsFile, verdicts: Ver
   return {
     dataset: dataset.name,
     protocol,
+    executor,
     predictions: { file: predictions.path, encoding: predictions.encoding, sha256: predictions.sha256 },
     dataset_checksum: dataset.datasetChecksum,
     database_manifest_hash: dataset.databaseManifestHash,

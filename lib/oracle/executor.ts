@@ -4,7 +4,8 @@
  * a server on first use), runs one statement under a hard deadline and the row/byte caps, refuses
  * hostile SQL (anything but a read-only query) without running it, and reports failures as the
  * engine's own one-line error text. SQLite (lib/oracle/sqlite-executor.ts) is the bundled engine; a
- * PostgreSQL or DuckDB executor is one new file that registers itself, plus one line in executors.ts.
+ * PostgreSQL or DuckDB executor is one plugin file outside lib/ that calls `registerExecutor` (README
+ * "How to add a SQL engine"), chosen by the config's `oracle.executor` or `merit eval --executor`.
  * @module
  */
 import { Registry } from "../registry.ts";

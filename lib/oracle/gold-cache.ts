@@ -4,7 +4,8 @@
  * it too. A gold that fails is cached as a failure (it is deterministic); a gold timeout is kept in
  * memory only, since a faster machine may finish it.
  *
- * Disk key: SHA-256 of (real path, file size, mtime, gold text, row cap). Content hashing of multi-GB
+ * Disk key: SHA-256 of (real path, file size, mtime, gold text, row cap), and the executor's engine name
+ * when it is not `sqlite` (another engine may return other rows; SQLite's keys are as before engines existed). Content hashing of multi-GB
  * BIRD files at every start would cost more than the executions it saves; a replaced database file
  * changes size or mtime.
  * @module
@@ -24,8 +25,14 @@ export class GoldCache {
   /** Lookups answered from memory or disk. */
   hits = 0;
 
-  /** @param file SQLite file for persistence, or null for memory only. */
-  constructor(file: string | null = null) {
+  readonly #engine: string;
+
+  /**
+   * @param file SQLite file for persistence, or null for memory only.
+   * @param engine the executor whose gold results are cached (part of the disk key unless `sqlite`).
+   */
+  constructor(file: string | null = null, engine = "sqlite") {
+    this.#engine = engine;
     if (file === null) {
       this.#db = null;
       return;
@@ -55,7 +62,7 @@ export class GoldCache {
   }
 
   async #load(dbPath: string, sql: string, execute: () => Promise<ExecResult>): Promise<ExecResult> {
-    const diskKey = this.#db ? diskKeyOf(dbPath, sql) : null;
+    const diskKey = this.#db ? diskKeyOf(dbPath, sql, this.#engine) : null;
     if (this.#db && diskKey) {
       const row = this.#db.prepare("SELECT ok, payload FROM gold WHERE key = ?").get(diskKey) as { ok: number; payload: Buffer } | undefined;
       if (row) {
@@ -73,7 +80,7 @@ export class GoldCache {
   }
 }
 
-function diskKeyOf(dbPath: string, sql: string): string {
+function diskKeyOf(dbPath: string, sql: string, engine: string): string {
   const st = statSync(dbPath);
-  return sha256Hex([realpathSync(dbPath), st.size, st.mtimeMs, sql].join("\u0000"));
+  return sha256Hex([realpathSync(dbPath), st.size, st.mtimeMs, sql, ...(engine === "sqlite" ? [] : [engine])].join("\u0000"));
 }

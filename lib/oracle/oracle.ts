@@ -73,7 +73,7 @@ export class Oracle {
     this.protocol = opts.protocol ?? "official";
     this.#databases = opts.databases;
     this.executor = opts.executor ?? createExecutor(opts.engine ?? DEFAULT_ENGINE, opts);
-    this.gold = new GoldCache(opts.goldCacheFile ?? null);
+    this.gold = new GoldCache(opts.goldCacheFile ?? null, this.executor.engine);
   }
 
   /** The SQLite sandbox behind this oracle (its process pool, for tests and reports); throws for another engine. */

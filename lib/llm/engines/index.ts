@@ -1,6 +1,7 @@
 /**
  * The inference-engine registry (engine-request.ts): one line per engine. Config `model.engine`
- * and the openai backends read it; a new engine is one file beside these and one line here.
+ * and the openai backends read it; a study's engine is one plugin file that calls `registerEngine`
+ * (README "How to add an inference engine").
  * @module
  */
 import { MeritError } from "../../errors.ts";

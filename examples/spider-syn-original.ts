@@ -8,9 +8,9 @@
  * `query` is the gold, not Spider's dev_gold.sql). Every path is relative to this dataset's default
  * folder `data/spider-syn-original`, which need not exist: it reuses Spider-Syn's and Spider's files.
  *
- * Run: `merit eval --plugin examples/spider-syn-original.ts --dataset spider-syn-original --pred FILE`
- * once the CLI loads plugins everywhere; `merit run|grid --plugin examples/spider-syn-original.ts`
- * with `"dataset": "spider-syn-original"` in the config. Test: `npx vitest run
+ * Run: `merit eval --plugin examples/spider-syn-original.ts --dataset spider-syn-original --pred FILE`,
+ * `merit stream-order --plugin examples/spider-syn-original.ts --dataset spider-syn-original --seed 0`, or any
+ * command with `"dataset": "spider-syn-original"` and `"plugins": ["examples/spider-syn-original.ts"]` in its config. Test: `npx vitest run
  * examples/spider-syn-original.test.ts`.
  * @module
  */

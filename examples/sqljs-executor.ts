@@ -32,8 +32,8 @@
  * Limit: each thread holds every database it has opened in WebAssembly memory (at most 4 GiB), so
  * a thread that opens several of BIRD's largest databases (hundreds of MB each) can run out of it; Spider's are a few MB.
  *
- * Run: `merit eval --plugin examples/sqljs-executor.ts --executor sqljs …` once the CLI loads
- * plugins everywhere; from code: import this file, then `new Oracle({ …, engine: "sqljs" })`.
+ * Run: `merit eval --plugin examples/sqljs-executor.ts --executor sqljs …`, or a config with
+ * `"oracle": {"executor": "sqljs"}` and `"plugins": ["examples/sqljs-executor.ts"]`; from code: import this file, then `new Oracle({ …, engine: "sqljs" })`.
  * Test: `npx vitest run examples/sqljs-executor.test.ts`; parity: `npx tsx examples/sqljs-parity.ts`.
  * @module
  */

@@ -118,10 +118,14 @@ function resampleDeltas(diff: Float64Array, shape: PairShape, resamples: number,
     }
     return out;
   }
+  // Too many draws to keep: draw each resample's n indices in bulk into one reused buffer (the same
+  // consecutive randbelow(n) stream as the memo's, so the same Δ* values).
   const rng = new PyRandom(seed);
+  const drawn = new Uint32Array(n);
   for (let r = 0; r < resamples; r++) {
+    rng.fillRandbelow(n, drawn);
     let total = 0;
-    for (let i = 0; i < n; i++) total += diff[rng.randbelow(n)];
+    for (let i = 0; i < n; i++) total += diff[drawn[i]];
     out[r] = (total * 100) / cells;
   }
   return out;
@@ -139,8 +143,7 @@ function cachedDraws(n: number, resamples: number, seed: number): Uint16Array | 
   if (memo !== undefined && memo.n === n && memo.resamples === resamples && memo.seed === seed) return memo.indices;
   if (n * resamples > MAX_MEMO_DRAWS) return undefined;
   const indices = n <= 0x10000 ? new Uint16Array(n * resamples) : new Uint32Array(n * resamples);
-  const rng = new PyRandom(seed);
-  for (let k = 0; k < indices.length; k++) indices[k] = rng.randbelow(n);
+  new PyRandom(seed).fillRandbelow(n, indices);
   memo = { n, resamples, seed, indices };
   return indices;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { sha256Hex } from "./hash.ts";
+import { fillBlocks } from "./random-kernel.ts";
 
 // MT19937 constants (Matsumoto & Nishimura, mt19937ar.c, as vendored in CPython's _randommodule.c).
 const N = 624;
@@ -66,32 +67,18 @@ export class PyRandom {
     if (n > limit) throw new RangeError(`fillRandbelow: n = ${n} does not fit the output array (${out.constructor.name} holds values below ${limit})`);
     const mt = this.#mt;
     const drop = Math.clz32(n); // 32 − bit_length(n), as in randbelow
-    const bound = n | 0; // n as an int32 (used below only for n < 2^31)
     const length = out.length;
     let index = this.#index;
     let k = 0;
     while (k < length) {
       if (index >= N) {
+        if (length - k >= N) {
+          // Whole fresh blocks while 624 places are left: the WebAssembly kernel (lib/random-kernel.ts).
+          k = fillBlocks(mt, n, out, k);
+          if (k === length) break;
+        }
         twist(mt);
         index = 0;
-        if (length - k >= N && drop > 0) {
-          // Fast path over a whole fresh block of 624 words: store every candidate at out[k] and
-          // advance k only when it is below n, without a branch (a rejected value is overwritten by
-          // the next candidate; k ≤ length − 624 + accepted, so every store stays inside `out`).
-          // r and n are below 2^31 here, so (r − n) >> 31 is −1 exactly when r < n.
-          for (let i = 0; i < N; i++) {
-            let y = mt[i];
-            y ^= y >>> 11;
-            y ^= (y << 7) & 0x9d2c5680;
-            y ^= (y << 15) & 0xefc60000;
-            y ^= y >>> 18;
-            const r = y >>> drop;
-            out[k] = r;
-            k -= ((r - bound) | 0) >> 31;
-          }
-          index = N;
-          continue;
-        }
       }
       // One pass over the rest of the state block: temper, keep the top bit_length(n) bits, reject ≥ n.
       while (index < N) {

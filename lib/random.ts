@@ -54,10 +54,11 @@ export class PyRandom {
 
   /**
    * Fill `out` with `out.length` consecutive `randbelow(n)` draws, for 1 ≤ n ≤ 2^32 − 1: the same
-   * values, and the same generator state afterwards, as `for (k…) out[k] = this.randbelow(n)`, in
-   * one tight loop over the state array (no call or field access per draw). The bootstrap draws its
-   * ~15M query indices through this (bench/bootstrap-first-call.ts: ~6× faster on the first call).
-   * `out` must hold values up to n − 1 (a Uint16Array needs n ≤ 65,536).
+   * values, and the same generator state afterwards, as `for (k…) out[k] = this.randbelow(n)`.
+   * Whole fresh 624-word blocks go through the WebAssembly kernel (lib/random-kernel.ts), the rest
+   * (a part-used block, the last < 624 draws) through the loop below, with no call per draw. The
+   * bootstrap draws its ~10M query indices through this (bench/bootstrap-first-call.ts).
+   * `out` must hold values up to n − 1 (a Uint16Array needs n ≤ 65,536, an Int32Array n ≤ 2^31).
    */
   fillRandbelow(n: number, out: Uint16Array | Uint32Array | Int32Array | Float64Array): void {
     if (!Number.isInteger(n) || n < 1 || n > 0xffffffff) {

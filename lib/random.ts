@@ -5,6 +5,7 @@
  * @module
  */
 import { sha256Hex } from "./hash.ts";
+import { fillBlocks } from "./random-kernel.ts";
 
 // MT19937 constants (Matsumoto & Nishimura, mt19937ar.c, as vendored in CPython's _randommodule.c).
 const N = 624;
@@ -40,18 +41,7 @@ export class PyRandom {
   nextUint32(): number {
     const mt = this.#mt;
     if (this.#index >= N) {
-      let kk = 0;
-      let y: number;
-      for (; kk < N - M; kk++) {
-        y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
-        mt[kk] = mt[kk + M] ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
-      }
-      for (; kk < N - 1; kk++) {
-        y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
-        mt[kk] = mt[kk + (M - N)] ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
-      }
-      y = (mt[N - 1] & UPPER_MASK) | (mt[0] & LOWER_MASK);
-      mt[N - 1] = mt[M - 1] ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
+      twist(mt);
       this.#index = 0;
     }
     let y = mt[this.#index++];
@@ -60,6 +50,52 @@ export class PyRandom {
     y ^= (y << 15) & 0xefc60000;
     y ^= y >>> 18;
     return y >>> 0;
+  }
+
+  /**
+   * Fill `out` with `out.length` consecutive `randbelow(n)` draws, for 1 ≤ n ≤ 2^32 − 1: the same
+   * values, and the same generator state afterwards, as `for (k…) out[k] = this.randbelow(n)`.
+   * Whole fresh 624-word blocks go through the WebAssembly kernel (lib/random-kernel.ts), the rest
+   * (a part-used block, the last < 624 draws) through the loop below, with no call per draw. The
+   * bootstrap draws its ~10M query indices through this (bench/bootstrap-first-call.ts).
+   * `out` must hold values up to n − 1 (a Uint16Array needs n ≤ 65,536, an Int32Array n ≤ 2^31).
+   */
+  fillRandbelow(n: number, out: Uint16Array | Uint32Array | Int32Array | Float64Array): void {
+    if (!Number.isInteger(n) || n < 1 || n > 0xffffffff) {
+      throw new RangeError(`fillRandbelow: n must be an integer in [1, 2^32 − 1], got ${n}; call randbelow(n) per draw for larger n`);
+    }
+    const limit = out instanceof Uint16Array ? 0x10000 : out instanceof Int32Array ? 0x80000000 : Infinity;
+    if (n > limit) throw new RangeError(`fillRandbelow: n = ${n} does not fit the output array (${out.constructor.name} holds values below ${limit})`);
+    const mt = this.#mt;
+    const drop = Math.clz32(n); // 32 − bit_length(n), as in randbelow
+    const length = out.length;
+    let index = this.#index;
+    let k = 0;
+    while (k < length) {
+      if (index >= N) {
+        if (length - k >= N) {
+          // Whole fresh blocks while 624 places are left: the WebAssembly kernel (lib/random-kernel.ts).
+          k = fillBlocks(mt, n, out, k);
+          if (k === length) break;
+        }
+        twist(mt);
+        index = 0;
+      }
+      // One pass over the rest of the state block: temper, keep the top bit_length(n) bits, reject ≥ n.
+      while (index < N) {
+        let y = mt[index++];
+        y ^= y >>> 11;
+        y ^= (y << 7) & 0x9d2c5680;
+        y ^= (y << 15) & 0xefc60000;
+        y ^= y >>> 18;
+        const r = y >>> drop;
+        if (r < n) {
+          out[k++] = r;
+          if (k === length) break;
+        }
+      }
+    }
+    this.#index = index;
   }
 
   /**
@@ -173,6 +209,22 @@ export class PyRandom {
     mt[0] = 0x80000000; // MSB is 1, assuring a non-zero initial state
     this.#index = N;
   }
+}
+
+/** MT19937's state update (CPython `genrand_uint32` when the 624 words are used up), in place. */
+function twist(mt: Uint32Array): void {
+  let kk = 0;
+  let y: number;
+  for (; kk < N - M; kk++) {
+    y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+    mt[kk] = mt[kk + M] ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
+  }
+  for (; kk < N - 1; kk++) {
+    y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+    mt[kk] = mt[kk + (M - N)] ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
+  }
+  y = (mt[N - 1] & UPPER_MASK) | (mt[0] & LOWER_MASK);
+  mt[N - 1] = mt[M - 1] ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
 }
 
 /** The init_by_array key of a seed: its 32-bit little-endian words, at least one (seed 0 → [0]). */

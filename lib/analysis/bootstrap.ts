@@ -6,9 +6,10 @@
  * Randomness: CPython-exact `PyRandom(seed)` (lib/random.ts). Resample r draws its n
  * query indices with n consecutive `randbelow(n)` calls, so the draws equal Python's
  * `rng = random.Random(seed); [[rng.randrange(n) for _ in range(n)] for _ in range(B)]`.
- * PyRandom is fast enough for the 2 s target (bench/bootstrap.ts: 10 pairs × B = 10,000 × 1,534
- * queries ≈ 0.9 s) because the index stream, which depends only on (n, B, seed), is drawn once and
- * reused across pairs (see `cachedDraws`); without that reuse the same benchmark takes ≈ 3.5 s.
+ * The index stream depends only on (n, B, seed): it is drawn once, in bulk (`PyRandom.fillRandbelow`,
+ * whole MT19937 blocks in WebAssembly, the same values as one `randbelow(n)` call per draw), and
+ * reused across pairs (see `cachedDraws`). A first call in a fresh process (B = 10,000 × 1,034
+ * queries) is thus below numpy's time on the same resampling (bench/bootstrap-first-call.ts).
  * @module
  */
 import { MeritError } from "../errors.ts";
@@ -111,17 +112,34 @@ function resampleDeltas(diff: Float64Array, shape: PairShape, resamples: number,
   const out = new Float64Array(resamples);
   const indices = cachedDraws(n, resamples, seed);
   if (indices !== undefined) {
+    // Four running sums: each partial sum is an exact integer in a double (|sum| ≤ n·s < 2^53), so
+    // the order of the additions cannot change the total.
+    const tail = n & 3;
     for (let r = 0, k = 0; r < resamples; r++) {
-      let total = 0;
-      for (let i = 0; i < n; i++) total += diff[indices[k++]];
-      out[r] = (total * 100) / cells;
+      let t0 = 0;
+      let t1 = 0;
+      let t2 = 0;
+      let t3 = 0;
+      const end = k + n - tail;
+      for (; k < end; k += 4) {
+        t0 += diff[indices[k]];
+        t1 += diff[indices[k + 1]];
+        t2 += diff[indices[k + 2]];
+        t3 += diff[indices[k + 3]];
+      }
+      for (let i = 0; i < tail; i++) t0 += diff[indices[k++]];
+      out[r] = ((t0 + t1 + (t2 + t3)) * 100) / cells;
     }
     return out;
   }
+  // Too many draws to keep: draw each resample's n indices in bulk into one reused buffer (the same
+  // consecutive randbelow(n) stream as the memo's, so the same Δ* values).
   const rng = new PyRandom(seed);
+  const drawn = new Uint32Array(n);
   for (let r = 0; r < resamples; r++) {
+    rng.fillRandbelow(n, drawn);
     let total = 0;
-    for (let i = 0; i < n; i++) total += diff[rng.randbelow(n)];
+    for (let i = 0; i < n; i++) total += diff[drawn[i]];
     out[r] = (total * 100) / cells;
   }
   return out;
@@ -129,7 +147,7 @@ function resampleDeltas(diff: Float64Array, shape: PairShape, resamples: number,
 
 /**
  * Memo of the last index stream. The draws depend only on (n, B, seed), never on the outcomes, so a
- * Table 2 comparing one method with ten others draws them once (drawing is ~90% of the cost).
+ * Table 2 comparing one method with ten others draws them once (drawing is ~60% of a first call).
  * Output is identical with or without the memo; streams above MAX_MEMO_DRAWS indices are not kept.
  */
 let memo: { n: number; resamples: number; seed: number; indices: Uint16Array | Uint32Array } | undefined;
@@ -139,8 +157,7 @@ function cachedDraws(n: number, resamples: number, seed: number): Uint16Array | 
   if (memo !== undefined && memo.n === n && memo.resamples === resamples && memo.seed === seed) return memo.indices;
   if (n * resamples > MAX_MEMO_DRAWS) return undefined;
   const indices = n <= 0x10000 ? new Uint16Array(n * resamples) : new Uint32Array(n * resamples);
-  const rng = new PyRandom(seed);
-  for (let k = 0; k < indices.length; k++) indices[k] = rng.randbelow(n);
+  new PyRandom(seed).fillRandbelow(n, indices);
   memo = { n, resamples, seed, indices };
   return indices;
 }

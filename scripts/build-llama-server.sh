@@ -3,7 +3,11 @@
 # (node_modules/node-llama-cpp/llama/gitRelease.bundle, tag in llama.cpp.info.json), so the server path
 # runs the same llama.cpp as the in-process backend (README "Inference servers"; issue 16 §1).
 # Output folder, outside git and keyed by the release tag and the compute backend:
-#   ${MERIT_LLAMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/merit-kit}/llama.cpp-<tag>-<cpu|cuda>/
+#   ${MERIT_LLAMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/merit-kit}/llama.cpp-<tag>-<cpu-VARIANT|cuda>/
+# A CPU build is compiled for the instruction sets of the ggml CPU variant that node-llama-cpp's
+# in-process backend loads on this machine (scripts/cpu-variant.mjs; e.g. haswell, sapphirerapids;
+# MERIT_LLAMA_CPU_VARIANT names another), never -march=native: on an AVX-512-FP16 CPU a native build
+# takes other float paths and its greedy tokens drift from the in-process backend's at near-ties.
 # A present binary is reused. MERIT_LLAMA_GPU=cpu|cuda overrides the automatic choice (CUDA only
 # when both `nvcc` and a working `nvidia-smi` are found); MERIT_BUILD_JOBS sets the make jobs (2).
 # Progress goes to stderr; the last line on stdout is the path of the llama-server binary.
@@ -45,8 +49,16 @@ if [ "$gpu" = cuda ] && ! command -v nvcc >/dev/null 2>&1; then
   exit 2
 fi
 
+variant=""
+if [ "$gpu" = cpu ]; then
+  variant="${MERIT_LLAMA_CPU_VARIANT:-$(NODE_LLAMA_CPP_SKIP_DOWNLOAD=true node "$root/scripts/cpu-variant.mjs" 2>/dev/null || true)}"
+  if [ -n "$variant" ] && ! [[ "$variant" =~ ^[a-z0-9_.]+$ ]]; then
+    echo "build-llama-server: CPU variant \"$variant\" is not a ggml variant name (MERIT_LLAMA_CPU_VARIANT)" >&2
+    exit 2
+  fi
+fi
 cache="${MERIT_LLAMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/merit-kit}"
-out="$cache/llama.cpp-$tag-$gpu"
+out="$cache/llama.cpp-$tag-$gpu${variant:+-$variant}"
 server="$out/build/bin/llama-server"
 bench="$out/build/bin/llama-batched-bench"
 if [ "$locate" = 1 ]; then
@@ -76,9 +88,21 @@ if [ ! -f "$out/src/CMakeLists.txt" ]; then
 fi
 cuda_flag=OFF
 [ "$gpu" = cuda ] && cuda_flag=ON
+# The variant's instruction sets, as ggml's own CMakeLists.txt lists them for its CPU variants.
+cpu_flags=()
+if [ -n "$variant" ]; then
+  features="$(sed -nE "s/^[[:space:]]*ggml_add_cpu_backend_variant\($variant([[:space:]]+([A-Z0-9_ ]*))?\)[[:space:]]*$/\2/p" "$out/src/ggml/src/CMakeLists.txt" | head -n 1)"
+  if ! grep -qE "^[[:space:]]*ggml_add_cpu_backend_variant\($variant[[:space:])]" "$out/src/ggml/src/CMakeLists.txt"; then
+    echo "build-llama-server: ggml defines no CPU variant \"$variant\" in $out/src/ggml/src/CMakeLists.txt" >&2
+    exit 2
+  fi
+  cpu_flags+=(-DGGML_NATIVE=OFF)
+  for feature in $features; do cpu_flags+=("-DGGML_$feature=ON"); done
+  echo "build-llama-server: CPU variant $variant (${features:-baseline x86-64}), as node-llama-cpp loads it here" >&2
+fi
 cmake -S "$out/src" -B "$out/build" \
   -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DGGML_CUDA="$cuda_flag" -DBUILD_SHARED_LIBS=OFF \
-  -DLLAMA_BUILD_TESTS=OFF >&2
+  -DLLAMA_BUILD_TESTS=OFF "${cpu_flags[@]}" >&2
 cmake --build "$out/build" --config Release --target llama-server llama-batched-bench -j "$jobs" >&2
 if [ ! -x "$server" ] || [ ! -x "$bench" ]; then
   echo "build-llama-server: the build finished without $server; see the cmake output above" >&2

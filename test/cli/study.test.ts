@@ -59,8 +59,8 @@ describe("merit study new, plan, run on the tiny models", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("study: spider: 3 runs, 0 already complete, 3 to run");
     expect(r.stderr).toContain("study: causal audit of 3 runs: 0 violations");
-    expect(table("table1")).toMatch(/^\| my_method \| /m);
-    expect(table("table1")).toMatch(/^\| MERIT \| /m);
+    expect(table("table1")).toMatch(/^\| Spider \| my_method \| /m);
+    expect(table("table1")).toMatch(/^\| Spider \| MERIT \| /m);
     expect(table("table2")).toMatch(/^\| Spider \| my_method vs Iterative \| /m);
     expect(table("table2")).toMatch(/^\| Spider \| my_method vs MERIT \| /m);
     expect(table("table3")).toMatch(/^\| Spider \| my_method \| /m);

@@ -8,6 +8,7 @@
 # in-process backend loads on this machine (scripts/cpu-variant.mjs; e.g. haswell, sapphirerapids;
 # MERIT_LLAMA_CPU_VARIANT names another), never -march=native: on an AVX-512-FP16 CPU a native build
 # takes other float paths and its greedy tokens drift from the in-process backend's at near-ties.
+# AMX instructions are left out (see below).
 # A present binary is reused. MERIT_LLAMA_GPU=cpu|cuda overrides the automatic choice (CUDA only
 # when both `nvcc` and a working `nvidia-smi` are found); MERIT_BUILD_JOBS sets the make jobs (2).
 # Progress goes to stderr; the last line on stdout is the path of the llama-server binary.
@@ -96,9 +97,13 @@ if [ -n "$variant" ]; then
     echo "build-llama-server: ggml defines no CPU variant \"$variant\" in $out/src/ggml/src/CMakeLists.txt" >&2
     exit 2
   fi
-  cpu_flags+=(-DGGML_NATIVE=OFF)
+  # Without AMX: the server's AMX matmul path traps (SIGILL) where the kernel grants no AMX tile
+  # state, e.g. in many VMs, while the in-process backend never reaches it; outputs are unchanged
+  # (the parity tests compare both).
+  features="$(echo "$features" | tr ' ' '\n' | grep -v '^AMX_' | tr '\n' ' ')"
+  cpu_flags+=(-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF)
   for feature in $features; do cpu_flags+=("-DGGML_$feature=ON"); done
-  echo "build-llama-server: CPU variant $variant (${features:-baseline x86-64}), as node-llama-cpp loads it here" >&2
+  echo "build-llama-server: CPU variant $variant (${features:-baseline x86-64}; AMX left out), as node-llama-cpp loads it here" >&2
 fi
 cmake -S "$out/src" -B "$out/build" \
   -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DGGML_CUDA="$cuda_flag" -DBUILD_SHARED_LIBS=OFF \

@@ -2,9 +2,11 @@
  * Example plugin, the executor seam with a real second SQL engine (issue 21 §1): engine `sqljs`,
  * SQLite compiled to WebAssembly by sql.js 1.17.0 (SQLite 3.54.1, its own build and compile options)
  * instead of better-sqlite3's native SQLite 3.53.2, with nothing in lib/ changed. It proves that an
- * executor needs only lib/plugin.ts: `registerExecutor`, and the statement rules every executor
- * shares (lib/oracle/sql-rules.mjs: what is refused before preparing and with which message, the
- * result caps and set de-duplication), so the two engines can only differ where SQLite itself does.
+ * executor needs only lib/plugin.ts: `registerExecutor`, the worker pool the bundled sandbox runs in
+ * (`ExecutorPool`, lib/oracle/executor-pool.ts: slots, queue, deadline, replacement), and the statement
+ * rules every executor shares (lib/oracle/sql-rules.mjs: what is refused before preparing and with
+ * which message, the result caps and set de-duplication), so the two engines can only differ where
+ * SQLite itself does.
  *
  * The same hostile-SQL limits as the bundled `sqlite` executor (METHOD.md §2.1, §11.1):
  * - deadline: each statement runs in a worker thread (sql.js is synchronous WebAssembly, so the
@@ -39,7 +41,7 @@
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { registerExecutor, SQL_RULES_URL, type ExecRequest, type ExecResult, type ExecutorOptions, type Rows, type SqlExecutor } from "../lib/plugin.ts";
+import { ExecutorPool, registerExecutor, SQL_RULES_URL, type ExecutorOptions, type PoolWorker, type PoolWorkerEvents, type SqlExecutor, type WorkerMessage } from "../lib/plugin.ts";
 
 /** SQLite heap cap per database connection, as the bundled worker's MERIT_SQL_HEAP_LIMIT default. */
 const HEAP_LIMIT = 1024 * 1024 * 1024;
@@ -126,128 +128,37 @@ const { readFileSync } = require("node:fs");
 })().catch((error) => parentPort.postMessage({ failed: String(error && error.stack || error) }));
 `;
 
-interface Job extends ExecRequest {
-  id: number;
-  resolve: (r: ExecResult) => void;
+/** Starts one thread (compiling sql.js, then `{ready: true}`) and wires it to the pool. */
+function startThread(events: PoolWorkerEvents, heapMiB: number): PoolWorker {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { rulesUrl: SQL_RULES_URL, sqlJsPath: createRequire(import.meta.url).resolve("sql.js"), heapLimit: HEAP_LIMIT },
+    resourceLimits: { maxOldGenerationSizeMb: heapMiB },
+    stdout: true,
+    stderr: true,
+  });
+  worker.stdout.resume();
+  worker.stderr.resume();
+  worker.on("message", (msg: WorkerMessage) => events.message(msg));
+  worker.on("error", () => {}); // reported through exit
+  worker.on("exit", () => events.exit("sql.js worker died: the statement exhausted memory or crashed"));
+  return {
+    send: (job) => worker.postMessage(job),
+    kill: async () => {
+      await worker.terminate();
+    },
+  };
 }
 
-interface Slot {
-  worker: Worker;
-  job: Job | null;
-  timer: NodeJS.Timeout | null;
-  ready: boolean;
-  /** Being terminated; its exit spawns the replacement. */
-  dead: boolean;
-}
-
-type WorkerMessage = { ready: true } | { failed: string } | { id: number; ok: boolean; rows?: Rows; error?: string; overCap?: boolean };
-
-/** A pool of terminable worker threads running sql.js: the `sqljs` executor. */
-export class SqlJsExecutor implements SqlExecutor {
+/**
+ * A pool of terminable worker threads running sql.js: the `sqljs` executor. The slots, queue,
+ * deadline (terminate and replace, `TIMEOUT`), crash replacement and `restarts` are `ExecutorPool`'s.
+ */
+export class SqlJsExecutor extends ExecutorPool implements SqlExecutor {
   readonly engine = "sqljs";
-  readonly timeoutMs: number;
-  readonly #maxRows: number;
-  readonly #maxBytes: number;
-  readonly #heapMiB: number;
-  readonly #slots: Slot[] = [];
-  readonly #queue: Job[] = [];
-  #nextId = 1;
-  #closed = false;
-  /** Threads terminated on a deadline or replaced after a crash. */
-  restarts = 0;
 
   constructor(opts: ExecutorOptions = {}) {
-    this.timeoutMs = opts.timeoutMs ?? 30_000;
-    this.#maxRows = opts.maxRows ?? 1_000_000;
-    this.#maxBytes = opts.maxBytes ?? 512 * 1024 * 1024;
-    this.#heapMiB = opts.workerHeapMiB ?? 2048;
-    for (let i = 0; i < Math.max(1, opts.jobs ?? 1); i++) this.#slots.push(this.#spawn());
-  }
-
-  /** Executes one statement; never rejects. */
-  execute(request: ExecRequest): Promise<ExecResult> {
-    if (this.#closed) return Promise.resolve({ ok: false, error: "executor is closed", timedOut: false });
-    return new Promise((resolve) => {
-      this.#queue.push({ ...request, id: this.#nextId++, resolve });
-      this.#dispatch();
-    });
-  }
-
-  /** Terminates every thread; pending executions resolve with an error. Idempotent. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const job of this.#queue.splice(0)) job.resolve({ ok: false, error: "executor is closed", timedOut: false });
-    await Promise.all(
-      this.#slots.map(async (slot) => {
-        if (slot.timer) clearTimeout(slot.timer);
-        slot.job?.resolve({ ok: false, error: "executor is closed", timedOut: false });
-        slot.job = null;
-        await slot.worker.terminate();
-      }),
-    );
-  }
-
-  #spawn(): Slot {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { rulesUrl: SQL_RULES_URL, sqlJsPath: createRequire(import.meta.url).resolve("sql.js"), heapLimit: HEAP_LIMIT },
-      resourceLimits: { maxOldGenerationSizeMb: this.#heapMiB },
-      stdout: true,
-      stderr: true,
-    });
-    worker.stdout.resume();
-    worker.stderr.resume();
-    const slot: Slot = { worker, job: null, timer: null, ready: false, dead: false };
-    worker.on("message", (msg: WorkerMessage) => {
-      if ("ready" in msg) {
-        slot.ready = true;
-        this.#dispatch();
-      } else if ("failed" in msg) {
-        slot.dead = true;
-        void worker.terminate();
-      } else if (slot.job?.id === msg.id) {
-        this.#finish(slot, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) });
-      }
-    });
-    worker.on("error", () => {}); // reported through exit
-    worker.on("exit", () => {
-      if (this.#closed) return;
-      if (slot.job) this.#finish(slot, { ok: false, error: "sql.js worker died: the statement exhausted memory or crashed", timedOut: false });
-      const index = this.#slots.indexOf(slot);
-      if (index < 0) return;
-      this.restarts += 1;
-      this.#slots[index] = this.#spawn();
-      this.#dispatch();
-    });
-    return slot;
-  }
-
-  #finish(slot: Slot, result: ExecResult): void {
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = null;
-    const job = slot.job;
-    slot.job = null;
-    job?.resolve(result);
-    this.#dispatch();
-  }
-
-  #dispatch(): void {
-    for (const slot of this.#slots) {
-      if (this.#queue.length === 0) return;
-      if (slot.job || slot.dead || !slot.ready) continue;
-      const job = this.#queue.shift()!;
-      slot.job = job;
-      slot.timer = setTimeout(() => {
-        const stuck = slot.job;
-        slot.job = null;
-        slot.timer = null;
-        slot.dead = true;
-        stuck?.resolve({ ok: false, error: "TIMEOUT", timedOut: true });
-        void slot.worker.terminate();
-      }, this.timeoutMs);
-      slot.worker.postMessage({ id: job.id, db: job.db, sql: job.sql, maxRows: this.#maxRows, maxBytes: this.#maxBytes, textErrors: job.textErrors ?? "replace", distinct: job.distinct ?? false });
-    }
+    super({ ...opts, spawn: startThread, closedError: "executor is closed" });
   }
 }
 

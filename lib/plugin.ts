@@ -15,6 +15,9 @@ export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from ".
 export { registerExecutor } from "./oracle/executor.ts";
 export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./oracle/executor.ts";
 export type { Rows, SqlValue } from "./oracle/types.ts";
+/** The engine-independent worker pool (slots, FIFO queue, deadline kill-and-replace, crash replacement) an executor can run its engine in. */
+export { ExecutorPool } from "./oracle/executor-pool.ts";
+export type { ExecutorPoolOptions, PoolWorker, PoolWorkerEvents, WorkerJob, WorkerMessage } from "./oracle/executor-pool.ts";
 /** The engine-independent statement rules (refusals, DQS fallback, caps) every executor applies; see sql-rules.mjs. */
 export { collectRows, dqsToLiteral, DQS_ERROR, LEADING_KEYWORD, NOT_AUTHORIZED, OverCap, refusalOf, refusedKeyword } from "./oracle/sql-rules.mjs";
 /** URL of sql-rules.mjs, for an executor whose worker thread or process imports the rules itself. */

@@ -1,0 +1,200 @@
+/**
+ * Oracle execution (METHOD.md §2.1, §11.1), the engine-independent half of an executor: a pool of
+ * killable workers (child processes, worker threads, …) with a FIFO queue and a hard per-statement
+ * deadline. A statement that overruns is answered `TIMEOUT` and its worker is killed and replaced; a
+ * worker that dies (out of memory, crash) is replaced too, so the pool survives anything a prediction
+ * does. Deadlines start only once a worker has said it is ready (start-up is not the statement's
+ * time). The bundled `sqlite` sandbox (sandbox.ts) and executor plugins (`examples/sqljs-executor.ts`,
+ * through lib/plugin.ts) differ only in how a worker is started and what runs inside it.
+ * @module
+ */
+import type { ExecRequest, ExecResult, ExecutorOptions } from "./executor.ts";
+import type { Rows } from "./types.ts";
+
+/** What the pool sends a worker for one statement (the caps already resolved to numbers). */
+export interface WorkerJob {
+  id: number;
+  db: string;
+  sql: string;
+  maxRows: number;
+  maxBytes: number;
+  textErrors: "ignore" | "replace";
+  distinct: boolean;
+}
+
+/**
+ * What a worker sends back: once `{ready: true}` when it has loaded, then one reply per job (`id` as
+ * sent). `{failed}` means it could not start; the pool kills it and starts another.
+ */
+export type WorkerMessage = { ready: true } | { failed: string } | { id: number; ok: boolean; rows?: Rows; error?: string; overCap?: boolean };
+
+/** How a worker tells the pool what happened; `spawn` receives one per worker. */
+export interface PoolWorkerEvents {
+  /** A message from the worker (`ready`, `failed` or a reply). */
+  message(msg: WorkerMessage): void;
+  /** The worker has exited; `error` is the answer for the statement it was running, if any. */
+  exit(error: string): void;
+}
+
+/** One worker, as the pool drives it. */
+export interface PoolWorker {
+  /** Sends one job. */
+  send(job: WorkerJob): void;
+  /** Kills the worker at once (it may be stuck in a statement); resolves once it has exited (at once if it has). */
+  kill(): Promise<void>;
+  /** Whether a job can be sent now (e.g. the IPC channel is open); absent = always. */
+  canSend?(): boolean;
+}
+
+export interface ExecutorPoolOptions<W extends PoolWorker> extends ExecutorOptions {
+  /** Starts one worker; `heapMiB` is the resolved `workerHeapMiB`. Its events must go to `events`. */
+  spawn(events: PoolWorkerEvents, heapMiB: number): W;
+  /** The error of an execution after `close()` (default "executor is closed"). */
+  closedError?: string;
+}
+
+interface Job extends ExecRequest {
+  id: number;
+  resolve: (r: ExecResult) => void;
+}
+
+interface Slot<W> {
+  worker: W;
+  job: Job | null;
+  timer: NodeJS.Timeout | null;
+  /** Being killed (deadline, failed start) or gone; a replacement takes the slot on exit. */
+  dead: boolean;
+  /** The worker has loaded and said so; deadlines start only then. */
+  ready: boolean;
+}
+
+/**
+ * A pool of `jobs` workers executing statements under `timeoutMs` and the row/byte caps (defaults as
+ * in METHOD.md §11.1). `execute` never rejects; `close()` is idempotent. An executor extends it and
+ * adds its `engine` (`class … extends ExecutorPool implements SqlExecutor`).
+ */
+export class ExecutorPool<W extends PoolWorker = PoolWorker> {
+  readonly timeoutMs: number;
+  readonly #maxRows: number;
+  readonly #maxBytes: number;
+  readonly #heapMiB: number;
+  readonly #spawnWorker: ExecutorPoolOptions<W>["spawn"];
+  readonly #closedError: string;
+  readonly #slots: Slot<W>[] = [];
+  readonly #queue: Job[] = [];
+  #nextId = 1;
+  #closed = false;
+  /** Workers killed on a deadline or replaced after a crash (for tests and reports). */
+  restarts = 0;
+
+  constructor(opts: ExecutorPoolOptions<W>) {
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.#maxRows = opts.maxRows ?? 1_000_000;
+    this.#maxBytes = opts.maxBytes ?? 512 * 1024 * 1024;
+    this.#heapMiB = opts.workerHeapMiB ?? 2048;
+    this.#spawnWorker = opts.spawn;
+    this.#closedError = opts.closedError ?? "executor is closed";
+    const jobs = Math.max(1, opts.jobs ?? 1);
+    for (let i = 0; i < jobs; i++) this.#slots.push(this.#spawn());
+  }
+
+  /** Executes one statement; never rejects (errors come back as `{ok: false}`). */
+  execute(request: ExecRequest): Promise<ExecResult> {
+    if (this.#closed) return Promise.resolve({ ok: false, error: this.#closedError, timedOut: false });
+    return new Promise((resolve) => {
+      this.#queue.push({ ...request, id: this.#nextId++, resolve });
+      this.#dispatch();
+    });
+  }
+
+  /** Kills every worker; pending executions resolve with the closed error. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const job of this.#queue.splice(0)) job.resolve({ ok: false, error: this.#closedError, timedOut: false });
+    await Promise.all(
+      this.#slots.map((slot) => {
+        if (slot.timer) clearTimeout(slot.timer);
+        slot.job?.resolve({ ok: false, error: this.#closedError, timedOut: false });
+        slot.job = null;
+        return slot.worker.kill();
+      }),
+    );
+  }
+
+  /** The live workers, in slot order (e.g. for their PIDs). */
+  get workers(): W[] {
+    return this.#slots.map((s) => s.worker);
+  }
+
+  #spawn(): Slot<W> {
+    const slot = { job: null, timer: null, dead: false, ready: false } as Omit<Slot<W>, "worker"> as Slot<W>;
+    slot.worker = this.#spawnWorker(
+      {
+        message: (msg) => {
+          if ("ready" in msg) {
+            slot.ready = true;
+            this.#dispatch();
+          } else if ("failed" in msg) {
+            slot.dead = true;
+            void slot.worker.kill();
+          } else if (slot.job?.id === msg.id) {
+            this.#finish(slot, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) });
+          }
+        },
+        exit: (error) => {
+          if (this.#closed) return;
+          slot.dead = true; // never dispatch to it again, even before its replacement exists
+          if (slot.job) this.#finish(slot, { ok: false, error, timedOut: false });
+          this.#replace(slot);
+        },
+      },
+      this.#heapMiB,
+    );
+    return slot;
+  }
+
+  #finish(slot: Slot<W>, result: ExecResult): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    const job = slot.job;
+    slot.job = null;
+    job?.resolve(result);
+    this.#dispatch();
+  }
+
+  #replace(slot: Slot<W>): void {
+    const index = this.#slots.indexOf(slot);
+    if (index < 0 || this.#closed) return;
+    this.restarts += 1;
+    this.#slots[index] = this.#spawn();
+    this.#dispatch();
+  }
+
+  #dispatch(): void {
+    for (const slot of this.#slots) {
+      if (this.#queue.length === 0) return;
+      if (slot.job || slot.dead || !slot.ready || slot.worker.canSend?.() === false) continue;
+      const job = this.#queue.shift()!;
+      slot.job = job;
+      slot.timer = setTimeout(() => {
+        // Deadline: answer TIMEOUT now, kill the worker; its exit event spawns a replacement.
+        const stuck = slot.job;
+        slot.job = null;
+        slot.timer = null;
+        slot.dead = true;
+        stuck?.resolve({ ok: false, error: "TIMEOUT", timedOut: true });
+        void slot.worker.kill();
+      }, this.timeoutMs);
+      slot.worker.send({
+        id: job.id,
+        db: job.db,
+        sql: job.sql,
+        maxRows: this.#maxRows,
+        maxBytes: this.#maxBytes,
+        textErrors: job.textErrors ?? "replace",
+        distinct: job.distinct ?? false,
+      });
+    }
+  }
+}

@@ -69,7 +69,7 @@ notebooks-paper: install
 	MERIT_RUNS=runs/paper/spider MERIT_RESULTS=results/paper /usr/bin/python3 notebooks/run.py
 
 ## llama-server + llama-batched-bench built from the llama.cpp release node-llama-cpp bundles, into
-## ${XDG_CACHE_HOME:-~/.cache}/merit-kit/llama.cpp-<tag>-<cpu|cuda>/ (reused when built; ~10 min on
+## ${XDG_CACHE_HOME:-~/.cache}/merit-kit/llama.cpp-<tag>-<cpu-VARIANT|cuda>/ (reused when built; ~10 min on
 ## 2 cores; MERIT_LLAMA_GPU=cpu|cuda overrides the choice). The last line is the llama-server path.
 llama-server: install
 	@scripts/build-llama-server.sh

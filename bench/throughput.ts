@@ -95,7 +95,7 @@ type Options = ReturnType<typeof options>;
 
 /**
  * The directory holding `llama-server` and `llama-batched-bench`: env MERIT_LLAMA_BIN, else the
- * newest kit build in the cache folder (`make llama-server`: <cache>/merit-kit/llama.cpp-<tag>-<cpu|cuda>/build/bin,
+ * newest kit build in the cache folder (`make llama-server`: <cache>/merit-kit/llama.cpp-<tag>-<cpu-VARIANT|cuda>/build/bin,
  * a CUDA build preferred on a GPU), else null.
  */
 function llamaBinDir(gpu: GpuSetting): string | null {

@@ -24,7 +24,7 @@
  * @module
  */
 import { z } from "zod";
-import { MeritError, registerEngine, type EngineRequest, type InferenceEngine } from "../lib/plugin.ts";
+import { getEngine, MeritError, registerEngine, type EngineRequest, type InferenceEngine } from "../lib/plugin.ts";
 
 const ids = z.array(z.number().int().nonnegative());
 const count = z.number().int().nonnegative();
@@ -42,25 +42,12 @@ const OaiAnswer = z.object({
   __verbose: z.object({ tokens: ids, truncated: z.boolean().optional() }),
 });
 
-/** A llama.cpp PEG parser arena whose root is epsilon: it always succeeds (lib/llm/engines/llama-cpp.ts). */
-const ACCEPT_ANYTHING_PARSER = JSON.stringify({ parsers: [{ type: "epsilon" }], rules: {}, root: 0 });
-
 export const llamaCppOai: InferenceEngine = {
   completion(p): EngineRequest {
-    const fixed: EngineRequest["fixed"] = {
-      temperature: 0,
-      seed: p.seed,
-      repeat_penalty: p.repetitionPenalty,
-      repeat_last_n: p.contextSize,
-      presence_penalty: 0,
-      frequency_penalty: 0,
-      samplers: ["penalties", "temperature"],
-      cache_prompt: false,
-      return_tokens: true,
-      verbose: true,
-      stream: false,
-      chat_parser: ACCEPT_ANYTHING_PARSER,
-    };
+    // The bundled llama.cpp engine's sampling fields (greedy, HF-scope penalty, the accept-anything
+    // chat parser), without its /completion-only response_fields, plus `verbose` for the token ids.
+    const { response_fields: _completionOnly, ...sampling } = getEngine("llama.cpp").completion(p).fixed;
+    const fixed: EngineRequest["fixed"] = { ...sampling, verbose: true };
     return {
       path: "/v1/completions",
       fixed,

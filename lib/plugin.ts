@@ -22,5 +22,5 @@ export type { ExecutorPoolOptions, PoolWorker, PoolWorkerEvents, WorkerJob, Work
 export { collectRows, dqsToLiteral, DQS_ERROR, LEADING_KEYWORD, NOT_AUTHORIZED, OverCap, refusalOf, refusedKeyword } from "./oracle/sql-rules.mjs";
 /** URL of sql-rules.mjs, for an executor whose worker thread or process imports the rules itself. */
 export const SQL_RULES_URL: string = new URL("./oracle/sql-rules.mjs", import.meta.url).href;
-export { registerEngine } from "./llm/engines/index.ts";
+export { getEngine, registerEngine } from "./llm/engines/index.ts";
 export type { DecodingParams, EngineRequest, InferenceEngine } from "./llm/engine-request.ts";

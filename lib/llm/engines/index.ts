@@ -15,6 +15,11 @@ export const ENGINES = new Registry<InferenceEngine>("inference engine");
 ENGINES.register("llama.cpp", llamaCpp);
 ENGINES.register("vllm", vllm);
 
+/** The engine registered as `name` (a plugin may build on a bundled one's request fields). */
+export function getEngine(name: string): InferenceEngine {
+  return ENGINES.get(name);
+}
+
 /** Registers an inference engine under its config name (`model.engine`), once; plugin files call this. */
 export function registerEngine(name: string, engine: InferenceEngine): InferenceEngine {
   return ENGINES.register(name, engine);

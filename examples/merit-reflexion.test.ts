@@ -1,12 +1,12 @@
 // Tests examples/merit-reflexion.ts from outside lib/: the plugin's method is MERIT's parts plus the
 // reflect step, and `merit grid --plugin examples/merit-reflexion.ts --methods merit_reflexion` on a
 // tiny slice with the tiny test models both retrieves from the memory and writes reflections.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../lib/cli/run.ts";
 import { getMethod, loadPlugins } from "../lib/methods/index.ts";
-import { readJsonl, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../test/helpers/run-fixture.ts";
+import { readJsonl, tempDir, writeTinyGridConfig } from "../test/helpers/run-fixture.ts";
 
 const PLUGIN = "examples/merit-reflexion.ts";
 
@@ -16,10 +16,7 @@ describe("merit_reflexion", () => {
   let config: string;
   beforeAll(async () => {
     await loadPlugins([PLUGIN]);
-    const initialCache = join(root, "initial.json");
-    await writeLlama3InitialCache(initialCache);
-    config = join(root, "config.json");
-    writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: join(root, "calls.sqlite"), protocol: "merit", max_repair_steps: 2, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } }));
+    config = await writeTinyGridConfig(root);
   }, 120_000);
 
   it("is MERIT's memory parts with Reflexion's step", () => {

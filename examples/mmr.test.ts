@@ -3,7 +3,7 @@
 // keeps one of them and takes the two relevant but different precedents instead (hand-computed
 // scores), reads vectors only through the RankContext views, and runs end to end through
 // `merit grid --plugin examples/mmr.ts --methods merit_mmr` with the tiny test models.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../lib/cli/run.ts";
@@ -11,7 +11,7 @@ import { getMethod, loadPlugins, PARTS } from "../lib/methods/index.ts";
 import { getPolicy } from "../lib/methods/policies.ts";
 import { retrieve, type RetrievalQuery } from "../lib/retrieval/retriever.ts";
 import { ScriptedEmbedder, storeOf, type EntrySpec } from "../test/memory/fixtures.ts";
-import { readJsonl, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../test/helpers/run-fixture.ts";
+import { readJsonl, tempDir, writeTinyGridConfig } from "../test/helpers/run-fixture.ts";
 
 const PLUGIN = "examples/mmr.ts";
 
@@ -107,10 +107,7 @@ describe("merit grid --plugin examples/mmr.ts --methods merit_mmr", () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   let config: string;
   beforeAll(async () => {
-    const initialCache = join(root, "initial.json");
-    await writeLlama3InitialCache(initialCache);
-    config = join(root, "config.json");
-    writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: join(root, "calls.sqlite"), protocol: "merit", max_repair_steps: 2, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } }));
+    config = await writeTinyGridConfig(root);
   }, 120_000);
 
   it("runs the plugin's method on a tiny slice and records its ranker", async () => {

@@ -19,9 +19,9 @@ import { getMethod } from "../../lib/repair/methods.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { listFiles } from "../helpers/killable-run.ts";
-import { SPIDER_DIR } from "../helpers/run-fixture.ts";
+import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
-import { SCENARIO_LIMIT, SCENARIO_SEED, scenarioScript } from "../helpers/scripted-scenario.ts";
+import { SCENARIO_LIMIT, SCENARIO_SEED, scenarioInitialSql, scenarioScript } from "../helpers/scripted-scenario.ts";
 
 /** Files allowed to differ between a recovered and an undisturbed run (timestamps, resume lines). */
 export const VOLATILE = new Set(["manifest.json", "stdout.log"]);
@@ -58,6 +58,14 @@ export interface RunArgs {
   seed?: number;
   manifest?: Record<string, JsonValue>;
   cache?: InitialCache;
+}
+
+/** The scripted scenario on Spider with its initial cache written under `root` (close `oracle` when done). */
+export async function openScenarioIn(root: string): Promise<Scenario> {
+  const dataset = await loadSpider();
+  const oracle = spiderOracle(dataset);
+  const { cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root);
+  return { dataset, oracle, cache, cachePath };
 }
 
 /** Runs the scenario (merit, seed 0, 5 positions) into `outDir`. */

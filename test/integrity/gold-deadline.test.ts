@@ -10,9 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { Oracle } from "../../lib/oracle/oracle.ts";
-import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
-import { scenarioInitialSql } from "../helpers/scripted-scenario.ts";
-import { cliLine, refusal, runScenarioInto, type Scenario } from "./fixture.ts";
+import { SPIDER_DIR, tempDir } from "../helpers/run-fixture.ts";
+import { cliLine, openScenarioIn, refusal, runScenarioInto, type Scenario } from "./fixture.ts";
 
 const root = tempDir("gold-deadline");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -83,11 +82,8 @@ describe("sql_timeout_s", () => {
     let s: Scenario;
     let fast: Oracle;
     beforeAll(async () => {
-      const dataset = await loadSpider();
-      const oracle = spiderOracle(dataset);
-      const { cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root);
-      s = { dataset, oracle, cache, cachePath };
-      fast = new Oracle({ dataset: "spider", databases: dataset.databases, protocol: "merit", timeoutMs: 1e-7 * 1000, jobs: 1 });
+      s = await openScenarioIn(root);
+      fast = new Oracle({ dataset: "spider", databases: s.dataset.databases, protocol: "merit", timeoutMs: 1e-7 * 1000, jobs: 1 });
     }, 180_000);
     afterAll(async () => {
       await s?.oracle.close();

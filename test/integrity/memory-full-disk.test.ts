@@ -8,9 +8,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cacheFromChosenSql, loadSpider, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
-import { scenarioInitialSql } from "../helpers/scripted-scenario.ts";
-import { cliLine, runScenarioInto, stableFiles, type Scenario } from "./fixture.ts";
+import { tempDir } from "../helpers/run-fixture.ts";
+import { cliLine, openScenarioIn, runScenarioInto, stableFiles, type Scenario } from "./fixture.ts";
 
 const root = tempDir("memory-full-disk");
 
@@ -31,10 +30,7 @@ let reference: string;
 
 beforeAll(async () => {
   if (tmpfs === null) return;
-  const dataset = await loadSpider();
-  const oracle = spiderOracle(dataset);
-  const { cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root);
-  s = { dataset, oracle, cache, cachePath };
+  s = await openScenarioIn(root);
   reference = join(root, "reference");
   await runScenarioInto(s, reference);
 }, 180_000);

@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import { checkRunComplete } from "../../lib/experiment/completeness.ts";
 import { sha256Hex } from "../../lib/hash.ts";
-import { cacheFromChosenSql, loadSpider, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
-import { scenarioInitialSql } from "../helpers/scripted-scenario.ts";
-import { runScenarioInto, type Scenario } from "./fixture.ts";
+import { tempDir } from "../helpers/run-fixture.ts";
+import { openScenarioIn, runScenarioInto, type Scenario } from "./fixture.ts";
 
 let root: string;
 let s: Scenario;
@@ -25,10 +24,7 @@ const copyOf = (dir: string, name: string) => {
 
 beforeAll(async () => {
   root = tempDir("run-records");
-  const dataset = await loadSpider();
-  const oracle = spiderOracle(dataset);
-  const { cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root);
-  s = { dataset, oracle, cache, cachePath };
+  s = await openScenarioIn(root);
   reference = join(root, "reference");
   await runScenarioInto(s, reference);
 }, 180_000);

@@ -2,12 +2,12 @@
 // pool (k = 60, ordinal channel ranks with entry-id tie-breaks) and `merit grid --plugin ...
 // --methods merit_rrf` on a tiny slice with the tiny test models (manifest: method_parts, plugins).
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { getMethod, loadPlugins, PARTS, type RankContext } from "../../lib/methods/index.ts";
-import { readJsonl, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
+import { readJsonl, tempDir, writeTinyGridConfig } from "../helpers/run-fixture.ts";
 
 const PLUGIN = "lib/plugins/merit-rrf.ts";
 
@@ -81,10 +81,7 @@ describe("merit grid --plugin lib/plugins/merit-rrf.ts --methods merit_rrf", () 
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   let config: string;
   beforeAll(async () => {
-    const initialCache = join(root, "initial.json");
-    await writeLlama3InitialCache(initialCache);
-    config = join(root, "config.json");
-    writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: join(root, "calls.sqlite"), protocol: "merit", max_repair_steps: 2, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } }));
+    config = await writeTinyGridConfig(root);
   }, 120_000);
 
   it("runs the plugin's method and records its parts and the plugin file in the manifest", async () => {

@@ -26,10 +26,15 @@
  * - Any other memory episode (its memory may hold entries) is counted in full as computed: its
  *   prompts hold the retrieved entries (their ids name the method and stream), which cannot be known
  *   without the embedder and the model.
- * So `computed` is an upper bound; it is exact when no repair succeeds before step K in an episode
- * not replayed from the cache, and no memory episode that may hold entries retrieves nothing or
- * repeats another call (entries are retrieved whenever the memory is not empty, since the type filter
- * falls back to the legal pool; METHOD.md §5.5).
+ * Two counts come out. `computed` assumes that no repair succeeds in an episode the cache does not
+ * already answer (every such episode runs to K; an unrepaired episode stores a negative where the
+ * writer keeps negatives, and nothing where it keeps positives only, so `dynamic_rag`'s and
+ * `positive_only`'s memory stays empty): then it is exact, provided no memory episode whose memory
+ * holds entries retrieves nothing or repeats another call (entries are retrieved whenever the
+ * memory is not empty, the type filter falling back to the legal pool, METHOD.md §5.5; their ids
+ * name the method and stream). `computedAtMost` is an upper bound whatever the repairs do: an episode
+ * whose outcome is not known may have stored an entry, so the memory episodes after it count in full.
+ * The token bounds are those of `computedAtMost` calls.
  * @module
  */
 import type { Dataset } from "../data/types.ts";
@@ -73,22 +78,30 @@ export interface MethodPlan {
   /** Episodes over its streams, and those whose initial attempt is not terminal. */
   episodes: number;
   repairEpisodes: number;
-  /** The most calls the run computes for these streams (shared calls counted under the first stream). */
+  /**
+   * The calls the run computes for these streams if no repair succeeds outside what the call cache
+   * already answers (calls shared with an earlier stream of the grid are counted under that stream).
+   */
   computed: number;
-  /** Calls the call cache already holds (replayed). */
+  /** Calls the call cache already holds (replayed), in that case. */
   cached: number;
-  /** Calls equal to calls of an earlier stream of the grid (the cache answers them in the run; at most). */
+  /** Calls equal to calls of an earlier stream of the grid (the cache answers them in the run), in that case. */
   repeats: number;
+  /** The most calls the run computes for these streams, whatever the repairs do. */
+  computedAtMost: number;
 }
 
 /** The plan of a grid. */
 export interface GridPlan {
   streams: number;
   methods: MethodPlan[];
+  /** Computed calls if no repair succeeds outside the cache's replays (then exact; MethodPlan.computed). */
   computed: number;
+  /** Computed calls at most, whatever the repairs do. */
+  computedAtMost: number;
   cached: number;
   repeats: number;
-  /** Upper bounds on the computed calls' tokens: max_input_tokens and max_output_tokens per call. */
+  /** Upper bounds on the tokens of at most `computedAtMost` calls: max_input_tokens and max_output_tokens per call. */
   promptTokensBound: number;
   outputTokensBound: number;
   maxInputTokens: number;
@@ -140,15 +153,15 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
   const { config, dataset, initialCache } = input;
   const k = config.max_repair_steps;
   const replays = new Map<string, Promise<Replay>>();
-  /** Computed calls by group: the first uncomputed call's key (or a memory episode's own id). */
-  const groups = new Map<string, { owner: MethodPlan; calls: number }>();
+  // The first uncomputed call of every group already counted, in each scenario (module comment).
+  const seen = { fail: new Set<string>(), bound: new Set<string>() };
   const plans = new Map<string, MethodPlan>();
 
   const keyOf = (request: GenerateRequest) => (input.identity ? callKey(input.identity, request) : contentHash({ request: { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens } }));
 
   for (const s of input.streams) {
     const method = configureMethod(getMethod(s.method), config.retrieval);
-    const plan = plans.get(s.method) ?? { method: s.method, streams: 0, orderIndependent: method.memory === null, control: CONTROL_METHODS.includes(method.canonicalName), episodes: 0, repairEpisodes: 0, computed: 0, cached: 0, repeats: 0 };
+    const plan = plans.get(s.method) ?? { method: s.method, streams: 0, orderIndependent: method.memory === null, control: CONTROL_METHODS.includes(method.canonicalName), episodes: 0, repairEpisodes: 0, computed: 0, cached: 0, repeats: 0, computedAtMost: 0 };
     plans.set(s.method, plan);
     plan.streams += 1;
     const spec: RunSpec = { config, method: s.method, seed: s.seed, limit: input.limit };
@@ -157,8 +170,10 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     if (!method.repairs) continue;
     const bound = episodeCallBound(method, k);
     const writes = method.memory?.writes ?? null;
-    // Whether the memory is necessarily empty at the next episode (memoryless methods: always).
-    let empty = method.memory === null || (method.memory.transductivePrepass ? transductivePrepassEntries(dataset, stream, s.seed, s.method, method.memory.writes).length === 0 : true);
+    // Whether the memory is necessarily empty at the next episode (memoryless methods: always), in
+    // each scenario: `fail` (no repair the cache does not answer succeeds) and `bound` (whatever happens).
+    const prepass = method.memory?.transductivePrepass === true && transductivePrepassEntries(dataset, stream, s.seed, s.method, method.memory.writes).length > 0;
+    const empty = { fail: !prepass, bound: !prepass };
     // The memoryless twin: same prompts while the retrieval returns nothing.
     const twin: MethodSpec = { ...method, memory: null };
     for (const item of stream) {
@@ -171,38 +186,46 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
       const r = await replay;
       if (r.kind === "terminal") continue;
       plan.repairEpisodes += 1;
-      if (!empty) {
-        // Its memory may hold entries: every call counted, its own.
-        groups.set(`${s.method}\0${s.seed}\0${item.example.id}`, { owner: plan, calls: bound });
-        plan.computed += bound;
-        continue;
+      for (const scenario of ["fail", "bound"] as const) {
+        const add = (field: "computed" | "cached" | "repeats", n: number) => {
+          if (scenario === "bound") {
+            if (field === "computed") plan.computedAtMost += n;
+          } else plan[field] += n;
+        };
+        if (!empty[scenario]) {
+          add("computed", bound); // its memory may hold entries: every call counted, its own
+          continue;
+        }
+        add("cached", r.hits);
+        if (r.kind === "replayed") {
+          // Answered by the cache to the end: what it stored is known.
+          if (writes && finalizeEpisode(r.result.finished, writes) !== null) empty[scenario] = false;
+          continue;
+        }
+        const left = bound - r.hits;
+        if (seen[scenario].has(r.key)) add("repeats", left);
+        else {
+          seen[scenario].add(r.key);
+          add("computed", left);
+        }
+        // Its outcome is not known: in `fail` it is not repaired, so it stores a negative where the
+        // writer keeps negatives; in `bound` it may store an entry.
+        if (writes && (scenario === "bound" || writes.writesNegative)) empty[scenario] = false;
       }
-      plan.cached += r.hits;
-      if (r.kind === "replayed") {
-        // Fully answered by the cache: what it stored is known (a memory method's next episode may still see an empty memory).
-        if (writes && finalizeEpisode(r.result.finished, writes) !== null) empty = false;
-        continue;
-      }
-      const left = bound - r.hits;
-      const group = groups.get(r.key);
-      if (group) plan.repeats += left;
-      else {
-        groups.set(r.key, { owner: plan, calls: left });
-        plan.computed += left;
-      }
-      if (writes) empty = false; // its outcome is not known: it may store an entry
     }
   }
   const methods = [...plans.values()];
-  const computed = methods.reduce((n, m) => n + m.computed, 0);
+  const sum = (f: (m: MethodPlan) => number) => methods.reduce((n, m) => n + f(m), 0);
+  const computedAtMost = sum((m) => m.computedAtMost);
   return {
     streams: input.streams.length,
     methods,
-    computed,
-    cached: methods.reduce((n, m) => n + m.cached, 0),
-    repeats: methods.reduce((n, m) => n + m.repeats, 0),
-    promptTokensBound: computed * config.decoding.max_input_tokens,
-    outputTokensBound: computed * config.decoding.max_output_tokens,
+    computed: sum((m) => m.computed),
+    computedAtMost,
+    cached: sum((m) => m.cached),
+    repeats: sum((m) => m.repeats),
+    promptTokensBound: computedAtMost * config.decoding.max_input_tokens,
+    outputTokensBound: computedAtMost * config.decoding.max_output_tokens,
     maxInputTokens: config.decoding.max_input_tokens,
     maxOutputTokens: config.decoding.max_output_tokens,
     maxRepairSteps: k,
@@ -279,13 +302,13 @@ async function openLookup(config: ExperimentConfig): Promise<{ lookup: CacheLook
 export function gridPlanLines(plan: GridPlan): string[] {
   const int = (n: number) => n.toLocaleString("en-US");
   const lines = [`plan: ${plan.streams} stream${plan.streams === 1 ? "" : "s"}, K = ${plan.maxRepairSteps} (nothing loaded, nothing written)`];
-  lines.push("| method | streams | order-independent | episodes | need repair | computed (at most) | already in the call cache | repeats of other streams' calls | role |");
-  lines.push("|---|---|---|---|---|---|---|---|---|");
+  lines.push("| method | streams | order-independent | episodes | need repair | computed if no repair succeeds | already in the call cache | repeats of other streams' calls | computed at most | role |");
+  lines.push("|---|---|---|---|---|---|---|---|---|---|");
   for (const m of plan.methods) {
-    lines.push(`| ${m.method} | ${m.streams} | ${m.orderIndependent ? "yes" : "no"} | ${int(m.episodes)} | ${int(m.repairEpisodes)} | ${int(m.computed)} | ${int(m.cached)} | ${int(m.repeats)} | ${m.control ? "control (no paper table reads it)" : "paper"} |`);
+    lines.push(`| ${m.method} | ${m.streams} | ${m.orderIndependent ? "yes" : "no"} | ${int(m.episodes)} | ${int(m.repairEpisodes)} | ${int(m.computed)} | ${int(m.cached)} | ${int(m.repeats)} | ${int(m.computedAtMost)} | ${m.control ? "control (no paper table reads it)" : "paper"} |`);
   }
-  lines.push(`computed calls: at most ${int(plan.computed)} (exact when no repair succeeds before step K outside the cache's replays; see merit grid --help)`);
-  lines.push(`answered by the call cache: ${int(plan.cached)} already in it${plan.cacheNotConsulted ? ` (not consulted: ${plan.cacheNotConsulted})` : ""}, at most ${int(plan.repeats)} repeats within the grid`);
+  lines.push(`computed calls: ${int(plan.computed)} if no repair succeeds outside the cache's replays (then exact), at most ${int(plan.computedAtMost)} whatever the repairs do`);
+  lines.push(`answered by the call cache: ${int(plan.cached)} already in it${plan.cacheNotConsulted ? ` (not consulted: ${plan.cacheNotConsulted})` : ""}, ${int(plan.repeats)} repeats within the grid`);
   lines.push(`tokens of the computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call)`);
   const controls = plan.methods.filter((m) => m.control).map((m) => m.method);
   if (controls.length > 0) lines.push(`controls (no table of the paper reads them): ${controls.join(", ")}`);

@@ -1,8 +1,9 @@
 // Tests lib/experiment/grid-plan.ts (`merit grid --plan`, issue 22 §1): on a tiny-model grid of a
-// memoryless method over two stream orders, a reflecting one, a memory method and zeroshot, the
-// plan's computed calls equal the calls the run then computes (the tiny random model never repairs,
-// so every failed episode runs to K: the plan's bound is exact), its repeats equal the run's cache
-// hits, and after the run the plan replays every memoryless call from the cache.
+// memoryless method over two stream orders, a reflecting one, two memory methods (one storing
+// positives only) and zeroshot, the plan's computed calls equal the calls the run then computes (the
+// tiny random model never repairs, so the plan's "if no repair succeeds" count is the exact one), its
+// repeats equal the run's cache hits, and after the run the plan replays every memoryless call from
+// the cache.
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +17,7 @@ import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } fro
 const root = tempDir("grid-plan");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const METHODS = ["zeroshot", "iterative", "reflexion", "merit"];
+const METHODS = ["zeroshot", "iterative", "reflexion", "merit", "dynamic_rag"];
 const SEEDS = [0, 1];
 const LIMIT = 4; // 3 initially failed queries and 1 initially correct one (the config's subset rule)
 const K = 2;
@@ -67,9 +68,14 @@ describe("merit grid --plan on a tiny-model grid", () => {
     expect(byMethod.iterative).toMatchObject({ computed: failed * K, repeats: failed * K, cached: 0, orderIndependent: true, control: false });
     expect(byMethod.reflexion).toMatchObject({ computed: failed * (2 * K + 1), repeats: failed * (2 * K + 1) });
     expect(byMethod.merit).toMatchObject({ computed: SEEDS.length * (failed - 1) * K, repeats: SEEDS.length * K, orderIndependent: false });
+    expect(byMethod.merit.computedAtMost).toBe(byMethod.merit.computed);
+    // dynamic_rag stores positives only: if no repair succeeds its memory stays empty and every episode
+    // is iterative's; whatever the repairs do, the episodes after the first may see entries
+    expect(byMethod.dynamic_rag).toMatchObject({ computed: 0, repeats: SEEDS.length * failed * K, computedAtMost: SEEDS.length * (failed - 1) * K });
     expect(before.computed).toBe(failed * K + failed * (2 * K + 1) + SEEDS.length * (failed - 1) * K);
-    expect(before.promptTokensBound).toBe(before.computed * 4096);
-    expect(before.outputTokensBound).toBe(before.computed * 16);
+    expect(before.computedAtMost).toBe(before.computed + SEEDS.length * (failed - 1) * K);
+    expect(before.promptTokensBound).toBe(before.computedAtMost * 4096);
+    expect(before.outputTokensBound).toBe(before.computedAtMost * 16);
 
     let stats: CallCacheStats | null = null;
     await runGrid(config, streams, { limit: LIMIT, onFinished: (s) => (stats = s) });
@@ -84,6 +90,7 @@ describe("merit grid --plan on a tiny-model grid", () => {
     expect(afterBy.iterative).toMatchObject({ computed: 0, repeats: 0, cached: 2 * failed * K });
     expect(afterBy.reflexion).toMatchObject({ computed: 0, repeats: 0, cached: 2 * failed * (2 * K + 1) });
     expect(afterBy.merit).toMatchObject({ computed: byMethod.merit.computed, cached: SEEDS.length * K });
+    expect(afterBy.dynamic_rag).toMatchObject({ computed: 0, repeats: 0, cached: SEEDS.length * failed * K, computedAtMost: 0 });
     expect(after.computed).toBe(byMethod.merit.computed);
 
     // and a second grid on the same cache computes nothing

@@ -309,7 +309,7 @@ export function gridPlanLines(plan: GridPlan): string[] {
   }
   lines.push(`computed calls: ${int(plan.computed)} if no repair succeeds outside the cache's replays (then exact), at most ${int(plan.computedAtMost)} whatever the repairs do`);
   lines.push(`answered by the call cache: ${int(plan.cached)} already in it${plan.cacheNotConsulted ? ` (not consulted: ${plan.cacheNotConsulted})` : ""}, ${int(plan.repeats)} repeats within the grid`);
-  lines.push(`tokens of the computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call)`);
+  lines.push(`tokens of at most ${int(plan.computedAtMost)} computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call)`);
   const controls = plan.methods.filter((m) => m.control).map((m) => m.method);
   if (controls.length > 0) lines.push(`controls (no table of the paper reads them): ${controls.join(", ")}`);
   return lines;

@@ -39,13 +39,12 @@
  */
 import type { Dataset } from "../data/types.ts";
 import { missingDatabases } from "../data/index.ts";
-import { MeritError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
 import { callKey, openCacheDatabase, rowHash } from "../llm/call-cache.ts";
 import { llamaIdentity } from "../llm/llama-identity.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../llm/types.ts";
 import { finalizeEpisode } from "../memory/finalize.ts";
-import { configureMethod, getMethod, type MethodSpec } from "../methods/index.ts";
+import { configureMethod, episodeCallBound, getMethod, type MethodSpec } from "../methods/index.ts";
 import type { Verdict } from "../oracle/oracle.ts";
 import { Oracle, protocolIdOf } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
@@ -59,6 +58,8 @@ import { episodeSpecOf, type RunSpec } from "./run.ts";
 import type { Stream } from "./grid.ts";
 import { buildStream } from "./stream.ts";
 import { transductivePrepassEntries } from "./transductive.ts";
+
+export { episodeCallBound };
 
 /**
  * Methods no table of the paper reads (Tables 1–5, lib/analysis/paper-layout.ts and
@@ -127,12 +128,6 @@ export interface PlanInputs {
   /** The cache keys' backend identity (null with `lookup` null: keys fall back to the request alone). */
   identity: BackendIdentity | null;
   cacheNotConsulted?: string | null;
-}
-
-/** The most LLM calls of one episode that needs repair (module comment). */
-export function episodeCallBound(method: Pick<MethodSpec, "repairs" | "reflects">, k: number): number {
-  if (!method.repairs || k === 0) return 0;
-  return method.reflects ? 2 * k + 1 : k;
 }
 
 /** Thrown by the replay backend at the first call the cache does not hold. */
@@ -256,14 +251,14 @@ async function replayEpisode(spec: ReturnType<typeof episodeSpecOf>, input: Plan
 }
 
 /** Loads what a plan reads — the config's dataset and databases, the initial cache, the oracle, the call cache read-only — and plans `streams`. */
-export async function planGrid(config: ExperimentConfig, streams: readonly Stream[], opts: { limit?: number | null; data?: ConfigDatasetOptions; log?: (line: string) => void } = {}): Promise<GridPlan> {
+export async function planGrid(config: ExperimentConfig, streams: readonly Stream[], opts: { limit?: number | null; data?: ConfigDatasetOptions; log?: (line: string) => void; consultCache?: boolean } = {}): Promise<GridPlan> {
   const log = opts.log ?? (() => undefined);
   const { dataset, warnings } = await loadConfigDataset(config, opts.data ?? {});
   for (const line of warnings) log(line);
   const missing = missingDatabases(dataset);
   if (missing.length > 0) log(`warning: no database for ${missing.map((m) => `${m.dbId} (${m.examples})`).join(", ")}; those queries are dropped from the stream`);
   const initialCache = readInitialCache(config.initial_cache, dataset, protocolIdOf(config.dataset, config.protocol));
-  const { lookup, identity, reason, close } = await openLookup(config);
+  const { lookup, identity, reason, close } = opts.consultCache === false ? { lookup: null, identity: null, reason: "not asked to", close: () => undefined } : await openLookup(config);
   const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000, jobs: 2, engine: executorOf(config) });
   try {
     return await computePlan({ config, streams, limit: opts.limit ?? null, dataset, initialCache, score: (example, sql) => oracle.score(example, sql), lookup, identity, cacheNotConsulted: reason });
@@ -284,7 +279,7 @@ async function openLookup(config: ExperimentConfig): Promise<{ lookup: CacheLook
   const d = config.decoding;
   if (m.backend !== "llama") return none("the call cache is consulted only for the llama backend (an OpenAI-compatible backend's cache keys need its server settings)");
   if (!existsSync(config.call_cache)) return none(`${config.call_cache} does not exist yet (an empty cache)`);
-  if (!existsSync(m.path)) throw new MeritError(`model.path ${m.path} does not exist: the plan needs the GGUF's SHA-256 for the call cache's keys (the model is not loaded); get it with \`merit models download\` or pass --model`);
+  if (!existsSync(m.path)) return none(`model.path ${m.path} does not exist, and the cache's keys hold its SHA-256`);
   const identity = llamaIdentity({ modelPath: m.path, modelHash: await sha256File(m.path), maxInputTokens: d.max_input_tokens, truncate: d.truncate, repetitionPenalty: d.repetition_penalty, seed: d.seed, customTemplate: false, mode: m.mode });
   const db = openCacheDatabase(config.call_cache, { readonly: true });
   const select = db.prepare<[string], { text: string; prompt_tokens: number; output_tokens: number; truncated_prompt_tokens: number; row_hash: string }>("SELECT text, prompt_tokens, output_tokens, truncated_prompt_tokens, row_hash FROM calls WHERE key = ?");

@@ -43,13 +43,15 @@ const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0
   --threads N  CPU threads of the llama backend (outputs do not depend on it)
   --sequences N  parallel slots sharing the loaded model
   --plan       print, without loading a model or writing anything, the grid's computed LLM calls —
-               if no repair succeeds outside what the call cache replays (then exact), and at most
-               whatever the repairs do —, the calls the call cache already holds, the repeats within
-               the grid (a memoryless method's episodes are the same calls in every stream order, and
-               so is a memory method's episode while its memory is necessarily empty), token upper
-               bounds, and which methods are controls no paper table reads; --json prints it as JSON
-               (lib/experiment/grid-plan.ts). Runs already in --out are not read: a --resume
-               computes at most this
+               if no repair succeeds outside what the call cache replays, and at most whatever the
+               repairs do —, the calls the call cache already holds, the repeats within the grid (a
+               memoryless method's episodes are the same calls in every stream order, and so is a
+               memory method's episode while its memory is necessarily empty), token upper bounds,
+               and which methods are controls no paper table reads; --json prints it as JSON
+               (lib/experiment/grid-plan.ts). The first count is exact when no repair succeeds and
+               no two memory episodes send the same prompt: memory methods of one stream order that
+               retrieve the same entries (the ablations, early in the stream) share calls, so the
+               run computes fewer. Runs already in --out are not read: a --resume computes at most this
 ${PLUGIN_USAGE}
 ${ALLOW_SINGLE_DB_USAGE}`;
 

@@ -23,39 +23,42 @@
  *   computed, and every episode reaching the same first uncomputed call (same cache key: same backend
  *   identity and prompt) shares them — counted once, under the first stream of the grid that reaches
  *   it, and as "repeats" (answered by the cache in the run) under the others.
- * - Any other memory episode (its memory may hold entries) is counted in full as computed: its
- *   prompts hold the retrieved entries (their ids name the method and stream), which cannot be known
- *   without the embedder and the model.
+ * - Any other memory episode (its memory may hold entries) is counted in full as computed, as its
+ *   own: its prompts hold the retrieved entries, which cannot be known without the embedder and the
+ *   model.
  * Two counts come out. `computed` assumes that no repair succeeds in an episode the cache does not
  * already answer (every such episode runs to K; an unrepaired episode stores a negative where the
  * writer keeps negatives, and nothing where it keeps positives only, so `dynamic_rag`'s and
- * `positive_only`'s memory stays empty): then it is exact, provided no memory episode whose memory
- * holds entries retrieves nothing or repeats another call (entries are retrieved whenever the
- * memory is not empty, the type filter falling back to the legal pool, METHOD.md §5.5; their ids
- * name the method and stream). `computedAtMost` is an upper bound whatever the repairs do: an episode
- * whose outcome is not known may have stored an entry, so the memory episodes after it count in full.
- * The token bounds are those of `computedAtMost` calls.
+ * `positive_only`'s memory stays empty). It is then exact when no memory episode whose memory may
+ * hold entries repeats a call of another episode — true of a grid with one memory method that keeps
+ * negatives (its orders' memories differ; an entry is retrieved whenever the memory is not empty, the
+ * type filter falling back to the legal pool, METHOD.md §5.5), and of the demo grid. Memory methods
+ * that differ only in how they filter or rank (the ablations) see the same memory on one stream
+ * order, and while their retrievals agree — the one entry at the second initially failed query;
+ * `merit` and `no_type_filter` until a type holds min_typed_pool entries — their prompts are the
+ * same bytes (a prompt shows an entry's content and content-hash id, not the method or the stream),
+ * so the run computes fewer. `computedAtMost` is an upper bound whatever the repairs do: an episode
+ * whose outcome is not known may have stored an entry, so the memory episodes after it count in
+ * full. The token bounds are those of `computedAtMost` calls.
  * @module
  */
-import type { Dataset } from "../data/types.ts";
+import { existsSync } from "node:fs";
 import { missingDatabases } from "../data/index.ts";
+import type { Dataset, Example } from "../data/types.ts";
+import { sha256File } from "../file-hash.ts";
 import { contentHash } from "../hash.ts";
 import { callKey, openCacheDatabase, rowHash } from "../llm/call-cache.ts";
 import { llamaIdentity } from "../llm/llama-identity.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../llm/types.ts";
 import { finalizeEpisode } from "../memory/finalize.ts";
 import { configureMethod, episodeCallBound, getMethod, type MethodSpec } from "../methods/index.ts";
-import type { Verdict } from "../oracle/oracle.ts";
-import { Oracle, protocolIdOf } from "../oracle/oracle.ts";
+import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
-import { sha256File } from "../file-hash.ts";
-import { existsSync } from "node:fs";
-import type { Example } from "../data/types.ts";
 import { executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
+import type { Stream } from "./grid.ts";
 import { readInitialCache, type InitialCache } from "./initial-cache.ts";
 import { episodeSpecOf, type RunSpec } from "./run.ts";
-import type { Stream } from "./grid.ts";
 import { buildStream } from "./stream.ts";
 import { transductivePrepassEntries } from "./transductive.ts";
 
@@ -302,7 +305,7 @@ export function gridPlanLines(plan: GridPlan): string[] {
   for (const m of plan.methods) {
     lines.push(`| ${m.method} | ${m.streams} | ${m.orderIndependent ? "yes" : "no"} | ${int(m.episodes)} | ${int(m.repairEpisodes)} | ${int(m.computed)} | ${int(m.cached)} | ${int(m.repeats)} | ${int(m.computedAtMost)} | ${m.control ? "control (no paper table reads it)" : "paper"} |`);
   }
-  lines.push(`computed calls: ${int(plan.computed)} if no repair succeeds outside the cache's replays (then exact), at most ${int(plan.computedAtMost)} whatever the repairs do`);
+  lines.push(`computed calls: ${int(plan.computed)} if no repair succeeds outside the cache's replays, at most ${int(plan.computedAtMost)} whatever the repairs do (the first is exact unless memory methods of one stream order retrieve alike: merit grid --help)`);
   lines.push(`answered by the call cache: ${int(plan.cached)} already in it${plan.cacheNotConsulted ? ` (not consulted: ${plan.cacheNotConsulted})` : ""}, ${int(plan.repeats)} repeats within the grid`);
   lines.push(`tokens of at most ${int(plan.computedAtMost)} computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call)`);
   const controls = plan.methods.filter((m) => m.control).map((m) => m.method);

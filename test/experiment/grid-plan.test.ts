@@ -86,6 +86,9 @@ describe("merit grid --plan on a tiny-model grid", () => {
     // After the run: every memoryless (and empty-memory) call replays from the cache; only the memory
     // episodes whose memory holds entries stay planned (their prompts need the retrieval)
     const after = await planGrid(config, streams, { limit: LIMIT });
+    // the cache is read under the keys the run wrote (lib/llm/llama-identity.ts, without loading the model)
+    expect(before.cacheNotConsulted).toMatch(/does not exist yet/);
+    expect(after.cacheNotConsulted).toBeNull();
     const afterBy = Object.fromEntries(after.methods.map((m) => [m.method, m]));
     expect(afterBy.iterative).toMatchObject({ computed: 0, repeats: 0, cached: 2 * failed * K });
     expect(afterBy.reflexion).toMatchObject({ computed: 0, repeats: 0, cached: 2 * failed * (2 * K + 1) });

@@ -143,7 +143,7 @@ export const runCommand: Command = {
 
 export const gridCommand: Command = {
   name: "grid",
-  summary: "run many (method, seed) streams at once on one loaded model",
+  summary: "run many (method, seed) streams at once on one loaded model (--plan: count its LLM calls first)",
   usage: GRID_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);

@@ -38,17 +38,25 @@ typecheck: install
 ## on a machine with internet: `make models` (the GGUFs of models/models.json), `make data-spider`
 ## (Spider dev with every database), `make data-bird` (the BIRD dev databases), then `make reproduce`.
 ## It first runs `merit preflight`, which stops at the first missing input with one line naming it and
-## the command that gets it (exit 2). Then both datasets, every method and ablation plus the
-## non-causal control, stream orders 0-2, and the report in results/paper. Restartable: a rerun
-## resumes unfinished runs and the LLM call cache answers every call already made.
-PAPER_METHODS := zeroshot,iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only,transductive_batch
+## the command that gets it (exit 2), then prints each grid's plan (`merit grid --plan`: computed LLM
+## calls, token bounds). Then both datasets, the methods Tables 1-5 read (PAPER_METHODS), stream
+## orders 0-2, and the report in results/paper. The controls no table reads (CONTROL_METHODS: the
+## non-causal transductive_batch; zeroshot, which makes no LLM call) run with `make reproduce
+## CONTROLS=1`. Restartable: a rerun resumes unfinished runs and the LLM call cache answers every call
+## already made.
+PAPER_METHODS := iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
+CONTROL_METHODS := zeroshot,transductive_batch
+comma := ,
+GRID_METHODS := $(PAPER_METHODS)$(if $(filter 1,$(CONTROLS)),$(comma)$(CONTROL_METHODS),)
 ABLATIONS := positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
 reproduce: install
 	@$(MERIT) preflight --config configs/spider.json,configs/bird.json
 	$(MERIT) initial --config configs/spider.json
 	$(MERIT) initial --config configs/bird.json
-	$(MERIT) grid --config configs/spider.json --methods $(PAPER_METHODS) --seeds 0,1,2 --out runs/paper/spider --resume
-	$(MERIT) grid --config configs/bird.json --methods $(PAPER_METHODS) --seeds 0,1,2 --out runs/paper/bird --resume
+	$(MERIT) grid --config configs/spider.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/spider --plan
+	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --plan
+	$(MERIT) grid --config configs/spider.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/spider --resume
+	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --resume
 	$(MERIT) report --runs runs/paper/spider,runs/paper/bird --out results/paper --reference merit --full merit --ablations $(ABLATIONS) --html --paper-numbers $(if $(wildcard results/annotations/cases.csv),--gold-labels results/annotations/cases.csv,)
 
 ## Executes every notebook headlessly with Debian's jupyter (after `make demo`); last line `N passed, N failed`.

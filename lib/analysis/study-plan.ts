@@ -5,7 +5,7 @@
  * (study-power.ts). Pure: the CLI passes what it read (stream sizes, finished runs, the rate).
  * @module
  */
-import { getMethod } from "../methods/index.ts";
+import { episodeCallBound, getMethod } from "../methods/index.ts";
 import type { Study } from "../experiment/study.ts";
 import { fixed } from "./number-format.ts";
 import { pairedPower } from "./power.ts";
@@ -68,17 +68,31 @@ export interface GridBudget {
   calls: number;
   /** Calls of the runs not yet complete. */
   callsLeft: number;
+  /** Whether the counts are the grid plan's (repeats counted once, the call cache's calls subtracted from callsLeft). */
+  planned: boolean;
 }
 
-/** The most model calls of one stream of `method` with `failed` initially failed queries and K repairs. */
+/** The most model calls of one stream of `method` with `failed` initially failed queries and K repairs, no call counted once for several streams. */
 export function streamCalls(method: string, failed: number, k: number): number {
-  const m = getMethod(method);
-  if (!m.repairs) return 0;
-  return failed * (k + (m.reflects ? k + 1 : 0));
+  return failed * episodeCallBound(getMethod(method), k);
 }
 
-/** Per dataset: runs, complete runs, most calls (all and those still to run). */
-export function gridBudget(study: Study, streams: readonly DatasetStreams[], isComplete: (dataset: string, method: string, seed: number) => boolean): GridBudget[] {
+/**
+ * A dataset's calls as `merit grid --plan` counts them (lib/experiment/grid-plan.ts `computedAtMost`):
+ * `calls` of every stream of the study with nothing cached, `callsLeft` of the runs not yet complete
+ * with what the call cache holds subtracted; calls repeated across streams count once.
+ */
+export interface PlannedCalls {
+  calls: number;
+  callsLeft: number;
+}
+
+/**
+ * Per dataset: runs, complete runs, most calls (all and those still to run): the grid plan's counts
+ * where `planned` has the dataset (its initial cache exists), else K per initially failed query and
+ * stream (2K + 1 with reflections), every stream counted in full.
+ */
+export function gridBudget(study: Study, streams: readonly DatasetStreams[], isComplete: (dataset: string, method: string, seed: number) => boolean, planned: ReadonlyMap<string, PlannedCalls> = new Map()): GridBudget[] {
   return streams.map((s) => {
     let calls = 0;
     let callsLeft = 0;
@@ -91,7 +105,8 @@ export function gridBudget(study: Study, streams: readonly DatasetStreams[], isC
         else callsLeft += c;
       }
     }
-    return { dataset: s.dataset, runs: study.methods.length * study.seeds.length, complete, calls, callsLeft };
+    const plan = planned.get(s.dataset);
+    return { dataset: s.dataset, runs: study.methods.length * study.seeds.length, complete, calls: plan?.calls ?? calls, callsLeft: plan?.callsLeft ?? callsLeft, planned: plan !== undefined };
   });
 }
 
@@ -155,7 +170,10 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
   for (const s of streams) {
     lines.push(`  ${s.dataset}: ${s.queries} queries per stream, ${s.exact ? "" : "at most "}${s.failed} initially failed${s.exact ? " (from the initial cache)" : " (the initial cache is not built yet)"}`);
   }
-  lines.push(`most model calls: ${int(calls)} (K = ${study.max_repair_steps} repairs per initially failed query and stream, reflections K + 1 more; memoryless methods repeat across orders, so the call cache answers many), ${int(left)} of them in runs not yet complete`);
+  const how = budgets.every((b) => b.planned)
+    ? "merit grid --plan's count: calls repeated across streams counted once, those the call cache holds not left to compute"
+    : `K = ${study.max_repair_steps} repairs per initially failed query and stream, reflections K + 1 more${budgets.some((b) => b.planned) ? "; the grid plan's count where the initial cache exists" : "; memoryless methods repeat across orders, so the call cache answers many"}`;
+  lines.push(`most model calls: ${int(calls)} (${how}), ${int(left)} of them still to compute`);
   lines.push(`most tokens: ${int(Math.round(left * tokensPerCall.tokens))} (prompt + output, ${tokensPerCall.source})`);
   lines.push(left === 0 ? "estimated time: no model call left to compute (merit study run audits and reports)" : `estimated time: at most ${durationText(left * rate.seconds)} (${rate.source}; the progress line gives the real ETA)`);
   lines.push("");

@@ -36,7 +36,7 @@ export const SUMMARIES: Record<string, string> = {
   data: "download official Spider/BIRD archives; show what a dataset directory holds",
   initial: "build the shared initial cache (from the model or a predictions file)",
   run: "run one method over one stream order (crash-safe, resumable)",
-  grid: "run many (method, seed) streams at once on one loaded model",
+  grid: "run many (method, seed) streams at once on one loaded model (--plan: count its LLM calls first)",
   methods: "list the registered methods and their parts (with --plugin files)",
   audit: "causal audit of a run directory (prints the number of violations)",
   report: "write the paper's tables and figures from finished runs (METHOD.md §9)",

@@ -9,6 +9,7 @@ import { UsageError } from "../errors.ts";
 import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { checkStreams, planStreams, runGrid as runLibraryGrid, type Stream, type StreamResult } from "../experiment/grid.ts";
+import { gridPlanLines, planGrid } from "../experiment/grid-plan.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
 import type { PluginRecord } from "../plugin-files.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, seeHelp, type Command, type CommandIO } from "./command.ts";
@@ -28,7 +29,7 @@ ${PLUGIN_USAGE}
 ${ALLOW_SINGLE_DB_USAGE}`;
 
 const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0,1,2] [--limit N] [--out DIR] [--resume]
-                  [--model GGUF] [--threads N] [--sequences N] [--shard i/n] [--plugin FILE.ts ...]
+                  [--model GGUF] [--threads N] [--sequences N] [--shard i/n] [--plugin FILE.ts ...] [--plan [--json]]
   Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
   (methods and seeds each named once; seeds are non-negative integers, default 0,1,2)
   (--sequences; default: one per stream, at most 8; outputs do not depend on it). Run directories: OUT/<method>-s<seed>
@@ -41,6 +42,16 @@ const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0
   --model      GGUF overriding the config's model.path
   --threads N  CPU threads of the llama backend (outputs do not depend on it)
   --sequences N  parallel slots sharing the loaded model
+  --plan       print, without loading a model or writing anything, the grid's computed LLM calls —
+               if no repair succeeds outside what the call cache replays, and at most whatever the
+               repairs do —, the calls the call cache already holds, the repeats within the grid (a
+               memoryless method's episodes are the same calls in every stream order, and so is a
+               memory method's episode while its memory is necessarily empty), token upper bounds,
+               and which methods are controls no paper table reads; --json prints it as JSON
+               (lib/experiment/grid-plan.ts). The first count is exact when no repair succeeds and
+               no two memory episodes send the same prompt: memory methods of one stream order that
+               retrieve the same entries (the ablations, early in the stream) share calls, so the
+               run computes fewer. Runs already in --out are not read: a --resume computes at most this
 ${PLUGIN_USAGE}
 ${ALLOW_SINGLE_DB_USAGE}`;
 
@@ -57,6 +68,8 @@ const FLAGS = {
   threads: { type: "string" },
   sequences: { type: "string" },
   shard: { type: "string" },
+  plan: { type: "boolean" },
+  json: { type: "boolean" },
   ...PLUGIN_FLAG,
   ...ALLOW_SINGLE_DB,
 } as const;
@@ -115,7 +128,7 @@ export const runCommand: Command = {
   usage: RUN_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, RUN_USAGE);
-    refuseOthers(values, { methods: "merit run takes one --method (merit grid takes --methods)", seeds: "merit run takes one --seed (merit grid takes --seeds)", shard: "--shard is for merit grid" }, RUN_USAGE);
+    refuseOthers(values, { methods: "merit run takes one --method (merit grid takes --methods)", seeds: "merit run takes one --seed (merit grid takes --seeds)", shard: "--shard is for merit grid", plan: "--plan is for merit grid", json: "--json is for merit grid --plan" }, RUN_USAGE);
     const configFile = required(values.config, "config", RUN_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
     const base = loadConfig(configFile);
@@ -130,7 +143,7 @@ export const runCommand: Command = {
 
 export const gridCommand: Command = {
   name: "grid",
-  summary: "run many (method, seed) streams at once on one loaded model",
+  summary: "run many (method, seed) streams at once on one loaded model (--plan: count its LLM calls first)",
   usage: GRID_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, GRID_USAGE);
@@ -149,6 +162,13 @@ export const gridCommand: Command = {
     if (shard) io.err(`shard ${shard.index}/${shard.count}: ${streams.length} of ${all.length} stream(s): ${streams.map((s) => `${s.method}-s${s.seed}`).join(", ") || "none"}`);
     if (streams.length === 0) return 0;
     const config = applyOverrides(base, values, streams.length);
+    if (values.json && !values.plan) throw new UsageError(`--json goes with --plan${seeHelp(GRID_USAGE)}`);
+    if (values.plan) {
+      const plan = await planGrid(config, streams, { limit, data: { allowSingleDb: values["allow-single-db"], configFile }, log: (line) => io.err(line) });
+      if (values.json) io.out(JSON.stringify(plan, null, 2));
+      else for (const line of gridPlanLines(plan)) io.out(line);
+      return 0;
+    }
     return runStreams(config, streams, limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile }, plugins, root);
   },
 };

@@ -13,7 +13,8 @@ import { fileURLToPath } from "node:url";
 import { readReportInputs } from "../analysis/report-inputs.ts";
 import type { RunSummary } from "../analysis/run-summary.ts";
 import { readPaperNumbers } from "../analysis/paper-comparison.ts";
-import { callRate, comparisonPowers, gridBudget, planLines, type DatasetStreams, type GridTiming } from "../analysis/study-plan.ts";
+import { callRate, comparisonPowers, gridBudget, planLines, type DatasetStreams, type GridTiming, type PlannedCalls } from "../analysis/study-plan.ts";
+import { planGrid } from "../experiment/grid-plan.ts";
 import { paperVariances } from "../analysis/study-power.ts";
 import { InputFileError, MeritError, UsageError } from "../errors.ts";
 import type { ExperimentConfig } from "../experiment/config.ts";
@@ -150,6 +151,26 @@ async function datasetStreams(study: Study, paths: StudyPaths): Promise<DatasetS
   return out;
 }
 
+/**
+ * The grid plan's calls (lib/experiment/grid-plan.ts) of each dataset whose initial cache exists: of
+ * every stream with nothing cached, and of the streams not yet complete with the call cache's calls
+ * subtracted. Datasets without an initial cache are left to the per-stream bound.
+ */
+async function plannedCalls(study: Study, streams: readonly DatasetStreams[], paths: StudyPaths, complete: (d: string, m: string, s: number) => boolean): Promise<Map<string, PlannedCalls>> {
+  const planned = new Map<string, PlannedCalls>();
+  for (const s of streams) {
+    if (!s.exact) continue;
+    const config = studyConfig(study, s.dataset, paths);
+    const all = planStreams(study.methods, study.seeds, datasetRunRoot(paths, s.dataset));
+    const left = all.filter((x) => !complete(s.dataset, x.method, x.seed));
+    const limit = study.queries ?? null;
+    const calls = (await planGrid(config, all, { limit, consultCache: false })).computedAtMost;
+    const callsLeft = left.length === 0 ? 0 : (await planGrid(config, left, { limit })).computedAtMost;
+    planned.set(s.dataset, { calls, callsLeft });
+  }
+  return planned;
+}
+
 /** The finished runs of the study (the pilot of `plan`), or none. */
 function finishedRuns(study: Study, paths: StudyPaths): RunSummary[] {
   const dirs = planStreams(study.methods, study.seeds, "").flatMap((s) => study.datasets.map((d) => join(datasetRunRoot(paths, d), s.outDir))).filter(isComplete);
@@ -173,7 +194,8 @@ async function planStudy(argv: string[], io: CommandIO): Promise<number> {
   io.out(`comparisons (Δ = EX(a) − EX(b)): ${study.comparisons.map(([a, b]) => `${a} vs ${b}`).join(", ")}`);
   io.out(modelsLine(study, first));
   const streams = await datasetStreams(study, paths);
-  const budgets = gridBudget(study, streams, (d, m, s) => isComplete(join(datasetRunRoot(paths, d), `${m}-s${s}`)));
+  const complete = (d: string, m: string, s: number) => isComplete(join(datasetRunRoot(paths, d), `${m}-s${s}`));
+  const budgets = gridBudget(study, streams, complete, await plannedCalls(study, streams, paths, complete));
   const pilot = finishedRuns(study, paths);
   const calls = pilot.reduce((n, r) => n + r.metrics.accounting.llm_calls, 0);
   const tokens = pilot.reduce((n, r) => n + r.metrics.accounting.total_tokens, 0);

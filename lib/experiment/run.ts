@@ -328,19 +328,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
     let tokens = all.reduce((n, t) => n + t.accounting.total_tokens, 0);
     for (const item of stream.slice(committed.length)) {
-      const episode: EpisodeSpec = {
-        dataset: dataset.name,
-        method,
-        streamSeed: spec.seed,
-        streamPosition: item.position,
-        example: item.example,
-        schema: schemaOf(dataset, item),
-        initial: item.initial,
-        feedbackRegime: spec.config.feedback_regime,
-        maxRepairSteps: spec.config.max_repair_steps,
-        maxOutputTokens: spec.config.decoding.max_output_tokens,
-        promptsDir: spec.config.prompts_dir,
-      };
+      const episode = episodeSpecOf(spec, method, dataset, item);
       const result = await runEpisode(episode, {
         backend: services.backend,
         score: (example, sql) => services.oracle.score(example, sql),
@@ -375,6 +363,23 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired`);
     return { outDir, trajectories: all, metrics };
   }
+}
+
+/** The episode a run plays at one stream position (also what `merit grid --plan` replays, grid-plan.ts). */
+export function episodeSpecOf(spec: RunSpec, method: MethodSpec, dataset: Dataset, item: StreamItem): EpisodeSpec {
+  return {
+    dataset: dataset.name,
+    method,
+    streamSeed: spec.seed,
+    streamPosition: item.position,
+    example: item.example,
+    schema: schemaOf(dataset, item),
+    initial: item.initial,
+    feedbackRegime: spec.config.feedback_regime,
+    maxRepairSteps: spec.config.max_repair_steps,
+    maxOutputTokens: spec.config.decoding.max_output_tokens,
+    promptsDir: spec.config.prompts_dir,
+  };
 }
 
 function schemaOf(dataset: Dataset, item: StreamItem): string {

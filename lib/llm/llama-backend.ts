@@ -47,12 +47,12 @@
  * @module
  */
 import os from "node:os";
-import { basename } from "node:path";
 import type { LlamaContext, LlamaContextSequence, LlamaModel, Token } from "node-llama-cpp";
 import { MeritError } from "../errors.ts";
 import { jinjaChatTemplate, modelChatTemplate, type ChatTemplate } from "./chat-template.ts";
 import { sha256File } from "../file-hash.ts";
 import { BatchedDecoder } from "./batched-decoder.ts";
+import { llamaIdentity } from "./llama-identity.ts";
 import { chooseThreads, llamaRuntime, type GpuSetting, type ThreadChoice } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";
 import { SlotPool } from "./slot-pool.ts";
@@ -226,26 +226,16 @@ export class LlamaBackend implements ChatBackend {
     this.mode = r.mode;
     this.batched = r.mode === "throughput" ? new BatchedDecoder(r.contexts[0], r.model, { repetitionPenalty: this.#penalty, seed: this.#seed }) : null;
     this.#pool = new SlotPool(r.mode === "throughput" ? [] : r.contexts.map((context) => context.getSequence()));
-    this.identity = {
-      kind: "llama.cpp",
-      model: basename(r.modelPath),
+    this.identity = llamaIdentity({
+      modelPath: r.modelPath,
       modelHash: r.modelHash,
-      params: {
-        decoding: "greedy",
-        chatTemplate: r.chatTemplate === undefined ? "gguf" : "custom",
-        maxInputTokens: this.#maxInputTokens,
-        truncation: this.#truncate,
-        repetitionPenalty: this.#penalty,
-        repetitionPenaltyScope: "hf-all-previous-tokens",
-        seed: this.#seed,
-        // Outputs do not depend on the thread count or the number of slots (module comment), so
-        // neither is part of the identity or of cache keys; flash attention would change them.
-        flashAttention: false,
-        // Absent in deterministic mode, so caches and run identities made before the mode existed
-        // stay valid; throughput mode's outputs can differ at near-ties, so it keys its own calls.
-        ...(r.mode === "throughput" ? { mode: "throughput" } : {}),
-      },
-    };
+      maxInputTokens: this.#maxInputTokens,
+      truncate: this.#truncate,
+      repetitionPenalty: this.#penalty,
+      seed: this.#seed,
+      customTemplate: r.chatTemplate !== undefined,
+      mode: r.mode,
+    });
   }
 
   /** The exact prompt text given to the tokenizer: the chat template applied to one user message. */

@@ -80,3 +80,14 @@ export function configureMethod(method: MethodSpec, settings: RetrievalSettings)
   const memory = configurePolicy(method.memory, settings);
   return { ...method, memory, description: memory.description, parts: { ...method.parts, ...memory.parts } };
 }
+
+/**
+ * The most LLM calls of one episode whose initial attempt is not terminal (lib/repair/episode.ts):
+ * K repairs; a reflecting method also reflects before the first repair and after every failed one,
+ * 2K + 1 calls; none for a method that does not repair or when K = 0. `merit grid --plan` and
+ * `merit study plan` count with it.
+ */
+export function episodeCallBound(method: Pick<MethodSpec, "repairs" | "reflects">, k: number): number {
+  if (!method.repairs || k === 0) return 0;
+  return method.reflects ? 2 * k + 1 : k;
+}

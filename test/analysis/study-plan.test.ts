@@ -21,7 +21,15 @@ describe("study plan", () => {
 
   it("counts runs and calls per dataset, leaving finished runs out of what is left", () => {
     const [b] = gridBudget(study, streams, (_d, m, s) => m === "reflexion" && s === 0);
-    expect(b).toEqual({ dataset: "spider", runs: 8, complete: 1, calls: 2 * (28 + 60 + 28), callsLeft: 2 * (28 + 60 + 28) - 60 });
+    expect(b).toEqual({ dataset: "spider", runs: 8, complete: 1, calls: 2 * (28 + 60 + 28), callsLeft: 2 * (28 + 60 + 28) - 60, planned: false });
+  });
+
+  it("takes the grid plan's counts where it has them (repeats across streams counted once) and says so", () => {
+    const [b] = gridBudget(study, streams, () => false, new Map([["spider", { calls: 100, callsLeft: 40 }]]));
+    expect(b).toMatchObject({ calls: 100, callsLeft: 40, planned: true });
+    const lines = planLines(study, streams, [b], { seconds: 1, source: "assumed" }, { tokens: 1000, source: "x" }, [], 2);
+    expect(lines).toContain("most model calls: 100 (merit grid --plan's count: calls repeated across streams counted once, those the call cache holds not left to compute), 40 of them still to compute");
+    expect(lines).toContain("estimated time: at most ~40 s (assumed; the progress line gives the real ETA)");
   });
 
   it("durations", () => {

@@ -1,4 +1,4 @@
-// Tests the report line of the Makefile's reproduce target (issue 15 §3): --paper-numbers always, --gold-labels results/annotations/cases.csv only when that file exists (`make -n` in a copy, nothing runs).
+// Tests the report line of the Makefile's reproduce target (issue 15 §3): --paper-numbers always, --gold-labels results/annotations/cases.csv only when that file exists (`make -n` in a copy, nothing runs); and its grid lines (issue 22 §1): a plan first, the controls only with CONTROLS=1.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,5 +18,16 @@ describe("make reproduce: the report step", () => {
     mkdirSync(join(dir, "results", "annotations"), { recursive: true });
     writeFileSync(join(dir, "results", "annotations", "cases.csv"), "");
     expect(reportLine()).toMatch(/--paper-numbers --gold-labels results\/annotations\/cases\.csv$/);
+  });
+});
+
+describe("make reproduce: the grid steps", () => {
+  const gridLines = (...args: string[]) => execFileSync("make", ["-n", "reproduce", ...args], { cwd: dir, encoding: "utf8" }).split("\n").filter((l) => l.includes(" grid "));
+  const methods = (line: string) => /--methods (\S+)/.exec(line)![1].split(",");
+  it("plan each grid first, then run the methods Tables 1-5 read; the controls only with CONTROLS=1", () => {
+    const lines = gridLines();
+    expect(lines.map((l) => l.includes("--plan"))).toEqual([true, true, false, false]);
+    for (const line of lines) expect(methods(line)).not.toContain("transductive_batch");
+    for (const line of gridLines("CONTROLS=1")) expect(methods(line)).toEqual(expect.arrayContaining(["transductive_batch", "zeroshot", "merit"]));
   });
 });

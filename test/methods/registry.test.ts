@@ -21,6 +21,7 @@ import {
   type RankPool,
 } from "../../lib/methods/index.ts";
 import { PAPER_COMPARISONS, PAPER_METHODS } from "../../lib/analysis/paper-layout.ts";
+import { CONTROL_METHODS } from "../../lib/experiment/grid-plan.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
 import { DEFAULT_RETRIEVAL_SETTINGS } from "../../lib/methods/policies.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
@@ -131,12 +132,15 @@ describe("docs", () => {
     expect(m, "docs/DESIGN.md lacks the methods markers").not.toBeNull();
     expect(m![1].split("\n")).toEqual(methodTable(PAPER));
   });
-  it("the Makefile's PAPER_METHODS are the registry's methods without aliases, and its ABLATIONS are among them", () => {
+  it("the Makefile's PAPER_METHODS and CONTROL_METHODS are the registry's methods without aliases, the controls are grid-plan's, and its ABLATIONS are paper methods", () => {
     const makefile = readFileSync(new URL("../../Makefile", import.meta.url), "utf8");
     const list = (name: string) => (new RegExp(`^${name} := (.*)$`, "m").exec(makefile)?.[1] ?? "").split(",");
     const canonical = PAPER.filter((n) => getMethod(n).canonicalName === n);
-    expect([...list("PAPER_METHODS")].sort()).toEqual([...canonical].sort());
-    for (const name of list("ABLATIONS")) expect(canonical).toContain(name);
+    expect([...list("PAPER_METHODS"), ...list("CONTROL_METHODS")].sort()).toEqual([...canonical].sort());
+    expect(list("CONTROL_METHODS")).toEqual([...CONTROL_METHODS]);
+    for (const name of list("ABLATIONS")) expect(list("PAPER_METHODS")).toContain(name);
+    // every method a table of the paper reads runs by default
+    for (const name of [...PAPER_METHODS, ...PAPER_COMPARISONS]) expect(list("PAPER_METHODS")).toContain(name);
   });
   it("the report's paper layout names registered methods only", () => {
     for (const name of [...PAPER_METHODS, ...PAPER_COMPARISONS]) expect(isMethodName(name), name).toBe(true);

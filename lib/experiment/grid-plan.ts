@@ -1,0 +1,314 @@
+/**
+ * Experiment runs, the grid's plan (`merit grid --plan`; issue 22 §1): before any model loads, how
+ * many LLM calls the grid will compute, how many the call cache will answer, and upper bounds on the
+ * prompt and generated tokens of the computed ones. No model, no embedder and no native LLM runtime
+ * are loaded; the oracle re-scores the initial SQL (and replayed attempts) as a run would; nothing is
+ * written (the call cache is opened read-only).
+ *
+ * How calls are counted, from the episode loop itself (lib/repair/episode.ts, run through
+ * `runEpisode` with a backend that answers only from the call cache):
+ * - An episode whose initial attempt is terminal under the feedback regime makes no call; a method
+ *   that does not repair (`zeroshot`) makes none. Otherwise, with K = max_repair_steps, an episode
+ *   makes at most K repair calls, and a reflecting method (`reflexion`) a reflection before the first
+ *   repair and after every failed one: at most 2K + 1 calls (none when K = 0).
+ * - A memoryless method's prompts are built from the query, the schema, the attempts so far and its
+ *   own reflections only — never from the stream seed or position — so its episode of one query is
+ *   the same calls in every stream order. So is a memory method's episode while its memory is
+ *   necessarily empty (no earlier episode of the stream can have stored an entry: every episode
+ *   before it was initially correct, or was replayed from the cache and stored nothing; the
+ *   transductive pre-pass seeds entries before the stream): the retrieval returns nothing and the
+ *   repair prompt equals the memoryless one byte for byte (prompts.ts `repairPrompt`).
+ * - Such an episode is replayed from the call cache as far as the cache holds its calls (those are
+ *   "answered by the cache"); the first call the cache does not hold and everything after it will be
+ *   computed, and every episode reaching the same first uncomputed call (same cache key: same backend
+ *   identity and prompt) shares them — counted once, under the first stream of the grid that reaches
+ *   it, and as "repeats" (answered by the cache in the run) under the others.
+ * - Any other memory episode (its memory may hold entries) is counted in full as computed, as its
+ *   own: its prompts hold the retrieved entries, which cannot be known without the embedder and the
+ *   model.
+ * Two counts come out. `computed` assumes that no repair succeeds in an episode the cache does not
+ * already answer (every such episode runs to K; an unrepaired episode stores a negative where the
+ * writer keeps negatives, and nothing where it keeps positives only, so `dynamic_rag`'s and
+ * `positive_only`'s memory stays empty). It is then exact when no memory episode whose memory may
+ * hold entries repeats a call of another episode — true of a grid with one memory method that keeps
+ * negatives (its orders' memories differ; an entry is retrieved whenever the memory is not empty, the
+ * type filter falling back to the legal pool, METHOD.md §5.5), and of the demo grid. Memory methods
+ * that differ only in how they filter or rank (the ablations) see the same memory on one stream
+ * order, and while their retrievals agree — the one entry at the second initially failed query;
+ * `merit` and `no_type_filter` until a type holds min_typed_pool entries — their prompts are the
+ * same bytes (a prompt shows an entry's content and content-hash id, not the method or the stream),
+ * so the run computes fewer. `computedAtMost` is an upper bound whatever the repairs do: an episode
+ * whose outcome is not known may have stored an entry, so the memory episodes after it count in
+ * full. The token bounds are those of `computedAtMost` calls.
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { missingDatabases } from "../data/index.ts";
+import type { Dataset, Example } from "../data/types.ts";
+import { sha256File } from "../file-hash.ts";
+import { contentHash } from "../hash.ts";
+import { callKey, openCacheDatabase, rowHash } from "../llm/call-cache.ts";
+import { llamaIdentity } from "../llm/llama-identity.ts";
+import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../llm/types.ts";
+import { finalizeEpisode } from "../memory/finalize.ts";
+import { configureMethod, episodeCallBound, getMethod, type MethodSpec } from "../methods/index.ts";
+import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
+import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
+import { executorOf, type ExperimentConfig } from "./config.ts";
+import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
+import type { Stream } from "./grid.ts";
+import { readInitialCache, type InitialCache } from "./initial-cache.ts";
+import { episodeSpecOf, type RunSpec } from "./run.ts";
+import { buildStream } from "./stream.ts";
+import { transductivePrepassEntries } from "./transductive.ts";
+
+export { episodeCallBound };
+
+/**
+ * Methods no table of the paper reads (Tables 1–5, lib/analysis/paper-layout.ts and
+ * data/paper-numbers.json): the non-causal control and `zeroshot` (no repair call; the initial EX is
+ * the shared initial cache's). `make reproduce` runs them only with CONTROLS=1.
+ */
+export const CONTROL_METHODS: readonly string[] = ["zeroshot", "transductive_batch"];
+
+/** One method's share of the plan, summed over its streams. */
+export interface MethodPlan {
+  method: string;
+  streams: number;
+  /** Its calls do not depend on the stream order (a memoryless method). */
+  orderIndependent: boolean;
+  /** No table of the paper reads it (CONTROL_METHODS). */
+  control: boolean;
+  /** Episodes over its streams, and those whose initial attempt is not terminal. */
+  episodes: number;
+  repairEpisodes: number;
+  /**
+   * The calls the run computes for these streams if no repair succeeds outside what the call cache
+   * already answers (calls shared with an earlier stream of the grid are counted under that stream).
+   */
+  computed: number;
+  /** Calls the call cache already holds (replayed), in that case. */
+  cached: number;
+  /** Calls equal to calls of an earlier stream of the grid (the cache answers them in the run), in that case. */
+  repeats: number;
+  /** The most calls the run computes for these streams, whatever the repairs do. */
+  computedAtMost: number;
+}
+
+/** The plan of a grid. */
+export interface GridPlan {
+  streams: number;
+  methods: MethodPlan[];
+  /** Computed calls if no repair succeeds outside the cache's replays (then exact; MethodPlan.computed). */
+  computed: number;
+  /** Computed calls at most, whatever the repairs do. */
+  computedAtMost: number;
+  cached: number;
+  repeats: number;
+  /** Upper bounds on the tokens of at most `computedAtMost` calls: max_input_tokens and max_output_tokens per call. */
+  promptTokensBound: number;
+  outputTokensBound: number;
+  maxInputTokens: number;
+  maxOutputTokens: number;
+  maxRepairSteps: number;
+  /** Why the call cache was not consulted (every planned call then counts as not cached), or null. */
+  cacheNotConsulted: string | null;
+}
+
+/** A read-only view of the call cache: the stored result of a request, or null. */
+export type CacheLookup = (request: GenerateRequest) => GenerateResult | null;
+
+/** What the plan reads; the CLI's loader (`planGrid`) builds it, tests may pass their own. */
+export interface PlanInputs {
+  config: ExperimentConfig;
+  streams: readonly Stream[];
+  limit: number | null;
+  dataset: Dataset;
+  initialCache: InitialCache;
+  score(example: Example, sql: string): Promise<Verdict>;
+  /** null: the cache is not consulted (nothing counts as cached). */
+  lookup: CacheLookup | null;
+  /** The cache keys' backend identity (null with `lookup` null: keys fall back to the request alone). */
+  identity: BackendIdentity | null;
+  cacheNotConsulted?: string | null;
+}
+
+/** Thrown by the replay backend at the first call the cache does not hold. */
+class NotCached extends Error {
+  constructor(readonly request: GenerateRequest) {
+    super("not in the call cache");
+  }
+}
+
+/** How a memoryless (or empty-memory) episode replays from the call cache. */
+type Replay =
+  | { kind: "terminal" }
+  | { kind: "replayed"; hits: number; result: EpisodeResult }
+  | { kind: "stopped"; hits: number; key: string };
+
+/** Plans the calls of `streams` (pure apart from the oracle and the cache reads it is given). */
+export async function computePlan(input: PlanInputs): Promise<GridPlan> {
+  const { config, dataset, initialCache } = input;
+  const k = config.max_repair_steps;
+  const replays = new Map<string, Promise<Replay>>();
+  // The first uncomputed call of every group already counted, in each scenario (module comment).
+  const seen = { fail: new Set<string>(), bound: new Set<string>() };
+  const plans = new Map<string, MethodPlan>();
+
+  const keyOf = (request: GenerateRequest) => (input.identity ? callKey(input.identity, request) : contentHash({ request: { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens } }));
+
+  for (const s of input.streams) {
+    const method = configureMethod(getMethod(s.method), config.retrieval);
+    const plan = plans.get(s.method) ?? { method: s.method, streams: 0, orderIndependent: method.memory === null, control: CONTROL_METHODS.includes(method.canonicalName), episodes: 0, repairEpisodes: 0, computed: 0, cached: 0, repeats: 0, computedAtMost: 0 };
+    plans.set(s.method, plan);
+    plan.streams += 1;
+    const spec: RunSpec = { config, method: s.method, seed: s.seed, limit: input.limit };
+    const stream = buildStream(dataset, initialCache, s.seed, input.limit ?? undefined, config.subset);
+    plan.episodes += stream.length;
+    if (!method.repairs) continue;
+    const bound = episodeCallBound(method, k);
+    const writes = method.memory?.writes ?? null;
+    // Whether the memory is necessarily empty at the next episode (memoryless methods: always), in
+    // each scenario: `fail` (no repair the cache does not answer succeeds) and `bound` (whatever happens).
+    const prepass = method.memory?.transductivePrepass === true && transductivePrepassEntries(dataset, stream, s.seed, s.method, method.memory.writes).length > 0;
+    const empty = { fail: !prepass, bound: !prepass };
+    // The memoryless twin: same prompts while the retrieval returns nothing.
+    const twin: MethodSpec = { ...method, memory: null };
+    for (const item of stream) {
+      const memo = `${method.reflects}\0${item.example.id}`;
+      let replay = replays.get(memo);
+      if (replay === undefined) {
+        replay = replayEpisode(episodeSpecOf(spec, twin, dataset, item), input, keyOf);
+        replays.set(memo, replay);
+      }
+      const r = await replay;
+      if (r.kind === "terminal") continue;
+      plan.repairEpisodes += 1;
+      for (const scenario of ["fail", "bound"] as const) {
+        const add = (field: "computed" | "cached" | "repeats", n: number) => {
+          if (scenario === "bound") {
+            if (field === "computed") plan.computedAtMost += n;
+          } else plan[field] += n;
+        };
+        if (!empty[scenario]) {
+          add("computed", bound); // its memory may hold entries: every call counted, its own
+          continue;
+        }
+        add("cached", r.hits);
+        if (r.kind === "replayed") {
+          // Answered by the cache to the end: what it stored is known.
+          if (writes && finalizeEpisode(r.result.finished, writes) !== null) empty[scenario] = false;
+          continue;
+        }
+        const left = bound - r.hits;
+        if (seen[scenario].has(r.key)) add("repeats", left);
+        else {
+          seen[scenario].add(r.key);
+          add("computed", left);
+        }
+        // Its outcome is not known: in `fail` it is not repaired, so it stores a negative where the
+        // writer keeps negatives; in `bound` it may store an entry.
+        if (writes && (scenario === "bound" || writes.writesNegative)) empty[scenario] = false;
+      }
+    }
+  }
+  const methods = [...plans.values()];
+  const sum = (f: (m: MethodPlan) => number) => methods.reduce((n, m) => n + f(m), 0);
+  const computedAtMost = sum((m) => m.computedAtMost);
+  return {
+    streams: input.streams.length,
+    methods,
+    computed: sum((m) => m.computed),
+    computedAtMost,
+    cached: sum((m) => m.cached),
+    repeats: sum((m) => m.repeats),
+    promptTokensBound: computedAtMost * config.decoding.max_input_tokens,
+    outputTokensBound: computedAtMost * config.decoding.max_output_tokens,
+    maxInputTokens: config.decoding.max_input_tokens,
+    maxOutputTokens: config.decoding.max_output_tokens,
+    maxRepairSteps: k,
+    cacheNotConsulted: input.cacheNotConsulted ?? (input.lookup ? null : "no call cache given"),
+  };
+}
+
+/** Runs one memoryless episode with a backend that answers only from the cache. */
+async function replayEpisode(spec: ReturnType<typeof episodeSpecOf>, input: PlanInputs, keyOf: (r: GenerateRequest) => string): Promise<Replay> {
+  let hits = 0;
+  const backend: ChatBackend = {
+    identity: input.identity ?? { kind: "plan", model: "", modelHash: "", params: {} },
+    async generate(request) {
+      const found = input.lookup?.(request) ?? null;
+      if (found === null) throw new NotCached(request);
+      hits += 1;
+      return found;
+    },
+    async close() {},
+  };
+  try {
+    const result = await runEpisode(spec, { backend, score: input.score });
+    return result.calls.length === 1 ? { kind: "terminal" } : { kind: "replayed", hits, result };
+  } catch (error) {
+    if (error instanceof NotCached) return { kind: "stopped", hits, key: keyOf(error.request) };
+    throw error;
+  }
+}
+
+/** Loads what a plan reads — the config's dataset and databases, the initial cache, the oracle, the call cache read-only — and plans `streams`. */
+export async function planGrid(config: ExperimentConfig, streams: readonly Stream[], opts: { limit?: number | null; data?: ConfigDatasetOptions; log?: (line: string) => void; consultCache?: boolean } = {}): Promise<GridPlan> {
+  const log = opts.log ?? (() => undefined);
+  const { dataset, warnings } = await loadConfigDataset(config, opts.data ?? {});
+  for (const line of warnings) log(line);
+  const missing = missingDatabases(dataset);
+  if (missing.length > 0) log(`warning: no database for ${missing.map((m) => `${m.dbId} (${m.examples})`).join(", ")}; those queries are dropped from the stream`);
+  const initialCache = readInitialCache(config.initial_cache, dataset, protocolIdOf(config.dataset, config.protocol));
+  const { lookup, identity, reason, close } = opts.consultCache === false ? { lookup: null, identity: null, reason: "not asked to", close: () => undefined } : await openLookup(config);
+  const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000, jobs: 2, engine: executorOf(config) });
+  try {
+    return await computePlan({ config, streams, limit: opts.limit ?? null, dataset, initialCache, score: (example, sql) => oracle.score(example, sql), lookup, identity, cacheNotConsulted: reason });
+  } finally {
+    await oracle.close();
+    close();
+  }
+}
+
+/**
+ * The call cache, read-only, keyed as the run keys it: the llama backend's identity is built from
+ * the config and the GGUF's SHA-256 (no model is loaded). An OpenAI-compatible backend's identity
+ * needs the server's tokenizer or engine settings, so its cache is not consulted.
+ */
+async function openLookup(config: ExperimentConfig): Promise<{ lookup: CacheLookup | null; identity: BackendIdentity | null; reason: string | null; close: () => void }> {
+  const none = (reason: string) => ({ lookup: null, identity: null, reason, close: () => undefined });
+  const m = config.model;
+  const d = config.decoding;
+  if (m.backend !== "llama") return none("the call cache is consulted only for the llama backend (an OpenAI-compatible backend's cache keys need its server settings)");
+  if (!existsSync(config.call_cache)) return none(`${config.call_cache} does not exist yet (an empty cache)`);
+  if (!existsSync(m.path)) return none(`model.path ${m.path} does not exist, and the cache's keys hold its SHA-256`);
+  const identity = llamaIdentity({ modelPath: m.path, modelHash: await sha256File(m.path), maxInputTokens: d.max_input_tokens, truncate: d.truncate, repetitionPenalty: d.repetition_penalty, seed: d.seed, customTemplate: false, mode: m.mode });
+  const db = openCacheDatabase(config.call_cache, { readonly: true });
+  const select = db.prepare<[string], { text: string; prompt_tokens: number; output_tokens: number; truncated_prompt_tokens: number; row_hash: string }>("SELECT text, prompt_tokens, output_tokens, truncated_prompt_tokens, row_hash FROM calls WHERE key = ?");
+  const lookup: CacheLookup = (request) => {
+    const key = callKey(identity, request);
+    const row = select.get(key);
+    // A damaged row is not an answer: the run refuses it, the plan counts the call as computed.
+    if (!row || rowHash({ key, text: row.text, promptTokens: row.prompt_tokens, outputTokens: row.output_tokens, truncatedPromptTokens: row.truncated_prompt_tokens }) !== row.row_hash) return null;
+    return { text: row.text, promptTokens: row.prompt_tokens, outputTokens: row.output_tokens, truncatedPromptTokens: row.truncated_prompt_tokens, cached: true };
+  };
+  return { lookup, identity, reason: null, close: () => db.close() };
+}
+
+/** The plan as lines for stdout. */
+export function gridPlanLines(plan: GridPlan): string[] {
+  const int = (n: number) => n.toLocaleString("en-US");
+  const lines = [`plan: ${plan.streams} stream${plan.streams === 1 ? "" : "s"}, K = ${plan.maxRepairSteps} (nothing loaded, nothing written)`];
+  lines.push("| method | streams | order-independent | episodes | need repair | computed if no repair succeeds | already in the call cache | repeats of other streams' calls | computed at most | role |");
+  lines.push("|---|---|---|---|---|---|---|---|---|---|");
+  for (const m of plan.methods) {
+    lines.push(`| ${m.method} | ${m.streams} | ${m.orderIndependent ? "yes" : "no"} | ${int(m.episodes)} | ${int(m.repairEpisodes)} | ${int(m.computed)} | ${int(m.cached)} | ${int(m.repeats)} | ${int(m.computedAtMost)} | ${m.control ? "control (no paper table reads it)" : "paper"} |`);
+  }
+  lines.push(`computed calls: ${int(plan.computed)} if no repair succeeds outside the cache's replays, at most ${int(plan.computedAtMost)} whatever the repairs do (the first is exact unless memory methods of one stream order retrieve alike: merit grid --help)`);
+  lines.push(`answered by the call cache: ${int(plan.cached)} already in it${plan.cacheNotConsulted ? ` (not consulted: ${plan.cacheNotConsulted})` : ""}, ${int(plan.repeats)} repeats within the grid`);
+  lines.push(`tokens of at most ${int(plan.computedAtMost)} computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call)`);
+  const controls = plan.methods.filter((m) => m.control).map((m) => m.method);
+  if (controls.length > 0) lines.push(`controls (no table of the paper reads them): ${controls.join(", ")}`);
+  return lines;
+}

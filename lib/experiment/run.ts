@@ -38,9 +38,10 @@ import { transductivePrepassEntries } from "./transductive.ts";
  * (the code itself is compared through `code_hash`) and the llama.cpp build and GPU description
  * (outputs do not depend on them on one CPU family; see the README's reproducibility limits).
  * `trajectories_sha256` is written at completion (the trajectories it hashes are compared line by
- * line). Every other field is compared on resume and a difference refuses it.
+ * line), and so is `transport` (the transient server failures a session met, {@link TransportRecord}).
+ * Every other field is compared on resume and a difference refuses it.
  */
-export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256"]);
+export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256", "transport"]);
 
 /** What a differing manifest field means, for the refusal line. */
 export const FIELD_MEANING: Readonly<Record<string, string>> = {
@@ -114,10 +115,12 @@ export interface RunResult {
  * count are left out: the llama.cpp backend's outputs do not depend on them (llama-backend.ts,
  * "Determinism"), so a run can resume inside another grid or on another machine. The decoding mode
  * is kept when it is `throughput` (its recomputed outputs can differ) and left out when it is the
- * default, so run directories written before the mode existed keep their identity.
+ * default, so run directories written before the mode existed keep their identity. The openai
+ * backend's request timeout and retry count are left out too: they decide how long the kit waits and
+ * how often it asks again, never what an answer is.
  */
 export function runIdentity(spec: RunSpec): RunSpec {
-  const { mode, ...model } = spec.config.model;
+  const { mode, request_timeout_s: _timeout, max_retries: _retries, ...model } = spec.config.model;
   const identity = { ...model, sequences: 1, threads: null, ...(mode === "throughput" ? { mode } : {}) };
   // The config's plugin list is left out: the manifest records the plugins the run uses (with sha256).
   const { plugins: _plugins, ...config } = spec.config;
@@ -325,6 +328,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     }
 
     const all: Trajectory[] = [...committed];
+    const transport = countTransport(services.backend);
     let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
     let tokens = all.reduce((n, t) => n + t.accounting.total_tokens, 0);
     for (const item of stream.slice(committed.length)) {
@@ -342,7 +346,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
         promptsDir: spec.config.prompts_dir,
       };
       const result = await runEpisode(episode, {
-        backend: services.backend,
+        backend: transport.backend,
         score: (example, sql) => services.oracle.score(example, sql),
         memory: memory ?? undefined,
         retriever: services.retriever,
@@ -371,8 +375,10 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     }
     const metrics = runMetrics(all, { maxRepairSteps: spec.config.max_repair_steps });
     writeFileAtomic(join(outDir, RUN_FILES.metrics), runJsonText(metrics));
-    writeManifest(outDir, opts, stream.length, "completed", startedAt);
-    log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired`);
+    writeManifest(outDir, opts, stream.length, "completed", startedAt, transport.record());
+    const retried = transport.record();
+    const retriedNote = retried ? `; ${retried.transient_retries} transient server failure(s) retried for ${retried.retried_calls} call(s) (manifest.json transport)` : "";
+    log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired${retriedNote}`);
     return { outDir, trajectories: all, metrics };
   }
 }
@@ -412,11 +418,44 @@ export function manifestBody(opts: RunOptions, streamLength: number): Record<str
   return JSON.parse(canonicalJson(body as unknown as JsonValue)) as Record<string, JsonValue>;
 }
 
-function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string): void {
+/**
+ * manifest.json `transport` (issue 23 §2): the transient server failures retried (and the calls they
+ * delayed) while this session finished the run; absent when there were none (always so for the
+ * in-process backend). Like the timestamps it records how the run went, not what it computed: it is
+ * outside the identity a resume compares and outside metrics.json, so a run that met faults has the
+ * same outputs as one that did not, and a replay from the call cache has none.
+ */
+export interface TransportRecord {
+  transient_retries: number;
+  retried_calls: number;
+}
+
+/** Wraps `backend` to count the `retries` its answers report (GenerateResult). */
+function countTransport(backend: ChatBackend): { backend: ChatBackend; record(): TransportRecord | null } {
+  let retries = 0;
+  let calls = 0;
+  return {
+    backend: {
+      identity: backend.identity,
+      async generate(request) {
+        const result = await backend.generate(request);
+        if (result.retries !== undefined && result.retries > 0) {
+          retries += result.retries;
+          calls += 1;
+        }
+        return result;
+      },
+      close: async () => {},
+    },
+    record: () => (retries > 0 ? { transient_retries: retries, retried_calls: calls } : null),
+  };
+}
+
+function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string, transport: TransportRecord | null = null): void {
   // At completion the manifest records the sha256 of trajectories.jsonl, which `merit report` and
   // `merit audit` check (with metrics.json) before reading a run (run-records.ts).
   const trajectories = join(outDir, RUN_FILES.trajectories);
   const done = status === "completed" ? { trajectories_sha256: sha256Hex(existsSync(trajectories) ? readFileSync(trajectories) : "") } : {};
-  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null, ...done };
+  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null, ...done, ...(transport ? { transport } : {}) };
   writeFileAtomic(join(outDir, RUN_FILES.manifest), runJsonText(manifest));
 }

@@ -187,14 +187,17 @@ export class EndpointPool {
 
   /**
    * The endpoint with the fewest in-flight requests below the limit (first listed on ties), among the
-   * URLs that are up; when every URL is set aside, among all of them (a restarted server comes back).
+   * URLs that are up; when every URL is set aside, the one set aside longest ago (a restarted server
+   * comes back, and is up again once it answers; one still dead is set aside anew and the next is
+   * tried, so a dead URL is not asked again and again while another may have come back).
    */
   async #acquire(): Promise<Endpoint> {
     for (;;) {
       const now = Date.now();
       const up = this.#endpoints.filter((e) => e.downUntil <= now);
+      const earliest = Math.min(...this.#endpoints.map((e) => e.downUntil));
       let best: Endpoint | undefined;
-      for (const e of up.length > 0 ? up : this.#endpoints) if (e.inFlight < this.#limit && (!best || e.inFlight < best.inFlight)) best = e;
+      for (const e of up.length > 0 ? up : this.#endpoints.filter((d) => d.downUntil === earliest)) if (e.inFlight < this.#limit && (!best || e.inFlight < best.inFlight)) best = e;
       if (best) {
         best.inFlight++;
         return best;
@@ -222,6 +225,7 @@ export class EndpointPool {
       clearTimeout(timer);
     }
     endpoint.served++;
+    endpoint.downUntil = 0; // it answered: up again
     const excerpt = text.replace(/\s+/g, " ").slice(0, 300);
     if (response.status === 408 || response.status === 429 || response.status >= 500) {
       const retryAfter = Number(response.headers.get("retry-after"));

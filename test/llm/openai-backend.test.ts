@@ -126,6 +126,27 @@ describe("retries and errors", () => {
     expect(backend.pool.transientRetries()).toEqual({ network: 1, timeout: 0, status: 0, gaveUp: 1 });
   });
 
+  it("with every URL set aside, the one set aside longest ago is asked next, and one that answers is up again", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    // B hangs once (timed out: set aside after A), then answers; A stays dead.
+    const b = await serve({ script: (n) => (n === 0 ? { status: 200, body: okChat("late"), delayMs: 5_000 } : { status: 200, body: okChat("back") }) });
+    const backend = new OpenAIChatBackend({ baseUrls: [`http://127.0.0.1:${port}`, b.url], model: "m", backoffMs: 1, maxRetries: 3, timeoutMs: 200, downMs: 60_000 });
+    // A refused, B timed out, A (aside longest) refused again, then B (now aside longest) answers.
+    const first = await backend.generate({ prompt: "q", maxOutputTokens: 4 });
+    expect(first).toMatchObject({ text: "back", retries: 3 });
+    expect(backend.pool.transientRetries()).toEqual({ network: 2, timeout: 1, status: 0, gaveUp: 0 });
+    // B answered, so it is up again: the next call goes there at once.
+    const second = await backend.generate({ prompt: "q2", maxOutputTokens: 4 });
+    expect(second.text).toBe("back");
+    expect(second.retries).toBeUndefined();
+    expect(b.requests).toBe(3);
+  });
+
   it("a non-OpenAI answer is a clear error", async () => {
     const { backend } = await chatOnly(() => ({ status: 200, body: '{"choices":[]}' }));
     await expect(backend.generate({ prompt: "q", maxOutputTokens: 4 })).rejects.toThrow(/not OpenAI-shaped: choices/);

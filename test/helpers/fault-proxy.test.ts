@@ -1,7 +1,8 @@
 // The fault-injecting TCP proxy of the server fault tests (test/helpers/fault-proxy.ts), against a
 // plain node:http server: pass-through keeps bytes, delay and jitter hold chunks but keep bytes, a
 // reset cuts the chosen response mid-body with an error on the client, the blackhole reads a request
-// and never answers (nothing reaches the upstream), and switching faults off restores service.
+// and never answers (nothing reaches the upstream), also from the n-th request on, and switching
+// faults off restores service.
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
@@ -88,6 +89,20 @@ describe("fault proxy", () => {
       proxy.set({ blackhole: false });
       expect(await post(proxy)).toBe(BODY);
       expect(received - before).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("blackholeAfter lets n requests pass, then blackholes (for a while when given ms)", async () => {
+    const proxy = await startFaultProxy(upstreamUrl);
+    try {
+      proxy.blackholeAfter(2, 150);
+      expect(await post(proxy)).toBe(BODY);
+      expect(await post(proxy)).toBe(BODY);
+      expect(await post(proxy, 300).then(() => "answered", (error: unknown) => (error as Error).name)).toBe("TimeoutError");
+      expect(await post(proxy)).toBe(BODY);
+      expect(proxy.counters()).toMatchObject({ requests: 4, forwarded: 3, blackholed: 1 });
     } finally {
       await proxy.close();
     }

@@ -8,7 +8,8 @@
  *   both sockets are destroyed with a TCP RST (`socket.resetAndDestroy()`);
  * - `blackhole`: a request that starts while it is on is read and never forwarded or answered, and
  *   its connection stays open and silent until the client gives up (`blackholeFor(ms)` turns it on
- *   for a while).
+ *   for a while, `blackholeAfter(n, ms)` once n more requests have passed — a point in a grid that
+ *   does not depend on timing).
  * Requests are counted per HTTP/1.1 exchange (client bytes after a response began start a new one;
  * no pipelining), so counters say how many requests reached the upstream and what was done to them.
  */
@@ -47,9 +48,12 @@ export interface FaultProxy {
   /** `http://127.0.0.1:PORT` of the proxy. */
   url: string;
   port: number;
+  /** Changes the faults; `blackhole` given also cancels a pending `blackholeFor` or `blackholeAfter`. */
   set(faults: Partial<Faults>): void;
   /** Turns the blackhole on for `ms`, then off again. */
   blackholeFor(ms: number): void;
+  /** Lets `requests` more requests pass, then turns the blackhole on (for `ms`, or until `set` turns it off). */
+  blackholeAfter(requests: number, ms?: number): void;
   counters(): FaultCounters;
   /** Closes the listener and every open connection. */
   close(): Promise<void>;
@@ -75,6 +79,12 @@ export async function startFaultProxy(upstream: string, opts: { seed?: number; f
   const uniform = seededUniform(opts.seed ?? 1);
   const open = new Set<Socket>();
   let blackholeTimer: NodeJS.Timeout | undefined;
+  let armed: { at: number; ms?: number } | null = null;
+  const blackholeFor = (ms: number) => {
+    clearTimeout(blackholeTimer);
+    faults.blackhole = true;
+    blackholeTimer = setTimeout(() => (faults.blackhole = false), ms);
+  };
 
   const server: Server = createServer((client) => {
     counters.connections++;
@@ -99,6 +109,11 @@ export async function startFaultProxy(upstream: string, opts: { seed?: number; f
       if (responding) {
         responding = false;
         counters.requests++;
+        if (armed && counters.requests > armed.at) {
+          if (armed.ms === undefined) faults.blackhole = true;
+          else blackholeFor(armed.ms);
+          armed = null;
+        }
         if (faults.blackhole) {
           // Read and never answered: the connection stays open and silent until the client closes it.
           swallowed = true;
@@ -152,12 +167,16 @@ export async function startFaultProxy(upstream: string, opts: { seed?: number; f
     url: `http://127.0.0.1:${port}`,
     port,
     set(change) {
+      if (change.blackhole !== undefined) {
+        // An explicit switch overrides a pending timed or armed one.
+        clearTimeout(blackholeTimer);
+        armed = null;
+      }
       Object.assign(faults, change);
     },
-    blackholeFor(ms) {
-      clearTimeout(blackholeTimer);
-      faults.blackhole = true;
-      blackholeTimer = setTimeout(() => (faults.blackhole = false), ms);
+    blackholeFor,
+    blackholeAfter(requests, ms) {
+      armed = { at: counters.requests + requests, ms };
     },
     counters: () => ({ ...counters }),
     async close() {

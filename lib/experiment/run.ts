@@ -305,7 +305,9 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const memory = openMemory(outDir, method, services);
     removeStaleTempFiles(outDir);
     const startedAt = new Date().toISOString();
-    writeManifest(outDir, opts, stream.length, "running", startedAt);
+    const manifestPath = join(outDir, RUN_FILES.manifest);
+    const transport = countTransport(services.backend, existsSync(manifestPath) ? priorTransport(readJsonFile(manifestPath)) : null);
+    writeManifest(outDir, opts, stream.length, "running", startedAt, transport.record());
 
     const committed = (trajectories.recover() as unknown[]).map((t) => TrajectorySchema.parse(t));
     const retrievalSteps = committed.reduce((n, t) => n + (method.memory ? t.retrieved_entry_ids.length : 0), 0);
@@ -328,7 +330,6 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     }
 
     const all: Trajectory[] = [...committed];
-    const transport = countTransport(services.backend);
     let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
     let tokens = all.reduce((n, t) => n + t.accounting.total_tokens, 0);
     for (const item of stream.slice(committed.length)) {
@@ -420,8 +421,9 @@ export function manifestBody(opts: RunOptions, streamLength: number): Record<str
 
 /**
  * manifest.json `transport` (issue 23 §2): the transient server failures retried (and the calls they
- * delayed) while this session finished the run; absent when there were none (always so for the
- * in-process backend). Like the timestamps it records how the run went, not what it computed: it is
+ * delayed) by the sessions that ran the run — carried over a resume, except those of a session that
+ * was killed (they are written when a session completes); absent when there were none (always so for
+ * the in-process backend). Like the timestamps it records how the run went, not what it computed: it is
  * outside the identity a resume compares and outside metrics.json, so a run that met faults has the
  * same outputs as one that did not, and a replay from the call cache has none.
  */
@@ -430,10 +432,16 @@ export interface TransportRecord {
   retried_calls: number;
 }
 
-/** Wraps `backend` to count the `retries` its answers report (GenerateResult). */
-function countTransport(backend: ChatBackend): { backend: ChatBackend; record(): TransportRecord | null } {
-  let retries = 0;
-  let calls = 0;
+/** The `transport` record of a manifest read from disk, or null when it has none (or a malformed one). */
+function priorTransport(manifest: unknown): TransportRecord | null {
+  const t = (manifest as { transport?: Partial<TransportRecord> } | null)?.transport;
+  return t && Number.isInteger(t.transient_retries) && Number.isInteger(t.retried_calls) ? { transient_retries: t.transient_retries!, retried_calls: t.retried_calls! } : null;
+}
+
+/** Wraps `backend` to count the `retries` its answers report (GenerateResult), on top of `prior`. */
+function countTransport(backend: ChatBackend, prior: TransportRecord | null): { backend: ChatBackend; record(): TransportRecord | null } {
+  let retries = prior?.transient_retries ?? 0;
+  let calls = prior?.retried_calls ?? 0;
   return {
     backend: {
       identity: backend.identity,

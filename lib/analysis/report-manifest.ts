@@ -33,6 +33,8 @@ export interface ReportExtras {
   example_episode?: { dataset: string; query_id: string; method: string; stream_seed: number };
   /** The SQL executors that scored the runs (manifest `executor`; `sqlite` where a manifest predates it), sorted. */
   executors?: string[];
+  /** Transient server failures retried over the runs (manifest `transport`), present when any run met one. */
+  transport?: { transient_retries: number; retried_calls: number; runs: number };
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

@@ -40,6 +40,8 @@ export interface RunIdentity {
   embedder?: ModelRecord | null;
   /** `executor` of manifest.json: the SQL engine that scored the run (`sqlite` where the manifest predates the field). */
   executor?: string;
+  /** `transport` of manifest.json: transient server failures retried while the run was finished; absent when none. */
+  transport?: { transient_retries: number; retried_calls: number };
 }
 
 const ConfigFileSchema = z.object({ config: z.object({ max_repair_steps: z.number().int().nonnegative() }) });
@@ -73,6 +75,7 @@ export function readRunIdentity(dir: string): RunIdentity {
     model: pickModel(manifest.backend),
     embedder: pickModel(manifest.embedder),
     executor: manifest.executor ?? "sqlite",
+    ...(manifest.transport ? { transport: manifest.transport } : {}),
   };
 }
 

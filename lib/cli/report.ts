@@ -16,6 +16,7 @@ import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { mdeFigure } from "../analysis/figure-power.ts";
 import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
+import type { RunIdentity } from "../analysis/run-directory.ts";
 import { paperComparison, readPaperNumbers } from "../analysis/paper-comparison.ts";
 import { paperAblationSelection, paperSelection, paperTableSelection, PAPER_TABLE_LABELS, reportComparisons } from "../analysis/paper-layout.ts";
 import { withVerdicts } from "../analysis/comparison-verdict.ts";
@@ -151,6 +152,12 @@ export const reportCommand: Command = {
     for (const t of tables) t.notes.push(...modelNotes(model));
     const executors = [...new Set(identities.map((id) => id.executor ?? "sqlite"))].sort();
     if (executors.some((e) => e !== "sqlite")) for (const t of tables) t.notes.push(`SQL executor: ${executors.join(", ")} (config oracle.executor; the paper's oracle is sqlite).`);
+    const transport = transportTotals(identities);
+    if (transport !== null) {
+      const note = `Server transport: ${transport.transient_retries} transient failure(s) (connection errors, timeouts, 408/429/503, a first 5xx) were retried for ${transport.retried_calls} call(s) in ${transport.runs} of ${identities.length} runs (manifest.json transport); each call was answered once, and no output depends on the retries.`;
+      for (const t of tables) t.notes.push(note);
+      io.err(`report: ${note}`);
+    }
 
     const written: string[] = [];
     const write = (path: string, content: string | Buffer) => {
@@ -172,6 +179,7 @@ export const reportCommand: Command = {
     extras.model_identity = { line: model.line, banner: model.banner, chat: model.chat as unknown as JsonValue, embedders: model.embedders as unknown as JsonValue };
     if (example !== undefined) extras.example_episode = { dataset: example.dataset, query_id: example.queryId, method: example.method, stream_seed: example.seed };
     extras.executors = executors;
+    if (transport !== null) extras.transport = transport;
     extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}) };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
@@ -210,6 +218,17 @@ export const reportCommand: Command = {
     return 0;
   },
 };
+
+/** The runs' manifest `transport` records summed; null when no run retried anything. */
+function transportTotals(identities: readonly RunIdentity[]): { transient_retries: number; retried_calls: number; runs: number } | null {
+  const met = identities.filter((id) => id.transport !== undefined);
+  if (met.length === 0) return null;
+  return {
+    transient_retries: met.reduce((n, id) => n + id.transport!.transient_retries, 0),
+    retried_calls: met.reduce((n, id) => n + id.transport!.retried_calls, 0),
+    runs: met.length,
+  };
+}
 
 /** `--methods` and `--comparisons`: methods of the runs, not mixed with the paper-layout flags they replace. */
 function studyLayout(values: { methods?: string; comparisons?: string; "all-methods"?: boolean; "all-comparisons"?: boolean; reference?: string }, known: readonly string[]): { methods?: string[]; pairs?: [string, string][] } {

@@ -47,6 +47,14 @@ export const ModelSchema = z
     prompt_format: z.enum(["tokens", "chat"]).default("tokens"),
     /** In-flight requests per base URL for the openai backend (match the server's --parallel). */
     requests_per_url: z.number().int().positive().default(4),
+    /**
+     * openai backend: seconds one request may take before it is abandoned and retried (on another URL
+     * when one is up): long enough for a 512-token answer on a busy server, short enough that a
+     * server that accepts and never answers is noticed. Not part of the run identity.
+     */
+    request_timeout_s: z.number().positive().max(2_147_483, "at most 2147483 seconds (Node timers hold 2^31 − 1 ms)").default(300),
+    /** openai backend: retries of a transiently failed request (backoff 1 s, doubled) before the run stops. Not part of the run identity. */
+    max_retries: z.number().int().nonnegative().default(5),
     /** GPU use for llama: auto-detect, force a backend, or false for CPU. */
     gpu: GpuSchema.default("auto"),
     /** CPU threads (null = physical cores; the env var MERIT_THREADS overrides). */

@@ -156,7 +156,8 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
     opts.onFinished?.(stats);
     // A finished grid's failed calls are server refusals (any other error ends it): say so loudly.
     const refused = stats.errors > 0 ? `; ${stats.errors} refused by the server, recorded as failed generations (metrics.json failed_generations)` : "";
-    log(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})${refused}`);
+    const retried = stats.retries > 0 ? `; ${stats.retries} transient server failure(s) retried (manifest.json transport)` : "";
+    log(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})${refused}${retried}`);
     return results;
   } finally {
     await services.close();

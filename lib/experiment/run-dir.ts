@@ -211,6 +211,8 @@ export const RunManifestSchema = z.object({
   executor: z.string().optional(),
   /** The plugin files whose registrations the run uses (lib/methods/plugins.ts); absent when none. */
   plugins: z.array(z.object({ path: z.string(), sha256: z.string() })).optional(),
+  /** Transient server failures retried while the run was finished (run.ts TransportRecord); absent when none. */
+  transport: z.object({ transient_retries: z.number().int().nonnegative(), retried_calls: z.number().int().nonnegative() }).optional(),
 });
 
 /** manifest.json as the readers see it. */

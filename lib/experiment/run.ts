@@ -38,9 +38,10 @@ import { transductivePrepassEntries } from "./transductive.ts";
  * (the code itself is compared through `code_hash`) and the llama.cpp build and GPU description
  * (outputs do not depend on them on one CPU family; see the README's reproducibility limits).
  * `trajectories_sha256` is written at completion (the trajectories it hashes are compared line by
- * line). Every other field is compared on resume and a difference refuses it.
+ * line), and so is `transport` (the transient server failures a session met, {@link TransportRecord}).
+ * Every other field is compared on resume and a difference refuses it.
  */
-export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256"]);
+export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256", "transport"]);
 
 /** What a differing manifest field means, for the refusal line. */
 export const FIELD_MEANING: Readonly<Record<string, string>> = {
@@ -114,10 +115,12 @@ export interface RunResult {
  * count are left out: the llama.cpp backend's outputs do not depend on them (llama-backend.ts,
  * "Determinism"), so a run can resume inside another grid or on another machine. The decoding mode
  * is kept when it is `throughput` (its recomputed outputs can differ) and left out when it is the
- * default, so run directories written before the mode existed keep their identity.
+ * default, so run directories written before the mode existed keep their identity. The openai
+ * backend's request timeout and retry count are left out too: they decide how long the kit waits and
+ * how often it asks again, never what an answer is.
  */
 export function runIdentity(spec: RunSpec): RunSpec {
-  const { mode, ...model } = spec.config.model;
+  const { mode, request_timeout_s: _timeout, max_retries: _retries, ...model } = spec.config.model;
   const identity = { ...model, sequences: 1, threads: null, ...(mode === "throughput" ? { mode } : {}) };
   // The config's plugin list is left out: the manifest records the plugins the run uses (with sha256).
   const { plugins: _plugins, ...config } = spec.config;
@@ -302,7 +305,9 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const memory = openMemory(outDir, method, services);
     removeStaleTempFiles(outDir);
     const startedAt = new Date().toISOString();
-    writeManifest(outDir, opts, stream.length, "running", startedAt);
+    const manifestPath = join(outDir, RUN_FILES.manifest);
+    const transport = countTransport(services.backend, existsSync(manifestPath) ? priorTransport(readJsonFile(manifestPath)) : null);
+    writeManifest(outDir, opts, stream.length, "running", startedAt, transport.record());
 
     const committed = (trajectories.recover() as unknown[]).map((t) => TrajectorySchema.parse(t));
     const retrievalSteps = committed.reduce((n, t) => n + (method.memory ? t.retrieved_entry_ids.length : 0), 0);
@@ -330,7 +335,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     for (const item of stream.slice(committed.length)) {
       const episode = episodeSpecOf(spec, method, dataset, item);
       const result = await runEpisode(episode, {
-        backend: services.backend,
+        backend: transport.backend,
         score: (example, sql) => services.oracle.score(example, sql),
         memory: memory ?? undefined,
         retriever: services.retriever,
@@ -359,8 +364,10 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     }
     const metrics = runMetrics(all, { maxRepairSteps: spec.config.max_repair_steps });
     writeFileAtomic(join(outDir, RUN_FILES.metrics), runJsonText(metrics));
-    writeManifest(outDir, opts, stream.length, "completed", startedAt);
-    log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired`);
+    writeManifest(outDir, opts, stream.length, "completed", startedAt, transport.record());
+    const retried = transport.record();
+    const retriedNote = retried ? `; ${retried.transient_retries} transient server failure(s) retried for ${retried.retried_calls} call(s) (manifest.json transport)` : "";
+    log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired${retriedNote}`);
     return { outDir, trajectories: all, metrics };
   }
 }
@@ -417,11 +424,51 @@ export function manifestBody(opts: RunOptions, streamLength: number): Record<str
   return JSON.parse(canonicalJson(body as unknown as JsonValue)) as Record<string, JsonValue>;
 }
 
-function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string): void {
+/**
+ * manifest.json `transport` (issue 23 §2): the transient server failures retried (and the calls they
+ * delayed) by the sessions that ran the run — carried over a resume, except those of a session that
+ * was killed (they are written when a session completes); absent when there were none (always so for
+ * the in-process backend). Like the timestamps it records how the run went, not what it computed: it is
+ * outside the identity a resume compares and outside metrics.json, so a run that met faults has the
+ * same outputs as one that did not, and a replay from the call cache has none.
+ */
+export interface TransportRecord {
+  transient_retries: number;
+  retried_calls: number;
+}
+
+/** The `transport` record of a manifest read from disk, or null when it has none (or a malformed one). */
+function priorTransport(manifest: unknown): TransportRecord | null {
+  const t = (manifest as { transport?: Partial<TransportRecord> } | null)?.transport;
+  return t && Number.isInteger(t.transient_retries) && Number.isInteger(t.retried_calls) ? { transient_retries: t.transient_retries!, retried_calls: t.retried_calls! } : null;
+}
+
+/** Wraps `backend` to count the `retries` its answers report (GenerateResult), on top of `prior`. */
+function countTransport(backend: ChatBackend, prior: TransportRecord | null): { backend: ChatBackend; record(): TransportRecord | null } {
+  let retries = prior?.transient_retries ?? 0;
+  let calls = prior?.retried_calls ?? 0;
+  return {
+    backend: {
+      identity: backend.identity,
+      async generate(request) {
+        const result = await backend.generate(request);
+        if (result.retries !== undefined && result.retries > 0) {
+          retries += result.retries;
+          calls += 1;
+        }
+        return result;
+      },
+      close: async () => {},
+    },
+    record: () => (retries > 0 ? { transient_retries: retries, retried_calls: calls } : null),
+  };
+}
+
+function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string, transport: TransportRecord | null = null): void {
   // At completion the manifest records the sha256 of trajectories.jsonl, which `merit report` and
   // `merit audit` check (with metrics.json) before reading a run (run-records.ts).
   const trajectories = join(outDir, RUN_FILES.trajectories);
   const done = status === "completed" ? { trajectories_sha256: sha256Hex(existsSync(trajectories) ? readFileSync(trajectories) : "") } : {};
-  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null, ...done };
+  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null, ...done, ...(transport ? { transport } : {}) };
   writeFileAtomic(join(outDir, RUN_FILES.manifest), runJsonText(manifest));
 }

@@ -71,7 +71,7 @@ async function chatBackendOf(config: ExperimentConfig): Promise<ChatBackend> {
   const m = config.model;
   const d = config.decoding;
   if (m.backend === "openai") {
-    const remote = { baseUrls: m.base_urls, model: m.model_name, modelRevision: m.model_revision, maxConcurrencyPerUrl: m.requests_per_url, seed: d.seed, repetitionPenalty: d.repetition_penalty };
+    const remote = { baseUrls: m.base_urls, model: m.model_name, modelRevision: m.model_revision, maxConcurrencyPerUrl: m.requests_per_url, timeoutMs: m.request_timeout_s * 1000, maxRetries: m.max_retries, seed: d.seed, repetitionPenalty: d.repetition_penalty };
     if (m.prompt_format === "chat") {
       return new OpenAIChatBackend({ ...remote, engine: m.engine, contextSize: d.max_input_tokens + d.max_output_tokens });
     }

@@ -13,7 +13,8 @@
  * - base URLs, timeouts, retry and concurrency settings of remote backends;
  * - the caller's purpose/query id/stream position and the per-call derived seed of METHOD.md §6.4
  *   (irrelevant under greedy decoding);
- * - wall-clock time and the cache file's own path.
+ * - wall-clock time and the cache file's own path;
+ * - how many transient failures a call needed (GenerateResult `retries`): neither stored nor keyed.
  * Errors are never cached; a sampled (non-greedy) backend must put its seed in `identity.params`.
  * @module
  */
@@ -24,11 +25,15 @@ import { InputFileError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "./types.ts";
 
-/** Hits (served from the file), computed (inner backend called), errors (inner call failed, not stored). */
+/**
+ * Hits (served from the file), computed (inner backend called), errors (inner call failed, not
+ * stored), retries (transient server failures the computed calls needed, GenerateResult `retries`).
+ */
 export interface CallCacheStats {
   hits: number;
   computed: number;
   errors: number;
+  retries: number;
 }
 
 /** One stored call as the cache file holds it. */
@@ -135,7 +140,7 @@ export class CallCache implements ChatBackend {
   readonly #identityText: string;
   readonly #identityHash: string;
   readonly #inFlight = new Map<string, Promise<GenerateResult>>();
-  readonly #stats: CallCacheStats = { hits: 0, computed: 0, errors: 0 };
+  readonly #stats: CallCacheStats = { hits: 0, computed: 0, errors: 0, retries: 0 };
   readonly #select: Database.Statement<[string], { text: string; prompt_tokens: number; output_tokens: number; truncated_prompt_tokens: number; row_hash: string }>;
   readonly #path: string;
   readonly #insert: Database.Statement<unknown[]>;
@@ -175,7 +180,7 @@ export class CallCache implements ChatBackend {
     // The same key requested twice at once is computed once; the second caller counts as a hit.
     const pending = this.#inFlight.get(key);
     if (pending) {
-      const result = await pending;
+      const { retries: _retries, ...result } = await pending;
       this.#stats.hits++;
       return { ...result, cached: true };
     }
@@ -197,6 +202,7 @@ export class CallCache implements ChatBackend {
       throw error;
     }
     this.#stats.computed++;
+    this.#stats.retries += result.retries ?? 0;
     const stored = { key, text: result.text, promptTokens: result.promptTokens, outputTokens: result.outputTokens, truncatedPromptTokens: result.truncatedPromptTokens };
     try {
       this.#insert.run(

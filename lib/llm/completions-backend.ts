@@ -85,8 +85,8 @@ export class CompletionsBackend implements ChatBackend {
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     const { tokens, truncated } = this.#tokenizer.encode(request.prompt);
-    const { output, promptTokens, outputTokens } = await this.#call(tokens, truncated, request.maxOutputTokens);
-    return { text: this.#tokenizer.decode(output), promptTokens, outputTokens, truncatedPromptTokens: truncated, cached: false };
+    const { output, promptTokens, outputTokens, retries } = await this.#call(tokens, truncated, request.maxOutputTokens);
+    return { text: this.#tokenizer.decode(output), promptTokens, outputTokens, truncatedPromptTokens: truncated, cached: false, ...(retries > 0 ? { retries } : {}) };
   }
 
   /**
@@ -105,8 +105,9 @@ export class CompletionsBackend implements ChatBackend {
       throw new MeritError(`maxOutputTokens must be an integer in 1..${this.#maxOutputTokensLimit}, got ${maxOutputTokens}; raise maxOutputTokensLimit when creating the backend`);
     }
     let json: unknown;
+    let retries: number;
     try {
-      json = await this.pool.postJson(this.#request.path, this.#request.body(tokens, maxOutputTokens, extra));
+      ({ answer: json, retries } = await this.pool.post(this.#request.path, this.#request.body(tokens, maxOutputTokens, extra)));
     } catch (error) {
       if (error instanceof HttpStatusError) throw new GenerationRefusedError(error, tokens.length, truncated);
       throw error;
@@ -118,7 +119,7 @@ export class CompletionsBackend implements ChatBackend {
     if (answer.outputTokens !== answer.output.length || answer.output.length > maxOutputTokens) {
       throw new MeritError(`the server reported ${answer.outputTokens} generated tokens but returned ${answer.output.length} ids (limit ${maxOutputTokens}); is it an engine this kit supports (llama.cpp, vllm)?`);
     }
-    return answer;
+    return { ...answer, retries };
   }
 
   /** Closes the tokenizer when this backend owns it (`ownsTokenizer`). */

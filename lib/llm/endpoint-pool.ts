@@ -11,6 +11,9 @@
  *   bug that no retry fixes, e.g. llama-server's chat-output parser). Backends turn them into a
  *   recorded failed generation (GenerationRefusedError) instead of ending the run.
  * Backoff has no jitter: lib/ uses no randomness.
+ * Every retried transient failure is counted, by kind ({@link TransientRetries}), for the pool and for
+ * the call it delayed (`post` returns the call's count): an execution fact for the run's manifest and
+ * the report, never part of a cache key or an output (issue 23 §2).
  * @module
  */
 import { MeritError } from "../errors.ts";
@@ -32,6 +35,24 @@ export interface EndpointPoolOptions {
   downMs?: number;
   /** Injected for tests. */
   fetchImpl?: typeof fetch;
+}
+
+/** What made an attempt fail transiently: refused/reset/closed connection, the per-attempt timeout, or an HTTP status (408, 429, 503, a first 5xx). */
+export type TransientKind = "network" | "timeout" | "status";
+
+/** Retried transient failures by kind, and the requests given up on after the last retry. */
+export interface TransientRetries {
+  network: number;
+  timeout: number;
+  status: number;
+  /** Requests that failed every attempt (RetriesExhaustedError): never answered, never cached. */
+  gaveUp: number;
+}
+
+/** One answered request: the parsed JSON and how many transient failures were retried before it. */
+export interface PostResult {
+  answer: unknown;
+  retries: number;
 }
 
 /** A deterministic HTTP refusal: a 4xx other than 408/429, or a 5xx that repeated for the same request. */
@@ -69,6 +90,7 @@ export class RetriesExhaustedError extends MeritError {
 
 class RetryableProblem extends Error {
   constructor(
+    readonly kind: TransientKind,
     message: string,
     readonly retryAfterMs = 0,
     /** The server is unreachable (set it aside). */
@@ -100,6 +122,7 @@ export class EndpointPool {
   readonly #downMs: number;
   readonly #apiKey?: string;
   readonly #fetch: typeof fetch;
+  readonly #retries: TransientRetries = { network: 0, timeout: 0, status: 0, gaveUp: 0 };
 
   constructor(options: EndpointPoolOptions) {
     if (options.baseUrls.length === 0) throw new MeritError("at least one base URL is required, e.g. http://127.0.0.1:8080");
@@ -118,8 +141,18 @@ export class EndpointPool {
     return this.#endpoints.map(({ base, served }) => ({ base, served }));
   }
 
+  /** Transient failures retried since this pool was created, by kind (a copy). */
+  transientRetries(): TransientRetries {
+    return { ...this.#retries };
+  }
+
   /** POSTs `body` to `path` (e.g. `/completion`) and resolves to the parsed JSON answer. */
   async postJson(path: string, body: unknown): Promise<unknown> {
+    return (await this.post(path, body)).answer;
+  }
+
+  /** Like {@link postJson}, with the number of transient failures retried for this request. */
+  async post(path: string, body: unknown): Promise<PostResult> {
     const payload = JSON.stringify(body);
     let lastProblem = "";
     let lastSignature: string | null = null;
@@ -127,7 +160,7 @@ export class EndpointPool {
       let problem: RetryableProblem;
       const endpoint = await this.#acquire();
       try {
-        return await this.#attempt(endpoint, path, payload);
+        return { answer: await this.#attempt(endpoint, path, payload), retries: attempt };
       } catch (error) {
         if (!(error instanceof RetryableProblem)) throw error;
         problem = error;
@@ -142,24 +175,29 @@ export class EndpointPool {
       lastSignature = problem.signature;
       if (problem.down) endpoint.downUntil = Date.now() + this.#downMs;
       if (attempt === this.#maxRetries) break;
+      this.#retries[problem.kind]++;
       // A healthy URL is left: fail over at once; otherwise back off.
       if (problem.down && this.#endpoints.some((e) => e.downUntil <= Date.now())) continue;
       const delay = Math.max(Math.min(this.#backoffMs * 2 ** attempt, 60_000), problem.retryAfterMs);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
+    this.#retries.gaveUp++;
     throw new RetriesExhaustedError(this.#maxRetries + 1, lastProblem);
   }
 
   /**
    * The endpoint with the fewest in-flight requests below the limit (first listed on ties), among the
-   * URLs that are up; when every URL is set aside, among all of them (a restarted server comes back).
+   * URLs that are up; when every URL is set aside, the one set aside longest ago (a restarted server
+   * comes back, and is up again once it answers; one still dead is set aside anew and the next is
+   * tried, so a dead URL is not asked again and again while another may have come back).
    */
   async #acquire(): Promise<Endpoint> {
     for (;;) {
       const now = Date.now();
       const up = this.#endpoints.filter((e) => e.downUntil <= now);
+      const earliest = Math.min(...this.#endpoints.map((e) => e.downUntil));
       let best: Endpoint | undefined;
-      for (const e of up.length > 0 ? up : this.#endpoints) if (e.inFlight < this.#limit && (!best || e.inFlight < best.inFlight)) best = e;
+      for (const e of up.length > 0 ? up : this.#endpoints.filter((d) => d.downUntil === earliest)) if (e.inFlight < this.#limit && (!best || e.inFlight < best.inFlight)) best = e;
       if (best) {
         best.inFlight++;
         return best;
@@ -180,19 +218,21 @@ export class EndpointPool {
       response = await this.#fetch(url, { method: "POST", headers, body: payload, signal: controller.signal });
       text = await response.text();
     } catch (error) {
-      if (controller.signal.aborted) throw new RetryableProblem(`${url} timed out after ${this.#timeoutMs} ms`, 0, true);
+      if (controller.signal.aborted) throw new RetryableProblem("timeout", `${url} timed out after ${this.#timeoutMs} ms`, 0, true);
       const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-      throw new RetryableProblem(`${url}: network error ${error instanceof Error ? error.message : String(error)}${cause}`, 0, true);
+      throw new RetryableProblem("network", `${url}: network error ${error instanceof Error ? error.message : String(error)}${cause}`, 0, true);
     } finally {
       clearTimeout(timer);
     }
     endpoint.served++;
+    endpoint.downUntil = 0; // it answered: up again
     const excerpt = text.replace(/\s+/g, " ").slice(0, 300);
     if (response.status === 408 || response.status === 429 || response.status >= 500) {
       const retryAfter = Number(response.headers.get("retry-after"));
       // 503 (loading, overloaded) is always transient; another 5xx that repeats is a refusal.
       const repeatable = response.status >= 500 && response.status !== 503;
       throw new RetryableProblem(
+        "status",
         `${url} answered HTTP ${response.status}: ${excerpt}`,
         Number.isFinite(retryAfter) ? Math.min(retryAfter, 60) * 1000 : 0,
         false,

@@ -96,8 +96,9 @@ export class OpenAIChatBackend implements ChatBackend {
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     let json: unknown;
+    let retries: number;
     try {
-      json = await this.pool.postJson("/v1/chat/completions", {
+      ({ answer: json, retries } = await this.pool.post("/v1/chat/completions", {
         ...this.#options.extraBody,
         ...this.#penalty,
         model: this.#options.model,
@@ -105,7 +106,7 @@ export class OpenAIChatBackend implements ChatBackend {
         temperature: 0,
         max_tokens: request.maxOutputTokens,
         seed: this.#options.seed ?? 42,
-      });
+      }));
     } catch (error) {
       // The server templates, so the kit does not know the prompt's token count: 0 is recorded.
       if (error instanceof HttpStatusError) throw new GenerationRefusedError(error, 0, 0);
@@ -118,6 +119,7 @@ export class OpenAIChatBackend implements ChatBackend {
       outputTokens: answer.usage.completion_tokens,
       truncatedPromptTokens: 0,
       cached: false,
+      ...(retries > 0 ? { retries } : {}),
     };
   }
 

@@ -34,6 +34,11 @@ export interface GenerateResult {
   truncatedPromptTokens: number;
   /** true when served from the call cache (no model computation). */
   cached: boolean;
+  /**
+   * Transient server failures retried before this answer (remote backends; absent when none). An
+   * execution fact for the run's manifest (`transport`), never cached, hashed or part of an output.
+   */
+  retries?: number;
 }
 
 export interface ChatBackend {

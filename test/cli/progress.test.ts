@@ -7,7 +7,7 @@ describe("gridProgressReporter (not a terminal)", () => {
     expect(process.stderr.isTTY).toBeFalsy();
     const err: string[] = [];
     const r = gridProgressReporter({ out: () => undefined, err: (l) => err.push(l) }, 2);
-    const calls = { computed: 3, hits: 1, errors: 0 };
+    const calls = { computed: 3, hits: 1, errors: 0, retries: 0 };
     r.runLog!("resuming x");
     r.onProgress!({ key: "merit/s0", progress: { done: 1, total: 1, repaired: 1, tokens: 10 }, calls });
     r.onProgress!({ key: "iterative/s0", progress: { done: 1, total: 2, repaired: 0, tokens: 5 }, calls }); // within 5 s: not printed

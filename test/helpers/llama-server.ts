@@ -30,6 +30,8 @@ export interface LlamaServerOptions {
   parallel?: number;
   /** Context per slot. @default 4608 */
   contextPerSlot?: number;
+  /** Listen on this port (a restart on the same port); @default an ephemeral one */
+  port?: number;
 }
 
 export interface LlamaServer {
@@ -39,6 +41,7 @@ export interface LlamaServer {
   log(): string;
   /** Sends `signal` to the server's process group. */
   kill(signal: NodeJS.Signals): void;
+  port: number;
   /** Exits, once the process is gone. */
   exited: Promise<void>;
   stop(): Promise<void>;
@@ -58,7 +61,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
   const binary = llamaServerBinary();
   if (!binary) throw new Error(LLAMA_SERVER_SKIP ?? "llama-server missing");
   const parallel = options.parallel ?? 1;
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const args = [
     "-m", options.model, "--host", "127.0.0.1", "--port", String(port),
     "-fa", "off", "-t", "1", "-tb", "1", "-ngl", "0",
@@ -83,6 +86,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
   };
   const server: LlamaServer = {
     url: `http://127.0.0.1:${port}`,
+    port,
     pid: child.pid ?? -1,
     log: () => output,
     kill,

@@ -40,14 +40,14 @@ describe("CallCache over a scripted backend", () => {
     const cold = new CallCache(new ScriptedBackend(), file);
     const first = await runAll(cold);
     // 4 requests, "q1" twice: 3 computed, 1 hit.
-    expect(cold.stats()).toEqual({ hits: 1, computed: 3, errors: 0 });
+    expect(cold.stats()).toEqual({ hits: 1, computed: 3, errors: 0, retries: 0 });
     await cold.close();
 
     const inner = new ScriptedBackend();
     const warm = new CallCache(inner, file);
     const second = await runAll(warm);
     expect(inner.calls).toBe(0);
-    expect(warm.stats()).toEqual({ hits: 4, computed: 0, errors: 0 });
+    expect(warm.stats()).toEqual({ hits: 4, computed: 0, errors: 0, retries: 0 });
     expect(second.map((r) => ({ ...r, cached: false }))).toEqual(first.map((r) => ({ ...r, cached: false })));
     expect(second.every((r) => r.cached)).toBe(true);
     expect(Buffer.from(second[1].text)).toEqual(Buffer.from(first[1].text));
@@ -72,7 +72,7 @@ describe("CallCache over a scripted backend", () => {
     await expect(cache.generate({ prompt: "FAIL once", maxOutputTokens: 4 })).rejects.toThrow(/scripted failure/);
     await expect(cache.generate({ prompt: "FAIL once", maxOutputTokens: 4 })).rejects.toThrow(/scripted failure/);
     expect(inner.calls).toBe(2);
-    expect(cache.stats()).toEqual({ hits: 0, computed: 0, errors: 2 });
+    expect(cache.stats()).toEqual({ hits: 0, computed: 0, errors: 2, retries: 0 });
     await cache.close();
   });
 
@@ -82,8 +82,26 @@ describe("CallCache over a scripted backend", () => {
     const results = await Promise.all([1, 2, 3].map(() => cache.generate({ prompt: "same", maxOutputTokens: 4 })));
     expect(inner.calls).toBe(1);
     expect(new Set(results.map((r) => r.text)).size).toBe(1);
-    expect(cache.stats()).toEqual({ hits: 2, computed: 1, errors: 0 });
+    expect(cache.stats()).toEqual({ hits: 2, computed: 1, errors: 0, retries: 0 });
     await cache.close();
+  });
+
+  it("a call's transient retries pass through once, are counted, and are neither stored nor keyed", async () => {
+    const file = freshFile();
+    const retrying = new ScriptedBackend();
+    const generate = retrying.generate.bind(retrying);
+    retrying.generate = async (request) => ({ ...(await generate(request)), retries: 3 });
+    const cold = new CallCache(retrying, file);
+    const [first, second] = await Promise.all([cold.generate({ prompt: "r", maxOutputTokens: 4 }), cold.generate({ prompt: "r", maxOutputTokens: 4 })]);
+    expect(first.retries).toBe(3);
+    expect(second.retries).toBeUndefined(); // the concurrent twin was not retried itself
+    expect(cold.stats()).toEqual({ hits: 1, computed: 1, errors: 0, retries: 3 });
+    await cold.close();
+    const warm = new CallCache(new ScriptedBackend(), file);
+    const replayed = await warm.generate({ prompt: "r", maxOutputTokens: 4 });
+    expect(replayed).toEqual({ text: first.text, promptTokens: first.promptTokens, outputTokens: first.outputTokens, truncatedPromptTokens: first.truncatedPromptTokens, cached: true });
+    expect(warm.stats()).toEqual({ hits: 1, computed: 0, errors: 0, retries: 0 });
+    await warm.close();
   });
 
   it("two processes writing overlapping keys to one file leave every row intact", async () => {
@@ -170,11 +188,11 @@ describe("CallCache over the tiny Qwen", () => {
     const cold = new CallCache(backend, file);
     const first = [];
     for (const r of requests) first.push(await cold.generate(r));
-    expect(cold.stats()).toEqual({ hits: 0, computed: 2, errors: 0 });
+    expect(cold.stats()).toEqual({ hits: 0, computed: 2, errors: 0, retries: 0 });
     const warm = new CallCache(backend, file); // same backend object: a miss would call the model
     const second = [];
     for (const r of requests) second.push(await warm.generate(r));
-    expect(warm.stats()).toEqual({ hits: 2, computed: 0, errors: 0 });
+    expect(warm.stats()).toEqual({ hits: 2, computed: 0, errors: 0, retries: 0 });
     expect(second.map((r) => r.text)).toEqual(first.map((r) => r.text));
     expect(second.map((r) => [r.promptTokens, r.outputTokens])).toEqual(first.map((r) => [r.promptTokens, r.outputTokens]));
     await cold.close();

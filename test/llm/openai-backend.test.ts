@@ -79,7 +79,9 @@ describe("retries and errors", () => {
       n === 0 ? { status: 429, body: "slow down" } : n === 1 ? { status: 500, body: "oops" } : { status: 200, body: okChat("SELECT 1") },
     );
     const result = await backend.generate({ prompt: "q", maxOutputTokens: 4 });
-    expect(result).toEqual({ text: "SELECT 1", promptTokens: 5, outputTokens: 2, truncatedPromptTokens: 0, cached: false });
+    // The two retried failures are counted for the call and for the pool, by kind.
+    expect(result).toEqual({ text: "SELECT 1", promptTokens: 5, outputTokens: 2, truncatedPromptTokens: 0, cached: false, retries: 2 });
+    expect(backend.pool.transientRetries()).toEqual({ network: 0, timeout: 0, status: 2, gaveUp: 0 });
     expect(server.requests).toBe(3);
   });
 
@@ -97,6 +99,7 @@ describe("retries and errors", () => {
     const error = await backend.generate({ prompt: "q", maxOutputTokens: 4 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RetriesExhaustedError);
     expect((error as Error).message).toMatch(/after 3 attempt\(s\); last: .* answered HTTP 503: loading model/);
+    expect(backend.pool.transientRetries()).toEqual({ network: 0, timeout: 0, status: 2, gaveUp: 1 });
     expect(server.requests).toBe(3);
   });
 
@@ -104,7 +107,10 @@ describe("retries and errors", () => {
     const { server, backend } = await chatOnly((n) => (n === 0 ? { status: 200, body: okChat("late"), delayMs: 5_000 } : { status: 200, body: okChat("on time") }), {
       timeoutMs: 200,
     });
-    expect((await backend.generate({ prompt: "q", maxOutputTokens: 4 })).text).toBe("on time");
+    const result = await backend.generate({ prompt: "q", maxOutputTokens: 4 });
+    expect(result.text).toBe("on time");
+    expect(result.retries).toBe(1);
+    expect(backend.pool.transientRetries()).toEqual({ network: 0, timeout: 1, status: 0, gaveUp: 0 });
     expect(server.requests).toBe(2);
   });
 
@@ -117,6 +123,28 @@ describe("retries and errors", () => {
     });
     const backend = new OpenAIChatBackend({ baseUrls: [`http://127.0.0.1:${port}`], model: "m", backoffMs: 1, maxRetries: 1 });
     await expect(backend.generate({ prompt: "q", maxOutputTokens: 4 })).rejects.toThrow(new RegExp(`after 2 attempt.*127\\.0\\.0\\.1:${port}.*network error`));
+    expect(backend.pool.transientRetries()).toEqual({ network: 1, timeout: 0, status: 0, gaveUp: 1 });
+  });
+
+  it("with every URL set aside, the one set aside longest ago is asked next, and one that answers is up again", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    // B hangs once (timed out: set aside after A), then answers; A stays dead.
+    const b = await serve({ script: (n) => (n === 0 ? { status: 200, body: okChat("late"), delayMs: 5_000 } : { status: 200, body: okChat("back") }) });
+    const backend = new OpenAIChatBackend({ baseUrls: [`http://127.0.0.1:${port}`, b.url], model: "m", backoffMs: 1, maxRetries: 3, timeoutMs: 200, downMs: 60_000 });
+    // A refused, B timed out, A (aside longest) refused again, then B (now aside longest) answers.
+    const first = await backend.generate({ prompt: "q", maxOutputTokens: 4 });
+    expect(first).toMatchObject({ text: "back", retries: 3 });
+    expect(backend.pool.transientRetries()).toEqual({ network: 2, timeout: 1, status: 0, gaveUp: 0 });
+    // B answered, so it is up again: the next call goes there at once.
+    const second = await backend.generate({ prompt: "q2", maxOutputTokens: 4 });
+    expect(second.text).toBe("back");
+    expect(second.retries).toBeUndefined();
+    expect(b.requests).toBe(3);
   });
 
   it("a non-OpenAI answer is a clear error", async () => {

@@ -156,7 +156,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a real llama-server that refuses", 
     const failed = trajectories.reduce((n, t) => n + (t.call_kinds.length - 1), 0);
     expect(metrics.failed_generations).toBe(failed);
     expect(JSON.parse(readFileSync(join(outDir, "metrics.json"), "utf8")).failed_generations).toBe(failed);
-    expect(backend.stats()).toEqual({ hits: 0, computed: 0, errors: failed });
+    expect(backend.stats()).toEqual({ hits: 0, computed: 0, errors: failed, retries: 0 });
     expect(inner.pool.served()[0].served).toBe(failed);
     await backend.close();
   }, 300_000);

@@ -5,7 +5,7 @@
  * @module
  */
 import { open, stat } from "node:fs/promises";
-import { readGgufFileInfo, type Llama, type LlamaModel, type LlamaModelOptions } from "node-llama-cpp";
+import type { Llama, LlamaModel, LlamaModelOptions } from "node-llama-cpp";
 import { InputFileError } from "../errors.ts";
 import { drainLlamaLogs, onLlamaLog } from "./llama-runtime.ts";
 
@@ -80,6 +80,7 @@ export async function inspectModelFile(path: string): Promise<void> {
   let required: number;
   let headerEnd: number;
   try {
+    const { readGgufFileInfo } = await import("node-llama-cpp"); // on first use (start-up, issue 22 §2)
     const info = await readGgufFileInfo(path, { sourceType: "filesystem", logWarnings: false, spliceSplitFiles: false });
     // The reader does not stop at end of file, so a cut header "parses" into garbage: compare offsets.
     headerEnd = info.tensorInfo?.[0]?.fileOffset === undefined ? 0 : Number(info.tensorInfo[0].fileOffset);

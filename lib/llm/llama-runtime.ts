@@ -11,7 +11,7 @@
  */
 import os from "node:os";
 import type { Llama, LlamaGpuType, LlamaLogLevel } from "node-llama-cpp";
-import { MeritError } from "../errors.ts";
+import { MeritError, missingPackageError } from "../errors.ts";
 
 /** `"auto"` picks CUDA/Vulkan/Metal when present, `false` forces CPU, or name one GPU type. */
 export type GpuSetting = "auto" | LlamaGpuType;
@@ -37,7 +37,9 @@ export function onLlamaLog(listener: LogListener): () => void {
  * 0.5 s, which `merit help` and every command's start-up skip (issue 22 §2).
  */
 async function startLlama(gpu: GpuSetting): Promise<Llama> {
-  const { getLlama, LlamaLogLevel } = await import("node-llama-cpp");
+  const { getLlama, LlamaLogLevel } = await import("node-llama-cpp").catch((error: unknown) => {
+    throw missingPackageError(error) ?? error; // not installed: one line naming it and `npm ci`
+  });
   return getLlama({
     gpu,
     // Never build llama.cpp from source or download it: the prebuilt binaries ship inside npm
@@ -61,6 +63,7 @@ export function llamaRuntime(gpu: GpuSetting = false): Promise<Llama> {
   if (!runtime) {
     runtime = startLlama(gpu).catch((error: unknown) => {
       runtimes.delete(key);
+      if (error instanceof MeritError) throw error;
       throw new MeritError(
         `node-llama-cpp could not start with gpu=${key}: ${error instanceof Error ? error.message : String(error)}; ` +
           `reinstall with NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm ci (prebuilt binaries ship in @node-llama-cpp/* packages) or use gpu: false`,

@@ -77,10 +77,11 @@ export async function inspectModelFile(path: string): Promise<void> {
   if (size < 4 || head.toString("latin1") !== "GGUF") {
     throw new ModelFileError(path, "not-gguf", `not a GGUF file (first bytes ${head.subarray(0, Math.min(4, size)).toString("hex") || "none"}, expected 47475546 "GGUF"; ${size} bytes)`);
   }
+  // node-llama-cpp on first use (start-up, issue 22 §2); outside the try: not installed is no bad file
+  const { readGgufFileInfo } = await import("node-llama-cpp");
   let required: number;
   let headerEnd: number;
   try {
-    const { readGgufFileInfo } = await import("node-llama-cpp"); // on first use (start-up, issue 22 §2)
     const info = await readGgufFileInfo(path, { sourceType: "filesystem", logWarnings: false, spliceSplitFiles: false });
     // The reader does not stop at end of file, so a cut header "parses" into garbage: compare offsets.
     headerEnd = info.tensorInfo?.[0]?.fileOffset === undefined ? 0 : Number(info.tensorInfo[0].fileOffset);

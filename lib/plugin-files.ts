@@ -1,12 +1,13 @@
 /**
  * Foundation: importing user plugin files (DESIGN.md §1 "Plugins"). A plugin is a TypeScript file
  * outside lib/ (imported through tsx; lib/compiled.mjs in the compiled CLI) that registers methods
- * and their parts, datasets, SQL executors or inference engines through lib/plugin.ts. Each file is imported once, recorded by its
- * path relative to the working folder and the sha256 of its content, and every registry entry made
- * while it is imported is attributed to it (lib/registry.ts `registrationOrigin`), so a run's
- * manifest can list only the plugins whose registrations it uses. Import the kit's own registries
- * before calling this (lib/methods/plugins.ts `loadPlugins` does), or their entries would be
- * attributed to the first plugin that imports them. Errors are one line naming the file.
+ * and their parts, datasets, SQL executors or inference engines through lib/plugin.ts. Each file is
+ * imported once, recorded by its path relative to the working folder and the sha256 of its content,
+ * and every registry entry made while it is imported is attributed to it (lib/registry.ts
+ * `registrationOrigin`), so a run's manifest can list only the plugins whose registrations it uses.
+ * Import the kit's own registries before calling this (lib/methods/plugins.ts `loadPlugins` does),
+ * or their entries would be attributed to the first plugin that imports them. Errors are one line
+ * naming the file.
  * @module
  */
 import { existsSync, readFileSync, statSync } from "node:fs";

@@ -27,17 +27,17 @@ const FORMAT = 1;
 /** path under lib/ (with `/`) → [size, mtimeMs] of every .ts file of lib/. */
 export function sourceStamps() {
   const stamps = {};
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
+  const walk = (prefix) => {
+    for (const entry of readdirSync(LIB + prefix, { withFileTypes: true })) {
+      const path = prefix + entry.name; // with `/`, relative to lib/ (no path.join: this runs every start)
+      if (entry.isDirectory()) walk(path + "/");
       else if (entry.isFile() && entry.name.endsWith(".ts")) {
-        const stat = statSync(full);
-        stamps[relative(LIB, full).split(sep).join("/")] = [stat.size, stat.mtimeMs];
+        const stat = statSync(LIB + path);
+        stamps[path] = [stat.size, stat.mtimeMs];
       }
     }
   };
-  walk(LIB);
+  walk("");
   return stamps;
 }
 

@@ -22,7 +22,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** The compiled tree: lib/X.ts is BUILD_DIR/X.js. */
 export const BUILD_DIR = join(ROOT, ".build");
 const MANIFEST = join(BUILD_DIR, "manifest.json");
-const FORMAT = 1;
+/** Bumped when buildLib compiles differently: an older build is then recompiled whole. */
+const FORMAT = 2;
 
 /** path under lib/ (with `/`) → [size, mtimeMs] of every .ts file of lib/. */
 export function sourceStamps() {
@@ -41,14 +42,16 @@ export function sourceStamps() {
   return stamps;
 }
 
-/** The stamps the build was made from; null when there is no (readable) build. */
+/** The stamps the build was made from ({} for a build of another FORMAT); null when there is no (readable) build. */
 function builtStamps() {
+  let manifest;
   try {
-    const manifest = JSON.parse(readFileSync(MANIFEST, "utf8"));
-    return manifest?.format === FORMAT && manifest.sources !== null && typeof manifest.sources === "object" ? manifest.sources : null;
+    manifest = JSON.parse(readFileSync(MANIFEST, "utf8"));
   } catch {
     return null;
   }
+  if (manifest?.format !== FORMAT) return {};
+  return manifest.sources !== null && typeof manifest.sources === "object" ? manifest.sources : null;
 }
 
 /**
@@ -115,6 +118,7 @@ export async function buildLib(only) {
         target: "node20",
         tsconfig: join(ROOT, "tsconfig.json"),
         treeShaking: false,
+        keepNames: true, // as tsx: functions and classes keep their .name
         logLevel: "silent",
         define: { "import.meta.url": "__merit_source_url" },
         banner: { js: `const __merit_source_url = new URL(${JSON.stringify(back)}, import.meta.url).href;` },

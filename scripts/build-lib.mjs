@@ -2,7 +2,7 @@
 // on-the-fly transform (issue 22 §2). Run by `npm ci` (package.json `prepare`) and `make install`;
 // compiles only what changed since the last build (everything with --force, or when there is none).
 // A compile error is one warning, not a failure: `merit` then runs the sources through tsx.
-// Usage: node scripts/build-lib.mjs [--force]
+// Usage: node scripts/build-lib.mjs [--force] [--quiet]   (--quiet: say nothing when up to date)
 import { BUILD_DIR, buildLib, staleSources } from "../lib/compiled.mjs";
 import { relative } from "node:path";
 
@@ -11,7 +11,7 @@ const where = relative(process.cwd(), BUILD_DIR) || BUILD_DIR;
 const stale = process.argv.includes("--force") ? null : staleSources();
 try {
   if (stale !== null && stale.changed.length === 0 && stale.removed.length === 0) {
-    console.log(`build-lib: ${where} is up to date`);
+    if (!process.argv.includes("--quiet")) console.log(`build-lib: ${where} is up to date`);
   } else {
     const n = await buildLib(stale?.changed);
     console.log(`build-lib: compiled ${n} files of lib/ to ${where} in ${((Date.now() - started) / 1000).toFixed(1)} s`);

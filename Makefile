@@ -10,7 +10,10 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
+## `npm ci` (package.json `prepare`) also compiles lib/ to .build/ (scripts/build-lib.mjs); this
+## recompiles what changed since (nothing: a stat per file), so `merit` starts without tsx.
 install: node_modules/.installed
+	@node scripts/build-lib.mjs --quiet
 
 ## The main job on the bundled data, quick: the tiny test models (meaningless numbers, real mechanics)
 ## on 16 queries, mostly initially failed ones (configs/demo.json `subset`), every model call replayed

@@ -6,7 +6,6 @@
 import { COMMANDS, SUMMARIES } from "./cli/index.ts";
 import type { CommandIO } from "./cli/command.ts";
 import { seeHelp } from "./cli/command.ts";
-import { pluginHint } from "./cli/plugins.ts";
 import { UsageError, nearestName, userFixableError } from "./errors.ts";
 
 
@@ -69,6 +68,8 @@ export async function main(argv: string[], io: CommandIO = consoleIO): Promise<n
     }
     return await command.run(rest, io);
   } catch (error) {
+    // imported only for a failed command: it pulls in the registries (and zod), which `merit help` skips
+    const { pluginHint } = await import("./cli/plugins.ts");
     if (error instanceof UsageError) {
       // one line (STYLE.md §2.10): the mistake, then where the full usage is
       const line = error.message.split("\n")[0];

@@ -1,17 +1,19 @@
 /**
  * Foundation: importing user plugin files (DESIGN.md §1 "Plugins"). A plugin is a TypeScript file
- * outside lib/ (the CLI runs under tsx) that registers methods and their parts, datasets, SQL
- * executors or inference engines through lib/plugin.ts. Each file is imported once, recorded by its
- * path relative to the working folder and the sha256 of its content, and every registry entry made
- * while it is imported is attributed to it (lib/registry.ts `registrationOrigin`), so a run's
- * manifest can list only the plugins whose registrations it uses. Import the kit's own registries
- * before calling this (lib/methods/plugins.ts `loadPlugins` does), or their entries would be
- * attributed to the first plugin that imports them. Errors are one line naming the file.
+ * outside lib/ (imported through tsx; lib/compiled.mjs in the compiled CLI) that registers methods
+ * and their parts, datasets, SQL executors or inference engines through lib/plugin.ts. Each file is
+ * imported once, recorded by its path relative to the working folder and the sha256 of its content,
+ * and every registry entry made while it is imported is attributed to it (lib/registry.ts
+ * `registrationOrigin`), so a run's manifest can list only the plugins whose registrations it uses.
+ * Import the kit's own registries before calling this (lib/methods/plugins.ts `loadPlugins` does),
+ * or their entries would be attributed to the first plugin that imports them. Errors are one line
+ * naming the file.
  * @module
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
+import { allowTypeScriptImports } from "./compiled.mjs";
 import { MeritError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { setRegistrationOrigin } from "./registry.ts";
@@ -52,6 +54,7 @@ export async function importPluginFiles(sources: readonly (string | PluginSource
     if (records.some((r) => r.path === path)) continue;
     if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new MeritError(`${label}: no such file; pass the path of a .ts file that registers methods`);
     const sha256 = sha256Hex(readFileSync(absolute));
+    await allowTypeScriptImports(); // the compiled CLI registers tsx only now, for the first plugin file
     setRegistrationOrigin(path);
     try {
       await import(pathToFileURL(absolute).href);

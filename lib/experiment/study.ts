@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { allowTypeScriptImports } from "../compiled.mjs";
 import { datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { getMethod } from "../methods/index.ts";
@@ -208,6 +209,7 @@ export async function loadStudyFile(file: string): Promise<Study> {
   if (!existsSync(absolute)) throw new InputFileError(file, "does not exist", "pass the study.ts written by `merit study new NAME` (studies/NAME/study.ts)");
   let mod: { default?: unknown };
   try {
+    await allowTypeScriptImports();
     mod = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0] : String(error);

@@ -6,7 +6,7 @@
  * node-llama-cpp's default system prompt (which `LlamaChatSession` would add) never appears.
  * @module
  */
-import { JinjaTemplateChatWrapper, SpecialToken, type LlamaModel } from "node-llama-cpp";
+import type { LlamaModel } from "node-llama-cpp";
 import { MeritError } from "../errors.ts";
 
 /** Renders one user message through a Jinja chat template into the exact prompt text. */
@@ -20,7 +20,8 @@ export interface ChatTemplate {
  * A ChatTemplate from Jinja source (node-llama-cpp's Jinja engine; no system prompt is injected).
  * Templates that print `bos_token`/`eos_token` need `model`, whose token texts replace them.
  */
-export function jinjaChatTemplate(source: string, model?: LlamaModel): ChatTemplate {
+export async function jinjaChatTemplate(source: string, model?: LlamaModel): Promise<ChatTemplate> {
+  const { JinjaTemplateChatWrapper, SpecialToken } = await import("node-llama-cpp"); // on first use (start-up, issue 22 §2)
   const wrapper = new JinjaTemplateChatWrapper({
     template: source,
     convertUnsupportedSystemMessagesToUserMessages: false,
@@ -53,7 +54,7 @@ export function jinjaChatTemplate(source: string, model?: LlamaModel): ChatTempl
 }
 
 /** The chat template embedded in a loaded GGUF. @throws MeritError when the file has none. */
-export function modelChatTemplate(model: LlamaModel, modelPath: string): ChatTemplate {
+export async function modelChatTemplate(model: LlamaModel, modelPath: string): Promise<ChatTemplate> {
   const source = model.fileInfo.metadata.tokenizer?.chat_template;
   if (typeof source !== "string" || source === "") {
     throw new MeritError(`${modelPath}: the GGUF has no tokenizer.chat_template; use an instruct model GGUF that embeds its chat template (see models/README.md)`);

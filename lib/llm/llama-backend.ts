@@ -153,7 +153,7 @@ export async function createLlamaBackend(options: LlamaBackendOptions): Promise<
           }),
         );
       }
-      const template = options.chatTemplate === undefined ? modelChatTemplate(model, options.modelPath) : jinjaChatTemplate(options.chatTemplate, model);
+      const template = options.chatTemplate === undefined ? await modelChatTemplate(model, options.modelPath) : await jinjaChatTemplate(options.chatTemplate, model);
       const modelHash = options.modelHash ?? (await sha256File(options.modelPath));
       return new LlamaBackend({ ...options, mode, maxInputTokens, maxOutputTokensLimit, model, owned, contexts, template, modelHash, threads });
     } catch (error) {

@@ -10,8 +10,8 @@
  * @module
  */
 import os from "node:os";
-import { getLlama, LlamaLogLevel, type Llama, type LlamaGpuType } from "node-llama-cpp";
-import { MeritError } from "../errors.ts";
+import type { Llama, LlamaGpuType, LlamaLogLevel } from "node-llama-cpp";
+import { MeritError, missingPackageError } from "../errors.ts";
 
 /** `"auto"` picks CUDA/Vulkan/Metal when present, `false` forces CPU, or name one GPU type. */
 export type GpuSetting = "auto" | LlamaGpuType;
@@ -32,26 +32,38 @@ export function onLlamaLog(listener: LogListener): () => void {
   return () => listeners.delete(listener);
 }
 
+/**
+ * A new `Llama`. node-llama-cpp is imported here, on first use, not with this module: it takes about
+ * 0.5 s, which `merit help` and every command's start-up skip (issue 22 §2).
+ */
+async function startLlama(gpu: GpuSetting): Promise<Llama> {
+  const { getLlama, LlamaLogLevel } = await import("node-llama-cpp").catch((error: unknown) => {
+    throw missingPackageError(error) ?? error; // not installed: one line naming it and `npm ci`
+  });
+  return getLlama({
+    gpu,
+    // Never build llama.cpp from source or download it: the prebuilt binaries ship inside npm
+    // packages (install with NODE_LLAMA_CPP_SKIP_DOWNLOAD=true, DESIGN.md §3).
+    build: "never",
+    skipDownload: true,
+    progressLogs: false,
+    // Contexts always pass `threads` explicitly; this cap only stops llama.cpp oversubscribing.
+    maxThreads: os.cpus().length,
+    logLevel: LlamaLogLevel.warn,
+    logger: (level, message) => {
+      for (const listener of listeners) listener({ level, message: message.trimEnd() });
+    },
+  });
+}
+
 /** The shared `Llama` for a GPU setting (created on first use, kept for the process lifetime). */
 export function llamaRuntime(gpu: GpuSetting = false): Promise<Llama> {
   const key = String(gpu);
   let runtime = runtimes.get(key);
   if (!runtime) {
-    runtime = getLlama({
-      gpu,
-      // Never build llama.cpp from source or download it: the prebuilt binaries ship inside npm
-      // packages (install with NODE_LLAMA_CPP_SKIP_DOWNLOAD=true, DESIGN.md §3).
-      build: "never",
-      skipDownload: true,
-      progressLogs: false,
-      // Contexts always pass `threads` explicitly; this cap only stops llama.cpp oversubscribing.
-      maxThreads: os.cpus().length,
-      logLevel: LlamaLogLevel.warn,
-      logger: (level, message) => {
-        for (const listener of listeners) listener({ level, message: message.trimEnd() });
-      },
-    }).catch((error: unknown) => {
+    runtime = startLlama(gpu).catch((error: unknown) => {
       runtimes.delete(key);
+      if (error instanceof MeritError) throw error;
       throw new MeritError(
         `node-llama-cpp could not start with gpu=${key}: ${error instanceof Error ? error.message : String(error)}; ` +
           `reinstall with NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm ci (prebuilt binaries ship in @node-llama-cpp/* packages) or use gpu: false`,

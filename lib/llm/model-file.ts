@@ -5,7 +5,7 @@
  * @module
  */
 import { open, stat } from "node:fs/promises";
-import { readGgufFileInfo, type Llama, type LlamaModel, type LlamaModelOptions } from "node-llama-cpp";
+import type { Llama, LlamaModel, LlamaModelOptions } from "node-llama-cpp";
 import { InputFileError } from "../errors.ts";
 import { drainLlamaLogs, onLlamaLog } from "./llama-runtime.ts";
 
@@ -77,6 +77,8 @@ export async function inspectModelFile(path: string): Promise<void> {
   if (size < 4 || head.toString("latin1") !== "GGUF") {
     throw new ModelFileError(path, "not-gguf", `not a GGUF file (first bytes ${head.subarray(0, Math.min(4, size)).toString("hex") || "none"}, expected 47475546 "GGUF"; ${size} bytes)`);
   }
+  // node-llama-cpp on first use (start-up, issue 22 §2); outside the try: not installed is no bad file
+  const { readGgufFileInfo } = await import("node-llama-cpp");
   let required: number;
   let headerEnd: number;
   try {

@@ -61,7 +61,7 @@ export async function loadPromptTokenizer(options: PromptTokenizerOptions): Prom
   const llama = await llamaRuntime(false);
   const model = await loadModelChecked(llama, options.modelPath, { vocabOnly: true, gpuLayers: 0 });
   try {
-    const template = options.chatTemplate === undefined ? modelChatTemplate(model, options.modelPath) : jinjaChatTemplate(options.chatTemplate, model);
+    const template = options.chatTemplate === undefined ? await modelChatTemplate(model, options.modelPath) : await jinjaChatTemplate(options.chatTemplate, model);
     const modelHash = options.modelHash ?? (await sha256File(options.modelPath));
     const maxInputTokens = options.maxInputTokens ?? 4096;
     if (!Number.isInteger(maxInputTokens) || maxInputTokens < 1) throw new MeritError(`maxInputTokens must be a positive integer, got ${maxInputTokens}`);

@@ -1,7 +1,8 @@
 /**
  * Methods, user plugin files (DESIGN.md §1 "Plugins"): `--plugin FILE.ts` (every command) or a
- * config's `plugins` list imports a TypeScript file (the CLI runs under tsx) that registers parts and
- * methods, datasets, SQL executors or inference engines (lib/plugin.ts) before any name is resolved.
+ * config's `plugins` list imports a TypeScript file (through tsx, lib/plugin-files.ts) that registers
+ * parts and methods, datasets, SQL executors or inference engines (lib/plugin.ts) before any name is
+ * resolved.
  * The kit's own registries are filled first, so every entry made while a plugin is imported is that
  * plugin's (lib/plugin-files.ts). A run's manifest records, by path and sha256, only the plugins that
  * registered something the run uses (`pluginsUsedBy`): its method and the method's parts, its

@@ -2,12 +2,12 @@
  * `merit help` imports no command module (lib/cli/index.ts SUMMARIES), and a package that cannot be
  * loaded — a native add-on an interrupted `npm ci` left out (better-sqlite3, hnswlib-node), or
  * node-llama-cpp not installed — is one stderr line naming the package and `npm ci`, exit 2 (lib/errors.ts
- * `missingPackageError`). The missing packages are simulated in child processes by
- * test/helpers/hide-package.cjs; node_modules is never touched. Also: a valid call cache on a
+ * `missingPackageError`), once a command uses it (`--help` loads none of them). The missing packages
+ * are simulated in child processes by test/helpers/hide-package.cjs; node_modules is never touched. Also: a valid call cache on a
  * read-only file system is named as such, not as "not an LLM call cache".
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -55,11 +55,16 @@ describe("a package that cannot be loaded is one line naming it and `npm ci`", (
     expect(r.err).toEqual(["merit cache: the native add-on of the npm package better-sqlite3 cannot be loaded (Could not locate the bindings file); run `npm ci` in the merit-kit folder (an interrupted install leaves it incomplete)"]);
   }, 60_000);
 
-  it("node-llama-cpp not installed: `merit run --help` gives one line, exit 2", () => {
-    const r = merit(["run", "--help"], { MERIT_TEST_HIDE_PACKAGE: "node-llama-cpp" });
+  it("node-llama-cpp not installed: `merit run --help` still works (it loads on first use); a GGUF check gives one line, exit 2", () => {
+    const help = merit(["run", "--help"], { MERIT_TEST_HIDE_PACKAGE: "node-llama-cpp" });
+    expect(help.err).toEqual([]);
+    expect(help.code).toBe(0);
+    const gguf = join(root, "header-only.gguf");
+    writeFileSync(gguf, Buffer.from("GGUF\0\0\0\0", "latin1"));
+    const r = merit(["models", "check", "--file", gguf, "--no-load"], { MERIT_TEST_HIDE_PACKAGE: "node-llama-cpp" });
     expect(r.code).toBe(2);
     expect(r.err).toHaveLength(1);
-    expect(r.err[0]).toMatch(/^merit run: the npm package node-llama-cpp is not installed \(Cannot find package 'node-llama-cpp' imported from .*\); run `npm ci` in the merit-kit folder$/);
+    expect(r.err[0]).toMatch(/^merit models: the npm package node-llama-cpp is not installed \(Cannot find package 'node-llama-cpp' imported from .*\); run `npm ci` in the merit-kit folder$/);
   }, 60_000);
 
   it("hnswlib-node's real `bindings` error (a copy of the package without its build/): one line naming the package", () => {

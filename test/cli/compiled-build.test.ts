@@ -1,0 +1,91 @@
+/**
+ * The ahead-of-time compiled CLI (lib/compiled.mjs, scripts/build-lib.mjs; issue 22 §2): on a copy of
+ * the kit in a temporary folder (so the repository's own .build/ is left alone), the compiled tree
+ * and the sources through tsx (MERIT_TSX=1) print the same for `merit help`, `stream-order`, `eval`
+ * on a six-query dataset and `methods --plugin` with a TypeScript plugin (whose registrations must
+ * reach the compiled kit's registry, not a second copy of it); an edited source is recompiled before
+ * the next run, so the edit shows at once; and a source that no longer compiles is run through tsx.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const kit = mkdtempSync(join(tmpdir(), "merit-compiled-"));
+afterAll(() => rmSync(kit, { recursive: true, force: true }));
+
+/** Runs `merit <argv>` of the copied kit, compiled (the default) or through tsx. */
+function merit(argv: string[], path: "compiled" | "tsx" = "compiled") {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" };
+  delete env.MERIT_TSX;
+  if (path === "tsx") env.MERIT_TSX = "1";
+  const r = spawnSync(process.execPath, [join(kit, "lib/bin.mjs"), ...argv], { cwd: kit, env, encoding: "utf8", timeout: 120_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const manifest = () => JSON.parse(readFileSync(join(kit, ".build/manifest.json"), "utf8")) as { sources: Record<string, [number, number]> };
+
+beforeAll(() => {
+  for (const entry of ["lib", "scripts", "examples", "package.json", "tsconfig.json"]) cpSync(join(ROOT, entry), join(kit, entry), { recursive: true });
+  rmSync(join(kit, ".build"), { recursive: true, force: true });
+  for (const entry of ["node_modules", "prompts"]) symlinkSync(join(ROOT, entry), join(kit, entry));
+  // a six-query Spider: the first six dev questions, their gold, Spider's schemas and databases
+  const tiny = join(kit, "tiny");
+  mkdirSync(tiny);
+  writeFileSync(join(tiny, "dev.json"), JSON.stringify((JSON.parse(readFileSync(join(ROOT, "data/spider/dev.json"), "utf8")) as unknown[]).slice(0, 6)));
+  const gold = readFileSync(join(ROOT, "data/spider/dev_gold.sql"), "utf8").split("\n").slice(0, 6);
+  writeFileSync(join(tiny, "dev_gold.sql"), gold.join("\n") + "\n");
+  for (const entry of ["tables.json", "database"]) symlinkSync(join(ROOT, "data/spider", entry), join(tiny, entry));
+  const pred = gold.map((line) => line.split("\t")[0]);
+  pred[1] = "SELECT count(*) FROM singer WHERE age > 30"; // one wrong
+  writeFileSync(join(kit, "pred.sql"), pred.join("\n") + "\n");
+  const build = spawnSync(process.execPath, [join(kit, "scripts/build-lib.mjs")], { cwd: kit, encoding: "utf8" });
+  expect(build.stdout).toMatch(/^build-lib: compiled \d+ files of lib\/ to \.build/);
+}, 120_000);
+
+describe("the compiled CLI", () => {
+  it("prints what the sources through tsx print", () => {
+    const cases = [
+      ["help"],
+      ["stream-order", "--dataset", "spider", "--data", "tiny", "--seed", "1"],
+      ["eval", "--dataset", "spider", "--data", "tiny", "--pred", "pred.sql", "--jobs", "1"],
+      ["methods", "--plugin", "examples/mmr.ts"],
+    ];
+    for (const argv of cases) {
+      const compiled = merit(argv);
+      const tsx = merit(argv, "tsx");
+      expect(compiled.code, `${argv.join(" ")}: ${compiled.err}`).toBe(0);
+      expect(compiled.out, argv.join(" ")).toBe(tsx.out);
+      const timeless = (text: string) => text.replace(/[\d.]+\/s ETA \S+/g, "R/s ETA T"); // eval's progress rate
+      expect(timeless(compiled.err), argv.join(" ")).toBe(timeless(tsx.err));
+    }
+    expect(merit(cases[2]).out.trim().split("\n").at(-1)).toBe("EX 83.33 (5/6)");
+    // the plugin's ranker reached the registry the compiled `methods` lists
+    expect(merit(cases[3]).out).toMatch(/^\| ranker \| `mmr` \|/m);
+  }, 120_000);
+
+  it("recompiles an edited source before it runs, and runs tsx when it cannot compile", () => {
+    const index = join(kit, "lib/cli/index.ts");
+    const original = readFileSync(index, "utf8");
+    const stampBefore = manifest().sources["cli/index.ts"];
+    writeFileSync(index, original.replace('"score a predictions file with the execution oracle (EX)"', '"score predictions, edited"'));
+    const edited = merit(["help"]);
+    expect(edited.code).toBe(0);
+    expect(edited.out).toMatch(/^ {2}eval +score predictions, edited$/m);
+    expect(manifest().sources["cli/index.ts"]).not.toEqual(stampBefore);
+    expect(readFileSync(join(kit, ".build/cli/index.js"), "utf8")).toContain("score predictions, edited");
+
+    // a syntax error: the build is left stale, the sources run (and tsx reports the error)
+    writeFileSync(index, original.replace("export const SUMMARIES", "export const SUMMARIES ="));
+    const broken = merit(["help"]);
+    expect(broken.code).not.toBe(0);
+    expect(broken.err).toMatch(/index\.ts/);
+    expect(readFileSync(join(kit, ".build/cli/index.js"), "utf8")).toContain("score predictions, edited");
+
+    writeFileSync(index, original);
+    expect(merit(["help"]).out).toBe(merit(["help"], "tsx").out);
+  }, 120_000);
+});

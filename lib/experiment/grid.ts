@@ -157,10 +157,11 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
     // A finished grid's failed calls are server refusals (any other error ends it): say so loudly.
     const refused = stats.errors > 0 ? `; ${stats.errors} refused by the server, recorded as failed generations (metrics.json failed_generations)` : "";
     // Embeddings are counted only when a memory method asked for the embedder (0 computed: the
-    // embedding model was never loaded).
+    // embedding model was never loaded), on their own line before the last one, whose form
+    // notebooks and scripts filter on.
     const embeddings = services.embeddingStats();
-    const embedded = embeddings === null ? "" : `; embeddings: ${embeddings.computed} computed, ${embeddings.hits} from the cache`;
-    log(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})${refused}${embedded}`);
+    if (embeddings !== null) log(`embeddings: ${embeddings.computed} computed, ${embeddings.hits} from the embedding cache (${config.call_cache})`);
+    log(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})${refused}`);
     return results;
   } finally {
     await services.close();

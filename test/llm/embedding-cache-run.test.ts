@@ -150,14 +150,19 @@ describe("embedding cache in runs", () => {
     expect(differing(join(root, "double"), expected)).toEqual([]);
   }, 600_000);
 
-  it("a memoryless grid never asks for the embedder; a memory grid's last line counts embeddings", async () => {
+  it("a memoryless grid never asks for the embedder; a memory grid counts embeddings on the line before the last", async () => {
     const logOf = async (methods: string[], dir: string) => {
       const log: string[] = [];
       await runGrid(config, planStreams(methods, [0], join(root, dir)), { limit: LIMIT, log: (line) => log.push(line) });
-      return log.at(-1) as string;
+      return log.slice(-2);
     };
-    expect(await logOf(["iterative"], "grid-memoryless")).toMatch(/^LLM calls: \d+ computed, \d+ from the call cache \([^)]*\)$/);
+    const memoryless = await logOf(["iterative"], "grid-memoryless");
+    expect(memoryless[1]).toMatch(/^LLM calls: \d+ computed, \d+ from the call cache \([^)]*\)$/);
+    expect(memoryless[0]).not.toMatch(/embeddings/);
     // The first test left every vector of merit's stream in the cache.
-    expect(await logOf(["merit"], "grid-merit")).toMatch(/^LLM calls: 0 computed, \d+ from the call cache \([^)]*\); embeddings: 0 computed, [1-9]\d* from the cache$/);
+    const [embedded, calls] = await logOf(["merit"], "grid-merit");
+    expect(embedded).toMatch(/^embeddings: 0 computed, [1-9]\d* from the embedding cache \(/);
+    expect(embedded.endsWith(`(${config.call_cache})`)).toBe(true);
+    expect(calls).toMatch(/^LLM calls: 0 computed, \d+ from the call cache \([^)]*\)$/);
   }, 300_000);
 });

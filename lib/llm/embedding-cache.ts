@@ -1,5 +1,5 @@
 /**
- * The content-addressed embedding cache (METHOD.md §5.3, §6.6; like call-cache.ts for LLM calls): an
+ * The content-addressed embedding cache (METHOD.md §5.3; the LLM calls' counterpart is call-cache.ts): an
  * Embedder that answers each text's vector from the `embeddings` table of the call-cache SQLite file
  * and hands only the texts it lacks to the real embedder, which it loads on the first miss — so a
  * resumed or repeated run embeds nothing twice, and a run whose vectors are all stored never loads

@@ -1,5 +1,5 @@
 // The embedding cache in experiment runs (lib/experiment/services.ts, lib/llm/embedding-cache.ts;
-// METHOD.md §5.3, §6.6): memory methods with the dense channel (merit) and without (no_dense_rerank)
+// METHOD.md §5.3): memory methods with the dense channel (merit) and without (no_dense_rerank)
 // on real Spider queries with the tiny Qwen and tiny BGE GGUFs write byte-identical run directories
 // (memory store included) with the plain embedder, through a cold embedding cache, and through a warm
 // one — which computes no vector and never loads the embedder (a throwing embedder double stands in

@@ -1,6 +1,7 @@
 /**
  * The demo's replay cache (README "Reproducibility"): the LLM call cache of the quick demo and the
- * notebooks is committed as one small SQLite file, so `make demo` and `make notebooks` replay every
+ * notebooks (with the embedding cache's vectors in the same file) is committed as one small SQLite
+ * file, so `make demo` and `make notebooks` replay every
  * model call exactly on any CPU (greedy llama.cpp output depends on the CPU's kernels; the cache
  * does not). The committed file is never opened by SQLite — opening a database read-write rewrites
  * it and WAL mode adds -wal/-shm files beside it — it is only copied: to the demo's working cache

@@ -9,8 +9,9 @@
  *     episode, HTML explorer) in results/demo.
  * Quick by default: the tiny random test models (under a loud banner — their numbers mean nothing),
  * with every model call replayed from the committed call cache (demo-replay.ts), so `make demo`
- * rewrites results/demo byte for byte on any CPU (embeddings are recomputed; README "Reproducibility"
- * says what that leaves open). `--fresh` recomputes from an empty cache;
+ * rewrites results/demo byte for byte on any CPU (the tiny BGE's vectors come from the same file's
+ * embedding cache where it holds them, else they are computed; README "Reproducibility" says what
+ * that leaves open). `--fresh` recomputes from an empty cache;
  * `--full` runs the real GGUFs of models/ (`make models`) on 100 queries, after saying what it will
  * run and roughly how long it takes.
  * @module

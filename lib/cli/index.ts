@@ -43,7 +43,7 @@ export const SUMMARIES: Record<string, string> = {
   annotate: "export a seeded sample of initially failed cases for classifier validation (METHOD.md §8)",
   "stream-order": "print the CPython-exact stream order of a dataset for a seed (JSON array of indices)",
   classify: "add the deterministic failure type (METHOD.md §3) to each line of a JSONL file",
-  cache: "stats, verify or prune an LLM call-cache file",
+  cache: "stats, verify, prune or merge an LLM call-cache file (calls and embeddings)",
   models: "download and verify the GGUF models (make models), or check model files",
   preflight: "check that the inputs of make reproduce (models, databases) are present",
   study: "a follow-up study in one file: new (from the template), plan (runs, calls, power), run (grid, audit, report)",

@@ -157,6 +157,11 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
     // A finished grid's failed calls are server refusals (any other error ends it): say so loudly.
     const refused = stats.errors > 0 ? `; ${stats.errors} refused by the server, recorded as failed generations (metrics.json failed_generations)` : "";
     const retried = stats.retries > 0 ? `; ${stats.retries} transient server failure(s) retried (manifest.json transport)` : "";
+    // Embeddings are counted only when a memory method asked for the embedder (0 computed: the
+    // embedding model was never loaded), on their own line before the last one, whose form
+    // notebooks and scripts filter on.
+    const embeddings = services.embeddingStats();
+    if (embeddings !== null) log(`embeddings: ${embeddings.computed} computed, ${embeddings.hits} from the embedding cache (${config.call_cache})`);
     log(`LLM calls: ${stats.computed} computed, ${stats.hits} from the call cache (${config.call_cache})${refused}${retried}`);
     return results;
   } finally {

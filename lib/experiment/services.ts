@@ -1,15 +1,19 @@
 /**
  * Experiment runs, the services a config asks for (METHOD.md §6.4, §5.3; DESIGN.md §1): the chat
  * backend (llama.cpp GGUF or OpenAI-compatible servers) behind the content-addressed call cache, the
- * embedder for memory methods, the oracle and a retriever factory. Built once and shared by every
- * stream of a grid; `close()` releases them.
+ * embedder for memory methods behind the embedding cache (same file, lib/llm/embedding-cache.ts),
+ * the oracle and a retriever factory. Built once and shared by every stream of a grid; `close()`
+ * releases them. Nothing of the embedder is touched until a memory method asks for it; then only
+ * the GGUF header and the file's sha256 are read, and the model itself loads on the first text the
+ * cache does not hold, so a replayed or resumed run whose vectors are stored never loads it.
  * @module
  */
 import type { Dataset } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
 import { CallCache } from "../llm/call-cache.ts";
 import { createLlamaBackend } from "../llm/llama-backend.ts";
-import { createLlamaEmbedder } from "../llm/llama-embedder.ts";
+import { EmbeddingCache, type EmbeddingCacheSource, type EmbeddingCacheStats } from "../llm/embedding-cache.ts";
+import { createLlamaEmbedder, readLlamaEmbedderIdentity } from "../llm/llama-embedder.ts";
 import { CompletionsBackend } from "../llm/completions-backend.ts";
 import { createOpenAIEmbedder, OpenAIChatBackend } from "../llm/openai-backend.ts";
 import { loadPromptTokenizer } from "../llm/prompt-tokenizer.ts";
@@ -23,8 +27,13 @@ export interface Services {
   backend: CallCache;
   /** The uncached backend (for identity and manifests). */
   inner: ChatBackend;
-  /** null until a memory method asks for it (`embedder()` loads it once). */
-  embedder(): Promise<Embedder>;
+  /**
+   * The embedding cache over the config's embedder, built on the first call (a memory method): it
+   * reads the embedder's identity, and loads the model only for a text not in the cache.
+   */
+  embedder(): Promise<EmbeddingCache>;
+  /** The embedding cache's counters; null when no run asked for the embedder. */
+  embeddingStats(): EmbeddingCacheStats | null;
   oracle: Oracle;
   /** A fresh retriever (one per run: it caches per-memory indexes). */
   retriever(): Retriever;
@@ -34,6 +43,7 @@ export interface Services {
 export interface ServiceOverrides {
   /** Replace the chat backend (tests, notebooks); the call cache still wraps it. */
   backend?: ChatBackend;
+  /** Replace the embedder (tests); the embedding cache still wraps it. */
   embedder?: Embedder;
   /** SQL worker processes of the oracle. */
   jobs?: number;
@@ -51,18 +61,57 @@ export async function createServices(config: ExperimentConfig, dataset: Dataset,
     jobs: overrides.jobs ?? 2,
     engine: executorOf(config),
   });
-  let embedder: Promise<Embedder> | null = overrides.embedder ? Promise.resolve(overrides.embedder) : null;
+  let embedding: Promise<{ cache: EmbeddingCache; source: OwnedSource }> | null = null;
+  let embeddingCache: EmbeddingCache | null = null;
+  const embedderCache = () =>
+    (embedding ??= (async () => {
+      const source: OwnedSource = overrides.embedder ? fixedSource(overrides.embedder, false) : await embeddingSourceOf(config);
+      embeddingCache = new EmbeddingCache(source, config.call_cache);
+      return { cache: embeddingCache, source };
+    })());
   return {
     backend,
     inner,
-    embedder: () => (embedder ??= embedderOf(config)),
+    embedder: async () => (await embedderCache()).cache,
+    embeddingStats: () => embeddingCache?.stats() ?? null,
     oracle,
     retriever: () => createRetriever({ exactPoolLimit: config.retrieval.exact_pool_limit, randomSeed: config.random_seed }),
     async close() {
       await oracle.close();
       await backend.close();
-      if (embedder && !overrides.embedder) await (await embedder).close();
+      const built = embedding === null ? null : await embedding.catch(() => null);
+      if (built !== null) {
+        await built.cache.close();
+        await built.source.release(built.cache);
+      }
       if (!overrides.backend) await inner.close();
+    },
+  };
+}
+
+/** An embedding-cache source and how to release what it loaded. */
+interface OwnedSource extends EmbeddingCacheSource {
+  release(cache: EmbeddingCache): Promise<void>;
+}
+
+/** A source over an embedder that already exists (a remote one, or a test's); closed when `owned`. */
+function fixedSource(embedder: Embedder, owned: boolean): OwnedSource {
+  return { identity: embedder.identity, dimension: embedder.dimension, load: async () => embedder, release: async () => (owned ? embedder.close() : undefined) };
+}
+
+async function embeddingSourceOf(config: ExperimentConfig): Promise<OwnedSource> {
+  const e = config.embedder;
+  // A remote embedder has no model to load here: it is created at once (one request probes its vector length).
+  if (e.backend === "openai") return fixedSource(await createOpenAIEmbedder({ baseUrls: e.base_urls, model: e.model_name }), true);
+  const { identity, dimension } = await readLlamaEmbedderIdentity({ modelPath: e.path });
+  return {
+    identity,
+    dimension,
+    load: () => createLlamaEmbedder({ modelPath: e.path, gpu: config.model.gpu, threads: config.model.threads ?? undefined, modelHash: identity.modelHash }),
+    async release(cache) {
+      const loaded = cache.loadedEmbedder();
+      const embedder = loaded === null ? null : await loaded.catch(() => null);
+      await embedder?.close();
     },
   };
 }
@@ -93,10 +142,4 @@ async function chatBackendOf(config: ExperimentConfig): Promise<ChatBackend> {
     seed: d.seed,
     truncate: d.truncate,
   });
-}
-
-async function embedderOf(config: ExperimentConfig): Promise<Embedder> {
-  const e = config.embedder;
-  if (e.backend === "openai") return createOpenAIEmbedder({ baseUrls: e.base_urls, model: e.model_name });
-  return createLlamaEmbedder({ modelPath: e.path, gpu: config.model.gpu, threads: config.model.threads ?? undefined });
 }

@@ -1,10 +1,15 @@
 /**
  * Maintenance of a call-cache file (METHOD.md §6.6; `merit cache stats|verify|prune`): per-identity
- * counts, re-hashing every row to find corrupt ones, and pruning by backend identity or age.
+ * counts, re-hashing every row to find corrupt ones, and pruning by identity or age — of the LLM
+ * calls (`calls`) and of the embedding cache's vectors (`embeddings`, lib/llm/embedding-cache.ts)
+ * the same file holds. A file written before the embedding cache existed has no `embeddings` table:
+ * it counts as none.
  * @module
  */
+import type Database from "better-sqlite3";
 import { contentHash, type JsonValue } from "../hash.ts";
-import { openCacheDatabase, rowHash } from "./call-cache.ts";
+import { hasEmbeddingsTable, openCacheDatabase, rowHash } from "./call-cache.ts";
+import { embeddingRowProblem } from "./embedding-cache.ts";
 
 /** Rows of one backend identity. */
 export interface IdentitySummary {
@@ -16,31 +21,42 @@ export interface IdentitySummary {
   newest: string;
 }
 
-/** A row whose stored hashes do not match its content. */
+/** A row whose stored hashes do not match its content (`table`: calls or embeddings). */
 export interface CorruptRow {
   key: string;
   reason: string;
+  table: "calls" | "embeddings";
 }
 
-/** Rows per backend identity, most rows first. */
-export function cacheStats(path: string): { rows: number; identities: IdentitySummary[] } {
+/** Rows per identity of one table, most rows first. */
+function identitySummaries(db: Database.Database, table: "calls" | "embeddings"): IdentitySummary[] {
+  const groups = db
+    .prepare(`SELECT identity_hash, identity, COUNT(*) AS n, MIN(created_at) AS oldest, MAX(created_at) AS newest FROM ${table} GROUP BY identity_hash ORDER BY n DESC, identity_hash`)
+    .all() as Array<{ identity_hash: string; identity: string; n: number; oldest: string; newest: string }>;
+  return groups.map((g) => {
+    const parsed = safeParse(g.identity) as { kind?: string; model?: string } | undefined;
+    return { identityHash: g.identity_hash, kind: parsed?.kind ?? "?", model: parsed?.model ?? "?", rows: g.n, oldest: g.oldest, newest: g.newest };
+  });
+}
+
+/** Call rows per backend identity and embedding rows per embedder identity, most rows first. */
+export function cacheStats(path: string): { rows: number; identities: IdentitySummary[]; embeddings: { rows: number; identities: IdentitySummary[] } } {
   const db = openCacheDatabase(path, { readonly: true });
   try {
-    const groups = db
-      .prepare("SELECT identity_hash, identity, COUNT(*) AS n, MIN(created_at) AS oldest, MAX(created_at) AS newest FROM calls GROUP BY identity_hash ORDER BY n DESC, identity_hash")
-      .all() as Array<{ identity_hash: string; identity: string; n: number; oldest: string; newest: string }>;
-    const identities = groups.map((g) => {
-      const parsed = safeParse(g.identity) as { kind?: string; model?: string } | undefined;
-      return { identityHash: g.identity_hash, kind: parsed?.kind ?? "?", model: parsed?.model ?? "?", rows: g.n, oldest: g.oldest, newest: g.newest };
-    });
-    return { rows: identities.reduce((s, g) => s + g.rows, 0), identities };
+    const identities = identitySummaries(db, "calls");
+    const embedders = hasEmbeddingsTable(db) ? identitySummaries(db, "embeddings") : [];
+    const total = (groups: IdentitySummary[]) => groups.reduce((s, g) => s + g.rows, 0);
+    return { rows: total(identities), identities, embeddings: { rows: total(embedders), identities: embedders } };
   } finally {
     db.close();
   }
 }
 
-/** Re-derives every row's key, identity hash and row hash; returns the rows that disagree. */
-export function verifyCache(path: string): { rows: number; corrupt: CorruptRow[] } {
+/**
+ * Re-derives every call row's key, identity hash and row hash, and every embedding row's key,
+ * identity hash, vector length and row hash; returns the rows that disagree.
+ */
+export function verifyCache(path: string): { rows: number; embeddingRows: number; corrupt: CorruptRow[] } {
   const db = openCacheDatabase(path, { readonly: true });
   try {
     const corrupt: CorruptRow[] = [];
@@ -49,9 +65,17 @@ export function verifyCache(path: string): { rows: number; corrupt: CorruptRow[]
     for (const r of all) {
       rows++;
       const reason = rowProblem(r);
-      if (reason) corrupt.push({ key: String(r.key), reason });
+      if (reason) corrupt.push({ key: String(r.key), reason, table: "calls" });
     }
-    return { rows, corrupt };
+    let embeddingRows = 0;
+    if (hasEmbeddingsTable(db)) {
+      for (const r of db.prepare("SELECT * FROM embeddings ORDER BY key").iterate() as Iterable<Record<string, unknown>>) {
+        embeddingRows++;
+        const reason = embeddingRowProblem(r);
+        if (reason) corrupt.push({ key: String(r.key), reason, table: "embeddings" });
+      }
+    }
+    return { rows, embeddingRows, corrupt };
   } finally {
     db.close();
   }
@@ -80,17 +104,25 @@ export function rowProblem(r: Record<string, unknown>): string | undefined {
   return expected === r.row_hash ? undefined : "row_hash does not match text and token counts";
 }
 
-/** Deletes rows of other identities (`keepIdentityHash`) and/or older than `olderThanDays`; returns the count removed. */
-export function pruneCache(path: string, opts: { keepIdentityHash?: string; olderThanDays?: number; now?: Date }): number {
+/**
+ * Deletes call rows of other backend identities (`keepIdentityHash`), embedding rows of other
+ * embedder identities (`keepEmbedderHash`), and/or rows of either table older than `olderThanDays`;
+ * returns the count removed.
+ */
+export function pruneCache(path: string, opts: { keepIdentityHash?: string; keepEmbedderHash?: string; olderThanDays?: number; now?: Date }): number {
   const db = openCacheDatabase(path);
   try {
     let removed = 0;
     if (opts.keepIdentityHash !== undefined) {
       removed += db.prepare("DELETE FROM calls WHERE identity_hash <> ?").run(opts.keepIdentityHash).changes;
     }
+    if (opts.keepEmbedderHash !== undefined) {
+      removed += db.prepare("DELETE FROM embeddings WHERE identity_hash <> ?").run(opts.keepEmbedderHash).changes;
+    }
     if (opts.olderThanDays !== undefined) {
       const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.olderThanDays * 86_400_000).toISOString();
       removed += db.prepare("DELETE FROM calls WHERE created_at < ?").run(cutoff).changes;
+      removed += db.prepare("DELETE FROM embeddings WHERE created_at < ?").run(cutoff).changes;
     }
     return removed;
   } finally {

@@ -16,6 +16,7 @@
  * - wall-clock time and the cache file's own path;
  * - how many transient failures a call needed (GenerateResult `retries`): neither stored nor keyed.
  * Errors are never cached; a sampled (non-greedy) backend must put its seed in `identity.params`.
+ * The same file holds the embedding cache's `embeddings` table (lib/llm/embedding-cache.ts).
  * @module
  */
 import { accessSync, constants, mkdirSync } from "node:fs";
@@ -64,7 +65,26 @@ CREATE TABLE IF NOT EXISTS calls (
   row_hash TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS calls_identity ON calls(identity_hash);
+CREATE TABLE IF NOT EXISTS embeddings (
+  key TEXT PRIMARY KEY,
+  identity_hash TEXT NOT NULL,
+  identity TEXT NOT NULL,
+  text TEXT NOT NULL,
+  dimension INTEGER NOT NULL,
+  vector BLOB NOT NULL,
+  created_at TEXT NOT NULL,
+  row_hash TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS embeddings_identity ON embeddings(identity_hash);
 `;
+
+/**
+ * Whether a cache file has the `embeddings` table of lib/llm/embedding-cache.ts (created with `calls`
+ * whenever a file is opened for writing; files written before it existed have only `calls`).
+ */
+export function hasEmbeddingsTable(db: Database.Database): boolean {
+  return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'embeddings'").get() !== undefined;
+}
 
 /** Opens (creating if needed) a cache file with WAL and a busy timeout for concurrent writers. */
 export function openCacheDatabase(path: string, opts: { readonly?: boolean } = {}): Database.Database {

@@ -6,12 +6,12 @@
  * @module
  */
 import { basename } from "node:path";
-import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
+import { readGgufFileInfo, type LlamaEmbeddingContext, type LlamaModel, type Token } from "node-llama-cpp";
 import { sha256Hex } from "../hash.ts";
 import { MeritError } from "../errors.ts";
 import { sha256File } from "../file-hash.ts";
 import { llamaRuntime, resolveThreads, type GpuSetting } from "./llama-runtime.ts";
-import { loadModelChecked } from "./model-file.ts";
+import { inspectModelFile, loadModelChecked, ModelFileError } from "./model-file.ts";
 import { l2Normalize } from "../vector.ts";
 import type { BackendIdentity, Embedder } from "./types.ts";
 
@@ -35,6 +35,30 @@ export interface EmbedderStats {
   cacheHits: number;
   truncatedInputs: number;
   truncatedTokens: number;
+}
+
+/**
+ * The identity and vector length an embedder over `options.modelPath` will report, read from the
+ * GGUF header and the file's sha256 without loading the model (`{arch}.context_length` is the
+ * training context llama.cpp reports, `{arch}.embedding_length` the vector size): what the
+ * embedding cache keys vectors by, so a run whose vectors are all cached never loads the model.
+ * The cache checks the loaded embedder against it. @throws ModelFileError
+ */
+export async function readLlamaEmbedderIdentity(options: Pick<LlamaEmbedderOptions, "modelPath" | "maxTokens" | "modelHash">): Promise<{ identity: BackendIdentity; dimension: number }> {
+  await inspectModelFile(options.modelPath); // a missing, truncated or non-GGUF file gets its own message
+  const info = await readGgufFileInfo(options.modelPath, { sourceType: "filesystem", logWarnings: false, spliceSplitFiles: false });
+  const trained = info.architectureMetadata?.context_length;
+  const dimension = info.architectureMetadata?.embedding_length;
+  if (typeof trained !== "number" || !(trained > 0) || typeof dimension !== "number" || !(dimension > 0)) {
+    throw new ModelFileError(options.modelPath, "load-failed", "the GGUF header states no context_length or embedding_length; use an embedding model such as bge-large-en-v1.5 (models/README.md)");
+  }
+  const maxTokens = Math.min(options.maxTokens ?? trained, trained);
+  const modelHash = options.modelHash ?? (await sha256File(options.modelPath));
+  return { identity: embedderIdentity(options.modelPath, modelHash, maxTokens), dimension };
+}
+
+function embedderIdentity(modelPath: string, modelHash: string, maxTokens: number): BackendIdentity {
+  return { kind: "llama.cpp-embedding", model: basename(modelPath), modelHash, params: { maxTokens, truncation: "right", normalize: "l2" } };
 }
 
 /** Loads the model and returns a ready embedder. @throws ModelFileError */
@@ -78,12 +102,7 @@ export class LlamaEmbedder implements Embedder {
     const dimension = model.embeddingVectorSize;
     if (!dimension) throw new MeritError(`${options.modelPath}: the GGUF reports no embedding size; use an embedding model such as bge-large-en-v1.5 (models/README.md)`);
     this.dimension = dimension;
-    this.identity = {
-      kind: "llama.cpp-embedding",
-      model: basename(options.modelPath),
-      modelHash,
-      params: { maxTokens, truncation: "right", normalize: "l2" },
-    };
+    this.identity = embedderIdentity(options.modelPath, modelHash, maxTokens);
   }
 
   /** Counters since creation (a copy). */

@@ -78,7 +78,8 @@ describe("runGrid (library)", () => {
     expect(results.map((r) => r.result.metrics.total)).toEqual([2, 2]);
     expect(log.slice(0, 2)).toEqual(["warning: no database for wta_1 (62); those queries are dropped from the stream", expect.stringMatching(/^config [0-9a-f]{12}, spider, K=1, protocol merit, initial cache /)]);
     expect(log[log.length - 1]).toMatch(/^LLM calls: \d+ computed, \d+ from the call cache/);
-    expect(events.slice(-2)).toEqual(["finished", "log"]);
+    expect(log[log.length - 2]).toMatch(/^embeddings: \d+ computed, \d+ from the embedding cache/); // merit asked for the embedder
+    expect(events.slice(-3)).toEqual(["finished", "log", "log"]);
     expect(runLog.filter((l) => l.startsWith("completed "))).toHaveLength(2);
     for (const key of ["iterative/s0", "merit/s0"]) {
       const last = progress.filter((p) => p.key === key).at(-1)!;

@@ -118,7 +118,7 @@ describe("CallCache over a scripted backend", () => {
     const statsB = JSON.parse(b.stdout) as { hits: number; computed: number };
     expect(statsA.hits + statsA.computed).toBe(300);
     expect(statsB.hits + statsB.computed).toBe(300);
-    expect(verifyCache(file)).toEqual({ rows: 450, corrupt: [] });
+    expect(verifyCache(file)).toEqual({ rows: 450, embeddingRows: 0, corrupt: [] });
   });
 });
 
@@ -132,7 +132,7 @@ describe("cache admin and `merit cache`", () => {
     await two.generate({ prompt: "other", maxOutputTokens: 4 });
     await two.close();
 
-    expect(verifyCache(file)).toEqual({ rows: 4, corrupt: [] });
+    expect(verifyCache(file)).toEqual({ rows: 4, embeddingRows: 0, corrupt: [] });
     const db = new Database(file);
     db.prepare("UPDATE calls SET text = 'tampered' WHERE request LIKE '%q2%'").run();
     db.close();
@@ -164,7 +164,7 @@ describe("cache admin and `merit cache`", () => {
     db.close();
     // created_at is outside the row hash, so the back-dated row was still valid; 2 rows remain.
     expect(pruneCache(file, { olderThanDays: 30 })).toBe(1);
-    expect(verifyCache(file)).toEqual({ rows: 2, corrupt: [] });
+    expect(verifyCache(file)).toEqual({ rows: 2, embeddingRows: 0, corrupt: [] });
   });
 
   it("usage errors name the problem", async () => {

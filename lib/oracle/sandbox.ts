@@ -50,7 +50,9 @@ export class SqlSandbox extends ExecutorPool<ProcessWorker> implements SqlExecut
   readonly engine = "sqlite";
 
   constructor(opts: SandboxOptions = {}) {
-    super({ ...opts, spawn: forkWorker, closedError: "sandbox is closed" });
+    // sql-worker.mjs runs its statements one at a time in arrival order: a second one waits in its IPC
+    // buffer, so the worker starts it as soon as it has answered the first (executor-pool.ts `pipeline`).
+    super({ ...opts, spawn: forkWorker, closedError: "sandbox is closed", pipeline: 2 });
   }
 
   /** PIDs of the live workers (tests check that none leak). */

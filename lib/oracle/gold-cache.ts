@@ -58,6 +58,7 @@ export class GoldCache {
   readonly #file: string | null;
   readonly #select: Database.Statement<[string], Row> | null = null;
   readonly #insert: Database.Statement<[string, number, Buffer, string]> | null = null;
+  readonly #digests = new Map<string, Promise<string>>();
   readonly #pending: Array<[string, number, Buffer, string]> = [];
   #flushScheduled = false;
   /** Gold executions actually performed by this process. */
@@ -139,8 +140,14 @@ export class GoldCache {
   }
 
   async #diskKey(dbPath: string, sql: string): Promise<string> {
-    const { sha256 } = await fileDigest(dbPath);
-    return sha256Hex([this.#context, sha256, sql].join("\u0000"));
+    // Once per file per cache, as the memory layer above is keyed by path: a database is not
+    // replaced while an oracle scores on it (lib/file-hash.ts memoises the digest itself).
+    let digest = this.#digests.get(dbPath);
+    if (digest === undefined) {
+      digest = fileDigest(dbPath).then((d) => d.sha256);
+      this.#digests.set(dbPath, digest);
+    }
+    return sha256Hex([this.#context, await digest, sql].join("\u0000"));
   }
 
   #scheduleFlush(): void {

@@ -11,12 +11,13 @@ import type { CommandIO } from "../../lib/cli/command.ts";
 import { InputFileError } from "../../lib/errors.ts";
 import type { ExecResult } from "../../lib/oracle/executor.ts";
 import { GoldCache } from "../../lib/oracle/gold-cache.ts";
+import type { Rows } from "../../lib/oracle/types.ts";
 import { DEEPSEEK_PREDICTIONS, SPIDER_DIR, tempDir } from "../helpers/run-fixture.ts";
 
 const root = tempDir("gold-persist");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const CONCERT = join(SPIDER_DIR, "database", "concert_singer", "concert_singer.sqlite");
-const rowsOf = (rows: unknown[][]) => async (): Promise<ExecResult> => ({ ok: true, rows });
+const rowsOf = (rows: Rows) => async (): Promise<ExecResult> => ({ ok: true, rows });
 
 async function merit(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];

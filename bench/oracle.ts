@@ -69,7 +69,8 @@ async function phases(dataDir: string, goldCacheFile: string): Promise<Record<st
   const { readPredictions } = await import("../lib/oracle/predictions.ts");
   const { spiderResultEq } = await import("../lib/oracle/compare.ts");
   const { goldOrderMatters, prepareSpiderGold } = await import("../lib/oracle/protocol.ts");
-  lap("imports (data + oracle modules)");
+  const { defaultJobs } = await import("../lib/cli/eval.ts");
+  lap("imports (data, oracle and eval modules)");
   const discovery = await discoverDatabaseRoots(databaseRootsOf("spider", dataDir));
   lap("database discovery + SHA-256 of every file");
   verifyDatabaseFiles(discovery);
@@ -77,9 +78,9 @@ async function phases(dataDir: string, goldCacheFile: string): Promise<Record<st
   const data = await loadDataset({ name: "spider", dir: dataDir }); // hashes memoised: JSON, schemas, checks again
   const predictions = readPredictions(PRED, "utf8", data.examples.length);
   lap("dataset load (JSON, schemas; checks again)");
-  const executor = createExecutor("sqlite", { jobs: Math.min(4, availableParallelism()), timeoutMs: 30_000 });
+  const executor = createExecutor("sqlite", { jobs: defaultJobs(), timeoutMs: 30_000 });
   const anyDb = [...data.databases.values()][0].canonicalPath;
-  await Promise.all(Array.from({ length: Math.min(4, availableParallelism()) }, () => executor.execute({ db: anyDb, sql: "SELECT 1" })));
+  await Promise.all(Array.from({ length: defaultJobs() }, () => executor.execute({ db: anyDb, sql: "SELECT 1" })));
   lap("SQL worker start (until each answers)");
   const oracle = new Oracle({ dataset: "spider", databases: data.databases, protocol: "official", executor, goldCacheFile });
   const scoreable = data.examples.filter((e) => data.databases.has(e.dbId));
@@ -111,7 +112,8 @@ async function attempts(dataDir: string): Promise<Record<string, number>> {
   const { readPredictions } = await import("../lib/oracle/predictions.ts");
   const data = await loadDataset({ name: "spider", dir: dataDir });
   const lines = readPredictions(PRED, "utf8", data.examples.length).lines;
-  const jobs = Math.min(4, availableParallelism());
+  const { defaultJobs } = await import("../lib/cli/eval.ts");
+  const jobs = defaultJobs();
   const oracle = new Oracle({ dataset: "spider", databases: data.databases, protocol: "official", jobs, timeoutMs: 30_000 });
   const examples = data.examples.map((e, i) => [e, lines[i]] as const).filter(([e]) => data.databases.has(e.dbId));
   await Promise.all(examples.map(([e, p]) => oracle.score(e, p))); // warm: gold cached, workers up, JIT warm

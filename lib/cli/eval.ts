@@ -30,7 +30,7 @@ const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--prot
               a gold query that runs past it stops the command (the deadline is too short for the data)
   --accept-gold-timeouts  exclude examples whose gold timed out (GOLD_ERROR) instead of stopping;
               summary.json records how many (gold_timeouts_accepted)
-  --jobs      SQL worker processes (default: cores, at most 4; at most 4 per CPU core)
+  --jobs      SQL worker processes (default: one per core, at most 16; at most 4 per CPU core)
   --gold-cache  gold results kept across runs, keyed by the database file's SHA-256, the gold text,
               the engine and its version (default ${DEFAULT_GOLD_CACHE}; none: this process only)
   --executor  the SQL engine that runs both the predictions and the gold (default ${DEFAULT_ENGINE}; registered:
@@ -59,8 +59,9 @@ export function parseExecutor(value: string | undefined): string {
   return executor;
 }
 
+/** One SQL worker per core, at most 16 (a test-suite layout scores each prediction on every variant: the work scales with the cores). */
 export function defaultJobs(): number {
-  return Math.max(1, Math.min(4, availableParallelism()));
+  return Math.max(1, Math.min(16, availableParallelism()));
 }
 
 /** The most SQL worker processes worth starting: 4 per CPU core, never above 64 (each is a Node process). */

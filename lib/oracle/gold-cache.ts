@@ -83,8 +83,8 @@ export class GoldCache {
       this.#db = null;
       return;
     }
-    mkdirSync(dirname(file), { recursive: true });
     try {
+      mkdirSync(dirname(file), { recursive: true });
       this.#db = new Database(file);
       this.#db.pragma("journal_mode = WAL");
       this.#db.pragma("busy_timeout = 5000");

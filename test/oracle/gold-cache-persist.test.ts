@@ -1,7 +1,7 @@
 // The gold cache across processes (lib/oracle/gold-cache.ts, METHOD.md §11.2): `merit eval` with a
 // cold and a warm cache file writes the same bytes; keys follow the database's content (a copy hits,
 // changed bytes miss); a damaged row is refused with one line naming the file, never used.
-import { copyFileSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serialize } from "node:v8";
 import Database from "better-sqlite3";
@@ -85,6 +85,12 @@ describe("gold cache on disk", () => {
     expect(await again.get(CONCERT, "SELECT slow", rowsOf([[1n]]))).toEqual({ ok: true, rows: [[1n]] });
     expect([again.diskHits, again.executions]).toEqual([1, 1]);
     again.close();
+  });
+
+  it("refuses a file that is not a gold cache, naming it", () => {
+    const file = join(root, "garbage.sqlite");
+    writeFileSync(file, "not a database, just text that is long enough to have a header".repeat(20));
+    expect(() => new GoldCache(file)).toThrow(`${file}: cannot be opened as the gold cache`);
   });
 
   it("refuses a row whose payload was changed on disk, naming the file", async () => {

@@ -15,8 +15,10 @@
  * filled by an earlier run (what a second `merit eval` on the same data pays; runs/gold-cache.sqlite by default).
  * Breakdown rows are measured in fresh child processes running the same library calls as `merit eval`
  * in sequence (in `merit eval` the worker start overlaps the dataset load). Never asserted by tests.
+ * `--baseline DIR` adds an earlier checkout of the kit (its `merit eval`, no gold cache flag) to the
+ * Spider row, alternating with the rest: before vs after on the same load.
  * Run: npx tsx bench/oracle.ts [--reps 5] [--suite-reps 3] [--official DIR] [--python python3]
- *      [--variants 10] [--decode-tok-s 2000] [--attempt-tokens 128]
+ *      [--variants 10] [--decode-tok-s 2000] [--attempt-tokens 128] [--baseline DIR]
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     "attempt-tokens": { type: "string", default: "128" },
     phases: { type: "string" }, // internal: run the breakdown in this (fresh) process and print JSON
     "gold-cache": { type: "string" },
+    baseline: { type: "string" }, // a checkout of an earlier kit (with node_modules), timed alongside: before vs after
   },
 });
 
@@ -134,12 +137,21 @@ if (values.phases !== undefined) {
   process.exit(0);
 }
 
-function run(cmd: string, args: string[]): { seconds: number; last: string } {
-  const start = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20 });
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+/**
+ * CPU seconds (user + system) of a command and every process under it, from the kernel's rusage of
+ * waited-for children (SQL workers are reaped by merit eval, so they count): load moves wall times,
+ * much less CPU time.
+ */
+const CPU_WRAPPER =
+  "import resource, subprocess, sys, time; t = time.perf_counter(); rc = subprocess.run(sys.argv[1:]).returncode; w = time.perf_counter() - t; " +
+  "r = resource.getrusage(resource.RUSAGE_CHILDREN); print(f'WALL {w:.4f} CPU {r.ru_utime + r.ru_stime:.4f}', file=sys.stderr); sys.exit(rc)";
+
+function run(cmd: string, args: string[]): { seconds: number; cpu: number; last: string } {
+  // Wall time is taken inside the wrapper, around the command alone (the wrapper's own start is not counted).
+  const r = spawnSync(values.python!, ["-c", CPU_WRAPPER, cmd, ...args], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}: ${r.stderr.trim().split("\n").slice(-3).join(" | ")}`);
-  return { seconds, last: r.stdout.trim().split("\n").at(-1) ?? "" };
+  const m = /WALL (\S+) CPU (\S+)\s*$/.exec(r.stderr);
+  return { seconds: Number(m?.[1] ?? NaN), cpu: Number(m?.[2] ?? NaN), last: r.stdout.trim().split("\n").at(-1) ?? "" };
 }
 
 const tmp = mkdtempSync(join(tmpdir(), "merit-bench-oracle-"));
@@ -151,12 +163,14 @@ const evaluatorArgs = (dbRoot: string) => ["bench/evaluator_harness.py", ...(off
 const kitArgs = (dataDir: string, cache: string) => [join(ROOT, "lib/bin.mjs"), "eval", "--dataset", "spider", "--data", dataDir, "--pred", PRED, "--gold-cache", cache];
 
 /** Alternating whole-process timings: kit cold, kit warm, evaluator; medians. */
-function sideBySide(dataDir: string, reps: number) {
+function sideBySide(dataDir: string, reps: number, baseline?: string) {
   const warmCache = join(tmp, `warm-${Math.random().toString(36).slice(2)}.sqlite`);
   run(process.execPath, kitArgs(dataDir, warmCache)); // fills the warm cache (untimed)
   const cold: number[] = [];
   const warm: number[] = [];
   const ref: number[] = [];
+  const cpu = { cold: [] as number[], warm: [] as number[], ref: [] as number[] };
+  const before = { wall: [] as number[], cpu: [] as number[] };
   let lines = { kit: "", ref: "" };
   for (let rep = 0; rep < reps; rep++) {
     const coldCache = join(tmp, `cold-${rep}.sqlite`);
@@ -166,12 +180,30 @@ function sideBySide(dataDir: string, reps: number) {
     rmSync(coldCache + "-shm", { force: true });
     const w = run(process.execPath, kitArgs(dataDir, warmCache));
     const r = run(values.python!, evaluatorArgs(join(dataDir, "database")));
+    if (baseline) {
+      const b = run(process.execPath, [join(baseline, "lib/bin.mjs"), "eval", "--dataset", "spider", "--data", dataDir, "--pred", PRED]);
+      before.wall.push(b.seconds);
+      before.cpu.push(b.cpu);
+    }
     cold.push(c.seconds);
     warm.push(w.seconds);
     ref.push(r.seconds);
+    cpu.cold.push(c.cpu);
+    cpu.warm.push(w.cpu);
+    cpu.ref.push(r.cpu);
     lines = { kit: w.last, ref: r.last };
   }
-  return { cold: median(cold), warm: median(warm), ref: median(ref), lines };
+  return { cold: median(cold), warm: median(warm), ref: median(ref), cpu: { cold: median(cpu.cold), warm: median(cpu.warm), ref: median(cpu.ref) }, before: baseline ? { wall: median(before.wall), cpu: median(before.cpu) } : null, lines };
+}
+
+function printRows(r: ReturnType<typeof sideBySide>, target: string): void {
+  console.log(`  ${"".padEnd(34)} wall      ratio   CPU (all processes)   ratio`);
+  const row = (label: string, wall: number, cpu: number) =>
+    console.log(`  ${label.padEnd(34)} ${s(wall).padStart(7)}   ${(wall / r.ref).toFixed(2).padStart(5)}   ${s(cpu).padStart(7)}               ${(cpu / r.cpu.ref).toFixed(2)}`);
+  if (r.before) row("kit before (--baseline)", r.before.wall, r.before.cpu);
+  row("kit merit eval, cold gold cache", r.cold, r.cpu.cold);
+  row("kit merit eval, warm gold cache", r.warm, r.cpu.warm);
+  console.log(`  ${"evaluator".padEnd(34)} ${s(r.ref).padStart(7)}           ${s(r.cpu.ref).padStart(7)}   ${target}`);
 }
 
 function childPhases(arg: string, goldCache?: string): Record<string, number> {
@@ -192,13 +224,11 @@ console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()
 console.log(`evaluator: ${evaluatorLabel}, run by ${values.python}`);
 
 // 1. Whole process, side by side.
-const one = sideBySide(SPIDER, reps);
+const one = sideBySide(SPIDER, reps, values.baseline);
 const help = median(Array.from({ length: reps }, () => run(process.execPath, [join(ROOT, "lib/bin.mjs"), "eval", "--help"]).seconds));
 const bare = median(Array.from({ length: reps }, () => run(process.execPath, ["-e", "1"]).seconds));
 console.log("\nwhole process, Spider dev (one .sqlite per database)");
-console.log(`  kit merit eval, cold gold cache   ${s(one.cold)}   ratio to evaluator ${(one.cold / one.ref).toFixed(2)}`);
-console.log(`  kit merit eval, warm gold cache   ${s(one.warm)}   ratio to evaluator ${(one.warm / one.ref).toFixed(2)}   (target ≤ 0.20)`);
-console.log(`  evaluator                         ${s(one.ref)}`);
+printRows(one, "(target ≤ 0.20)");
 console.log(`  kit: ${one.lines.kit} | evaluator: ${one.lines.ref}`);
 console.log(`  start-up: node -e 1 ${s(bare)}, merit eval --help ${s(help)} (node + tsx + eval's module graph)`);
 
@@ -220,9 +250,7 @@ const { buildTestSuiteLayout } = await import("./test-suite-layout.ts");
 const layout = buildTestSuiteLayout(SPIDER, join(tmp, "test-suite"), Number(values.variants), 0);
 const suite = sideBySide(layout.dir, suiteReps);
 console.log(`\nwhole process, test-suite layout (${layout.databases} databases × ${values.variants} .sqlite files, rows shuffled, seed 0), median of ${suiteReps}`);
-console.log(`  kit merit eval, cold gold cache   ${s(suite.cold)}   ratio to evaluator ${(suite.cold / suite.ref).toFixed(2)}`);
-console.log(`  kit merit eval, warm gold cache   ${s(suite.warm)}   ratio to evaluator ${(suite.warm / suite.ref).toFixed(2)}`);
-console.log(`  evaluator                         ${s(suite.ref)}`);
+printRows(suite, "");
 console.log(`  kit: ${suite.lines.kit} | evaluator: ${suite.lines.ref}`);
 
 // 4. Per-attempt oracle cost at the grid's scale.

@@ -13,12 +13,13 @@ import { readPredictions, type PredictionEncoding } from "../oracle/predictions.
 import { SPIDER_PROTOCOLS, type SpiderProtocol } from "../oracle/protocol.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
-import { DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
+import { createExecutor, DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
+import { DEFAULT_GOLD_CACHE } from "../oracle/gold-cache.ts";
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 
 const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--protocol official|merit|strict]
-                  [--encoding utf8|latin1] [--out DIR] [--timeout S] [--accept-gold-timeouts] [--jobs N] [--gold-cache FILE]
+                  [--encoding utf8|latin1] [--out DIR] [--timeout S] [--accept-gold-timeouts] [--jobs N] [--gold-cache FILE|none]
                   [--executor NAME] [--plugin FILE.ts ...]
   Scores one SQL per line (dataset order). NAME: a registered dataset (${datasetNames().join(", ")}, or a plugin's).
   Spider protocols: official (default; the test-suite evaluator's defaults), merit (the MERIT
@@ -29,7 +30,9 @@ const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--prot
               a gold query that runs past it stops the command (the deadline is too short for the data)
   --accept-gold-timeouts  exclude examples whose gold timed out (GOLD_ERROR) instead of stopping;
               summary.json records how many (gold_timeouts_accepted)
-  --jobs      SQL worker processes (default: cores, at most 4; at most 4 per CPU core)
+  --jobs      SQL worker processes (default: one per core, at most 16; at most 4 per CPU core)
+  --gold-cache  gold results kept across runs, keyed by the database file's SHA-256, the gold text,
+              the engine and its version (default ${DEFAULT_GOLD_CACHE}; none: this process only)
   --executor  the SQL engine that runs both the predictions and the gold (default ${DEFAULT_ENGINE}; registered:
               ${EXECUTORS.names().join(", ")}, or a plugin's); recorded in summary.json
 ${PLUGIN_USAGE}
@@ -56,8 +59,9 @@ export function parseExecutor(value: string | undefined): string {
   return executor;
 }
 
+/** One SQL worker per core, at most 16 (a test-suite layout scores each prediction on every variant: the work scales with the cores). */
 export function defaultJobs(): number {
-  return Math.max(1, Math.min(4, availableParallelism()));
+  return Math.max(1, Math.min(16, availableParallelism()));
 }
 
 /** The most SQL worker processes worth starting: 4 per CPU core, never above 64 (each is a Node process). */
@@ -112,40 +116,48 @@ export const evalCommand: Command = {
     const timeoutMs = timeoutFlagMs(values.timeout, 30);
     const jobs = jobsFlag(values.jobs);
     if (values.out !== undefined) assertWritableDir(values.out, "--out");
-    if (values["gold-cache"] !== undefined) assertWritableFile(values["gold-cache"], "--gold-cache");
+    if (values["gold-cache"] !== undefined && values["gold-cache"] !== "none") assertWritableFile(values["gold-cache"], "--gold-cache");
 
-    const data = await loadDataset({ name: dataset, dir: values.data ?? `data/${dataset}` });
-    const predictions = readPredictions(predPath, encoding, data.examples.length);
-    const missing = missingDatabases(data);
-    if (missing.length > 0) {
-      const list = missing.map((m) => `${m.dbId} (${m.examples})`).join(", ");
-      io.err(`warning: ${missing.reduce((s, m) => s + m.examples, 0)} examples have no database and are reported as NO_DATABASE: ${list}`);
-    }
-    io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${scoring.protocolChoice ? protocol : dataset}, executor ${executor}, ${jobs} SQL workers, timeout ${timeoutMs / 1000}s`);
+    const goldCacheFile = values["gold-cache"] === "none" ? null : (values["gold-cache"] ?? DEFAULT_GOLD_CACHE);
+    // The SQL workers start now, while the dataset loads and its databases are hashed and checked.
+    const sqlExecutor = createExecutor(executor, { jobs, timeoutMs });
+    try {
+      const data = await loadDataset({ name: dataset, dir: values.data ?? `data/${dataset}` });
+      const predictions = readPredictions(predPath, encoding, data.examples.length);
+      const missing = missingDatabases(data);
+      if (missing.length > 0) {
+        const list = missing.map((m) => `${m.dbId} (${m.examples})`).join(", ");
+        io.err(`warning: ${missing.reduce((s, m) => s + m.examples, 0)} examples have no database and are reported as NO_DATABASE: ${list}`);
+      }
+      io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${scoring.protocolChoice ? protocol : dataset}, executor ${executor}, ${jobs} SQL workers, timeout ${timeoutMs / 1000}s`);
 
-    const progress = progressReporter(io, "scoring");
-    const result = await evaluatePredictions(data, predictions, {
-      protocol,
-      timeoutMs,
-      jobs,
-      goldCacheFile: values["gold-cache"] ?? null,
-      acceptGoldTimeouts: values["accept-gold-timeouts"] ?? false,
-      executor,
-      onProgress: progress,
-    });
-    const { summary } = result;
-    if (summary.counts.GOLD_ERROR > 0) io.err(`warning: ${summary.counts.GOLD_ERROR} gold queries failed; those examples are GOLD_ERROR and excluded`);
-    if (summary.gold_timeouts_accepted !== undefined) io.err(`warning: ${summary.gold_timeouts_accepted} of them ran past the ${timeoutMs / 1000} s deadline (accepted by --accept-gold-timeouts; recorded in summary.json)`);
-    if (summary.n === 0 && summary.counts.GOLD_ERROR > 0) {
-      throw new InputFileError(data.dir, `no example could be scored (${summary.counts.NO_DATABASE} without a database, ${summary.counts.GOLD_ERROR} whose gold query failed)`, "check the databases and the gold queries of the dataset");
+      const progress = progressReporter(io, "scoring");
+      const result = await evaluatePredictions(data, predictions, {
+        protocol,
+        timeoutMs,
+        jobs,
+        goldCacheFile,
+        acceptGoldTimeouts: values["accept-gold-timeouts"] ?? false,
+        executor,
+        sqlExecutor,
+        onProgress: progress,
+      });
+      const { summary } = result;
+      if (summary.counts.GOLD_ERROR > 0) io.err(`warning: ${summary.counts.GOLD_ERROR} gold queries failed; those examples are GOLD_ERROR and excluded`);
+      if (summary.gold_timeouts_accepted !== undefined) io.err(`warning: ${summary.gold_timeouts_accepted} of them ran past the ${timeoutMs / 1000} s deadline (accepted by --accept-gold-timeouts; recorded in summary.json)`);
+      if (summary.n === 0 && summary.counts.GOLD_ERROR > 0) {
+        throw new InputFileError(data.dir, `no example could be scored (${summary.counts.NO_DATABASE} without a database, ${summary.counts.GOLD_ERROR} whose gold query failed)`, "check the databases and the gold queries of the dataset");
+      }
+      if (summary.n === 0) {
+        throw new InputFileError(data.dir, "no example could be scored (no databases found)", `run \`make data-${dataset}\` or copy the databases into ${data.dir}`);
+      }
+      if (values.out) writeEvalOutputs(values.out, data, result);
+      const c = summary.counts;
+      io.out(`correct ${c.CORRECT}, mismatch ${c.DENOTATION_MISMATCH}, error ${c.EXECUTION_ERROR}, timeout ${c.TIMEOUT}, no database ${c.NO_DATABASE}, gold error ${c.GOLD_ERROR}`);
+      io.out(exLine(summary));
+      return 0;
+    } finally {
+      await sqlExecutor.close(); // idempotent: the evaluation has closed it unless something failed first
     }
-    if (summary.n === 0) {
-      throw new InputFileError(data.dir, "no example could be scored (no databases found)", `run \`make data-${dataset}\` or copy the databases into ${data.dir}`);
-    }
-    if (values.out) writeEvalOutputs(values.out, data, result);
-    const c = summary.counts;
-    io.out(`correct ${c.CORRECT}, mismatch ${c.DENOTATION_MISMATCH}, error ${c.EXECUTION_ERROR}, timeout ${c.TIMEOUT}, no database ${c.NO_DATABASE}, gold error ${c.GOLD_ERROR}`);
-    io.out(exLine(summary));
-    return 0;
   },
 };

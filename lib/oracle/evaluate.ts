@@ -9,6 +9,7 @@ import type { Dataset } from "../data/types.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { writeFileAtomic } from "../atomic-file.ts";
 import { canonicalJson } from "../hash.ts";
+import type { SqlExecutor } from "./executor.ts";
 import { DEFAULT_ENGINE } from "./executors.ts";
 import { Oracle, type Verdict } from "./oracle.ts";
 import type { PredictionsFile } from "./predictions.ts";
@@ -27,6 +28,11 @@ export interface EvalOptions {
   acceptGoldTimeouts?: boolean;
   /** The SQL engine (a registered executor name; default `sqlite`). */
   executor?: string;
+  /**
+   * An executor already started for `executor` (e.g. while the dataset loaded, so its workers are up
+   * by the first statement); the evaluation closes it. Default: one is created here.
+   */
+  sqlExecutor?: SqlExecutor;
   /** Called with (done, total) as verdicts arrive. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -87,6 +93,7 @@ export async function evaluatePredictions(dataset: Dataset, predictions: Predict
     jobs: opts.jobs,
     goldCacheFile: opts.goldCacheFile ?? null,
     engine: opts.executor ?? DEFAULT_ENGINE,
+    ...(opts.sqlExecutor ? { executor: opts.sqlExecutor } : {}),
   });
   let done = 0;
   const total = dataset.examples.length;

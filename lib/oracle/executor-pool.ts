@@ -51,6 +51,15 @@ export interface ExecutorPoolOptions<W extends PoolWorker> extends ExecutorOptio
   spawn(events: PoolWorkerEvents, heapMiB: number): W;
   /** The error of an execution after `close()` (default "executor is closed"). */
   closedError?: string;
+  /**
+   * Statements sent to one worker before it has answered the first (default 1). A worker that runs
+   * its statements one after another in arrival order (as sql-worker.mjs does) can take 2, so it
+   * never waits idle for the next statement to cross the process boundary. The deadline is still one
+   * statement's: it runs for the oldest unanswered statement, from when the one before it was
+   * answered; on a deadline or a crash the statements queued behind it go back to the head of the
+   * queue, to the next free worker, and are never blamed for it.
+   */
+  pipeline?: number;
 }
 
 interface Job extends ExecRequest {
@@ -60,7 +69,8 @@ interface Job extends ExecRequest {
 
 interface Slot<W> {
   worker: W;
-  job: Job | null;
+  /** Statements sent and not yet answered, oldest first; the deadline runs for the oldest. */
+  jobs: Job[];
   timer: NodeJS.Timeout | null;
   /** Being killed (deadline, failed start) or gone; a replacement takes the slot on exit. */
   dead: boolean;
@@ -80,6 +90,7 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
   readonly #heapMiB: number;
   readonly #spawnWorker: ExecutorPoolOptions<W>["spawn"];
   readonly #closedError: string;
+  readonly #pipeline: number;
   readonly #slots: Slot<W>[] = [];
   readonly #queue: Job[] = [];
   #nextId = 1;
@@ -94,6 +105,7 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
     this.#heapMiB = opts.workerHeapMiB ?? 2048;
     this.#spawnWorker = opts.spawn;
     this.#closedError = opts.closedError ?? "executor is closed";
+    this.#pipeline = Math.max(1, opts.pipeline ?? 1);
     const jobs = Math.max(1, opts.jobs ?? 1);
     for (let i = 0; i < jobs; i++) this.#slots.push(this.#spawn());
   }
@@ -115,8 +127,7 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
     await Promise.all(
       this.#slots.map((slot) => {
         if (slot.timer) clearTimeout(slot.timer);
-        slot.job?.resolve({ ok: false, error: this.#closedError, timedOut: false });
-        slot.job = null;
+        for (const job of slot.jobs.splice(0)) job.resolve({ ok: false, error: this.#closedError, timedOut: false });
         return slot.worker.kill();
       }),
     );
@@ -128,7 +139,7 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
   }
 
   #spawn(): Slot<W> {
-    const slot = { job: null, timer: null, dead: false, ready: false } as Omit<Slot<W>, "worker"> as Slot<W>;
+    const slot = { jobs: [], timer: null, dead: false, ready: false } as Omit<Slot<W>, "worker"> as Slot<W>;
     slot.worker = this.#spawnWorker(
       {
         message: (msg) => {
@@ -138,14 +149,19 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
           } else if ("failed" in msg) {
             slot.dead = true;
             void slot.worker.kill();
-          } else if (slot.job?.id === msg.id) {
-            this.#finish(slot, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) });
+          } else if (slot.jobs.some((j) => j.id === msg.id)) {
+            this.#finish(slot, msg.id, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) });
           }
         },
         exit: (error) => {
           if (this.#closed) return;
           slot.dead = true; // never dispatch to it again, even before its replacement exists
-          if (slot.job) this.#finish(slot, { ok: false, error, timedOut: false });
+          if (slot.timer) clearTimeout(slot.timer);
+          slot.timer = null;
+          // The oldest statement was running when the worker died; any behind it never started.
+          const [running, ...waiting] = slot.jobs.splice(0);
+          this.#queue.unshift(...waiting);
+          running?.resolve({ ok: false, error, timedOut: false });
           this.#replace(slot);
         },
       },
@@ -154,13 +170,32 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
     return slot;
   }
 
-  #finish(slot: Slot<W>, result: ExecResult): void {
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = null;
-    const job = slot.job;
-    slot.job = null;
-    job?.resolve(result);
+  #finish(slot: Slot<W>, id: number, result: ExecResult): void {
+    const index = slot.jobs.findIndex((j) => j.id === id);
+    const [job] = slot.jobs.splice(index, 1);
+    if (index === 0) {
+      // The oldest was answered: the next one's deadline starts now (it has just begun to run).
+      if (slot.timer) clearTimeout(slot.timer);
+      slot.timer = null;
+      if (slot.jobs.length > 0) this.#startDeadline(slot);
+    }
+    job.resolve(result);
     this.#dispatch();
+  }
+
+  /** Arms the deadline of the slot's oldest unanswered statement. */
+  #startDeadline(slot: Slot<W>): void {
+    slot.timer = setTimeout(() => {
+      // Deadline: answer TIMEOUT now, kill the worker; its exit event spawns a replacement, and the
+      // statements sent behind this one (never started) go back to the head of the queue.
+      const [stuck, ...waiting] = slot.jobs.splice(0);
+      slot.timer = null;
+      slot.dead = true;
+      this.#queue.unshift(...waiting);
+      stuck?.resolve({ ok: false, error: "TIMEOUT", timedOut: true });
+      void slot.worker.kill();
+      this.#dispatch();
+    }, this.timeoutMs);
   }
 
   #replace(slot: Slot<W>): void {
@@ -172,29 +207,25 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
   }
 
   #dispatch(): void {
-    for (const slot of this.#slots) {
-      if (this.#queue.length === 0) return;
-      if (slot.job || slot.dead || !slot.ready || slot.worker.canSend?.() === false) continue;
-      const job = this.#queue.shift()!;
-      slot.job = job;
-      slot.timer = setTimeout(() => {
-        // Deadline: answer TIMEOUT now, kill the worker; its exit event spawns a replacement.
-        const stuck = slot.job;
-        slot.job = null;
-        slot.timer = null;
-        slot.dead = true;
-        stuck?.resolve({ ok: false, error: "TIMEOUT", timedOut: true });
-        void slot.worker.kill();
-      }, this.timeoutMs);
-      slot.worker.send({
-        id: job.id,
-        db: job.db,
-        sql: job.sql,
-        maxRows: this.#maxRows,
-        maxBytes: this.#maxBytes,
-        textErrors: job.textErrors ?? "replace",
-        distinct: job.distinct ?? false,
-      });
+    // Fill every worker to one statement first, then up to the pipeline depth, so a short queue is
+    // spread over the workers rather than stacked on the first.
+    for (let depth = 1; depth <= this.#pipeline; depth++) {
+      for (const slot of this.#slots) {
+        if (this.#queue.length === 0) return;
+        if (slot.jobs.length >= depth || slot.dead || !slot.ready || slot.worker.canSend?.() === false) continue;
+        const job = this.#queue.shift()!;
+        slot.jobs.push(job);
+        if (slot.jobs.length === 1) this.#startDeadline(slot);
+        slot.worker.send({
+          id: job.id,
+          db: job.db,
+          sql: job.sql,
+          maxRows: this.#maxRows,
+          maxBytes: this.#maxBytes,
+          textErrors: job.textErrors ?? "replace",
+          distinct: job.distinct ?? false,
+        });
+      }
     }
   }
 }

@@ -1,47 +1,105 @@
 /**
  * Gold denotation cache (METHOD.md §11.2): each gold query is executed once per (database file, gold
  * text) for the whole process, and optionally persisted in a small SQLite file so later processes skip
- * it too. A gold that fails is cached as a failure (it is deterministic); a gold timeout is kept in
- * memory only, since a faster machine may finish it.
+ * it too (`merit eval` keeps one at `runs/gold-cache.sqlite` by default). A gold that fails is cached
+ * as a failure (it is deterministic); a gold timeout is kept in memory only, since a faster machine
+ * may finish it.
  *
- * Disk key: SHA-256 of (real path, file size, mtime, gold text, row cap), and the executor's engine name
- * when it is not `sqlite` (another engine may return other rows; SQLite's keys are as before engines existed). Content hashing of multi-GB
- * BIRD files at every start would cost more than the executions it saves; a replaced database file
- * changes size or mtime.
+ * Disk key, content-addressed: SHA-256 of the database file's bytes (the same digest the database
+ * manifest records, lib/file-hash.ts, so an eval that has loaded its dataset pays nothing more), the
+ * gold text as executed (the protocol enters through it: each protocol prepares its own gold text),
+ * the engine and, for SQLite, its library version (another engine or SQLite release may return
+ * other rows), and the context the oracle executes with (text decoding, row and byte caps). A copied,
+ * moved or re-extracted database with the same bytes hits; a changed one misses.
+ *
+ * Every row carries a `row_hash` over its key and payload; a row that fails it (changed or damaged
+ * on disk) is refused with one line naming the file, never used. Writes are batched: every
+ * FLUSH_ROWS results in one transaction, the rest on `close()`.
  * @module
  */
-import { statSync, realpathSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { serialize, deserialize } from "node:v8";
 import Database from "better-sqlite3";
+import { InputFileError } from "../errors.ts";
+import { fileDigest } from "../file-hash.ts";
 import { sha256Hex } from "../hash.ts";
 import type { ExecResult } from "./executor.ts";
+
+/** Where `merit eval` keeps gold results across runs unless `--gold-cache FILE|none` says otherwise (relative to the working directory). */
+export const DEFAULT_GOLD_CACHE = "runs/gold-cache.sqlite";
+
+/** Pending results written in one transaction once this many have arrived (the rest on `close()`). */
+const FLUSH_ROWS = 512;
+
+/** Version of the disk key and row layout; part of every key, so older rows never match. */
+const KEY_VERSION = "gold-cache/2";
+
+/** The SQLite library version better-sqlite3 was built with (the worker processes load the same module). */
+let sqliteVersion: string | null = null;
+function bundledSqliteVersion(): string {
+  if (sqliteVersion === null) {
+    const db = new Database(":memory:");
+    try {
+      sqliteVersion = String((db.prepare("SELECT sqlite_version() AS v").get() as { v: string }).v);
+    } finally {
+      db.close();
+    }
+  }
+  return sqliteVersion;
+}
+
+interface Row {
+  ok: number;
+  payload: Buffer;
+  row_hash: string;
+}
 
 export class GoldCache {
   readonly #memory = new Map<string, Promise<ExecResult>>();
   readonly #db: Database.Database | null;
+  readonly #file: string | null;
+  readonly #select: Database.Statement<[string], Row> | null = null;
+  readonly #insert: Database.Statement<[string, number, Buffer, string]> | null = null;
+  readonly #digests = new Map<string, Promise<string>>();
+  readonly #pending: Array<[string, number, Buffer, string]> = [];
+  #flushScheduled = false;
   /** Gold executions actually performed by this process. */
   executions = 0;
   /** Lookups answered from memory or disk. */
   hits = 0;
+  /** Lookups answered from the file (a subset of `hits`). */
+  diskHits = 0;
 
-  readonly #engine: string;
+  readonly #context: string;
 
   /**
    * @param file SQLite file for persistence, or null for memory only.
-   * @param engine the executor whose gold results are cached (part of the disk key unless `sqlite`).
+   * @param engine the executor whose gold results are cached (part of the disk key).
+   * @param context what else decides the rows an execution returns (text decoding, caps), as the
+   *   oracle runs it; part of the disk key.
    */
-  constructor(file: string | null = null, engine = "sqlite") {
-    this.#engine = engine;
+  constructor(file: string | null = null, engine = "sqlite", context = "") {
+    this.#context = [KEY_VERSION, engine, engine === "sqlite" ? bundledSqliteVersion() : "", context].join("\u0000");
+    this.#file = file;
     if (file === null) {
       this.#db = null;
       return;
     }
-    mkdirSync(dirname(file), { recursive: true });
-    this.#db = new Database(file);
-    this.#db.pragma("journal_mode = WAL");
-    this.#db.pragma("busy_timeout = 5000");
-    this.#db.exec("CREATE TABLE IF NOT EXISTS gold (key TEXT PRIMARY KEY, ok INTEGER NOT NULL, payload BLOB NOT NULL)");
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      this.#db = new Database(file);
+      this.#db.pragma("journal_mode = WAL");
+      // A cache: losing the last rows to a power cut costs re-execution, never a verdict (WAL stays
+      // consistent under NORMAL), so commits do not wait for the disk.
+      this.#db.pragma("synchronous = NORMAL");
+      this.#db.pragma("busy_timeout = 5000");
+      this.#db.exec("CREATE TABLE IF NOT EXISTS gold_results (key TEXT PRIMARY KEY, ok INTEGER NOT NULL, payload BLOB NOT NULL, row_hash TEXT NOT NULL)");
+    } catch (error) {
+      throw new InputFileError(file, `cannot be opened as the gold cache (${(error as Error).message})`, "delete it (it only saves gold executions) or pass another --gold-cache FILE", error);
+    }
+    this.#select = this.#db.prepare("SELECT ok, payload, row_hash FROM gold_results WHERE key = ?");
+    this.#insert = this.#db.prepare("INSERT OR REPLACE INTO gold_results (key, ok, payload, row_hash) VALUES (?, ?, ?, ?)");
   }
 
   /** Gold rows for `sql` on `dbPath`, running `execute` at most once per key. */
@@ -57,30 +115,63 @@ export class GoldCache {
     return promise;
   }
 
+  /** Writes pending results and closes the file. */
   close(): void {
+    this.#flush();
     this.#db?.close();
   }
 
   async #load(dbPath: string, sql: string, execute: () => Promise<ExecResult>): Promise<ExecResult> {
-    const diskKey = this.#db ? diskKeyOf(dbPath, sql, this.#engine) : null;
-    if (this.#db && diskKey) {
-      const row = this.#db.prepare("SELECT ok, payload FROM gold WHERE key = ?").get(diskKey) as { ok: number; payload: Buffer } | undefined;
+    const diskKey = this.#db ? await this.#diskKey(dbPath, sql) : null;
+    if (this.#select && diskKey) {
+      const row = this.#select.get(diskKey);
       if (row) {
+        if (rowHash(diskKey, row.ok, row.payload) !== row.row_hash) {
+          throw new InputFileError(this.#file!, `the cached gold result ${diskKey.slice(0, 12)} fails its row_hash check (changed or damaged)`, "delete the gold cache file (it only saves gold executions; they are re-run) or pass another --gold-cache FILE");
+        }
         this.hits += 1;
+        this.diskHits += 1;
         return row.ok ? { ok: true, rows: deserialize(row.payload) } : { ok: false, error: String(deserialize(row.payload)), timedOut: false };
       }
     }
     this.executions += 1;
     const result = await execute();
-    if (this.#db && diskKey && !(result.ok === false && result.timedOut)) {
+    if (this.#insert && diskKey && !(result.ok === false && result.timedOut)) {
+      const ok = result.ok ? 1 : 0;
       const payload = serialize(result.ok ? result.rows : result.error);
-      this.#db.prepare("INSERT OR REPLACE INTO gold (key, ok, payload) VALUES (?, ?, ?)").run(diskKey, result.ok ? 1 : 0, payload);
+      this.#pending.push([diskKey, ok, payload, rowHash(diskKey, ok, payload)]);
+      if (this.#pending.length >= FLUSH_ROWS) this.#scheduleFlush();
     }
     return result;
   }
+
+  async #diskKey(dbPath: string, sql: string): Promise<string> {
+    // Once per file per cache, as the memory layer above is keyed by path: a database is not
+    // replaced while an oracle scores on it (lib/file-hash.ts memoises the digest itself).
+    let digest = this.#digests.get(dbPath);
+    if (digest === undefined) {
+      digest = fileDigest(dbPath).then((d) => d.sha256);
+      this.#digests.set(dbPath, digest);
+    }
+    return sha256Hex([this.#context, await digest, sql].join("\u0000"));
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (!this.#db?.open || this.#pending.length === 0) return;
+    const rows = this.#pending.splice(0);
+    this.#db.transaction(() => {
+      for (const row of rows) this.#insert!.run(...row);
+    })();
+  }
 }
 
-function diskKeyOf(dbPath: string, sql: string, engine: string): string {
-  const st = statSync(dbPath);
-  return sha256Hex([realpathSync(dbPath), st.size, st.mtimeMs, sql, ...(engine === "sqlite" ? [] : [engine])].join("\u0000"));
+function rowHash(key: string, ok: number, payload: Uint8Array): string {
+  return sha256Hex(Buffer.concat([Buffer.from(`${key}\u0000${ok}\u0000`), payload]));
 }

@@ -66,6 +66,7 @@ export class Oracle {
   readonly gold: GoldCache;
   readonly #databases: ReadonlyMap<string, DatabaseFiles>;
   readonly #scoring: ScoringSpec;
+  readonly #preparedGold = new Map<string, { sql: string; orderMatters: boolean }>();
 
   constructor(opts: OracleOptions) {
     this.dataset = opts.dataset;
@@ -73,7 +74,9 @@ export class Oracle {
     this.protocol = opts.protocol ?? "official";
     this.#databases = opts.databases;
     this.executor = opts.executor ?? createExecutor(opts.engine ?? DEFAULT_ENGINE, opts);
-    this.gold = new GoldCache(opts.goldCacheFile ?? null, this.executor.engine);
+    // What besides the database and the gold text decides the rows (part of the persisted key).
+    const context = `text_errors=${this.#textErrors()} max_rows=${opts.maxRows ?? "default"} max_bytes=${opts.maxBytes ?? "default"}`;
+    this.gold = new GoldCache(opts.goldCacheFile ?? null, this.executor.engine, context);
   }
 
   /** The SQLite sandbox behind this oracle (its process pool, for tests and reports); throws for another engine. */
@@ -101,7 +104,7 @@ export class Oracle {
   async goldRows(example: Example): Promise<Rows | null> {
     const db = this.#databases.get(example.dbId);
     if (!db) return null;
-    const sql = this.#scoring.semantics === "set" ? example.goldSql.trim() : prepareSpiderGold(example.goldSql, this.protocol);
+    const sql = this.#scoring.semantics === "set" ? example.goldSql.trim() : this.#spiderGold(example.goldSql).sql;
     const result = await this.#goldRows(db.canonicalPath, sql);
     return result.ok ? result.rows : null;
   }
@@ -115,6 +118,17 @@ export class Oracle {
     return this.gold.get(path, sql, () => this.executor.execute({ db: path, sql, textErrors: this.#textErrors() }));
   }
 
+  /** The gold text as this protocol runs it, and whether its row order matters; prepared once per gold text (a pure function of it). */
+  #spiderGold(gold: string): { sql: string; orderMatters: boolean } {
+    let prepared = this.#preparedGold.get(gold);
+    if (prepared === undefined) {
+      const sql = prepareSpiderGold(gold, this.protocol);
+      prepared = { sql, orderMatters: goldOrderMatters(sql) };
+      this.#preparedGold.set(gold, prepared);
+    }
+    return prepared;
+  }
+
   #textErrors(): "ignore" | "replace" {
     // The test-suite executor decodes text with errors="ignore" (METHOD.md §2.3).
     return this.#scoring.semantics === "test-suite" ? "ignore" : "replace";
@@ -122,8 +136,7 @@ export class Oracle {
 
   async #scoreSpider(db: DatabaseFiles, example: Example, prediction: Prepared): Promise<Verdict> {
     if (!prediction.ok) return attempt("EXECUTION_ERROR", prediction.error, 0, null);
-    const goldSql = prepareSpiderGold(example.goldSql, this.protocol);
-    const orderMatters = goldOrderMatters(goldSql);
+    const { sql: goldSql, orderMatters } = this.#spiderGold(example.goldSql);
     let executions = 0;
     let rows: Rows | null = null;
     // Every .sqlite of the db folder (test-suite layout), in sorted order; the first failure decides.

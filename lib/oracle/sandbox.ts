@@ -31,7 +31,9 @@ function forkWorker(events: PoolWorkerEvents, heapMiB: number): ProcessWorker {
   child.stderr?.resume();
   child.on("error", () => {}); // EPIPE to a dying child surfaces through its exit handler
   child.on("message", (msg: WorkerMessage) => events.message(msg));
-  child.on("exit", (code, signal) => events.exit(`SQL worker died (${signal ?? `exit ${code}`}): the statement exhausted memory or crashed SQLite`));
+  // "close", not "exit": it comes after every IPC message the worker sent, so an answer sent just
+  // before a crash is never taken for the crash (with a pipeline, the crash is the next statement's).
+  child.on("close", (code, signal) => events.exit(`SQL worker died (${signal ?? `exit ${code}`}): the statement exhausted memory or crashed SQLite`));
   return {
     child,
     send: (job) => child.send(job),
@@ -50,7 +52,9 @@ export class SqlSandbox extends ExecutorPool<ProcessWorker> implements SqlExecut
   readonly engine = "sqlite";
 
   constructor(opts: SandboxOptions = {}) {
-    super({ ...opts, spawn: forkWorker, closedError: "sandbox is closed" });
+    // sql-worker.mjs runs its statements one at a time in arrival order: a second one waits in its IPC
+    // buffer, so the worker starts it as soon as it has answered the first (executor-pool.ts `pipeline`).
+    super({ ...opts, spawn: forkWorker, closedError: "sandbox is closed", pipeline: 2 });
   }
 
   /** PIDs of the live workers (tests check that none leak). */

@@ -6,6 +6,7 @@
 // requeued task resumed where it was cancelled and no call is missing or extra. Skips with one line
 // where Slurm is not installed (never in CI).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cacheCommand } from "../../lib/cli/cache.ts";
@@ -13,6 +14,7 @@ import { reportCommand } from "../../lib/cli/report.ts";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { REPO, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
 import { cacheRows, snapshot } from "../helpers/run-snapshot.ts";
+import { LLAMA_SERVER_SKIP, llamaServerBinary } from "../helpers/llama-server.ts";
 import { SLURM_SKIP, startSlurmCluster, type SlurmCluster } from "../helpers/slurm.ts";
 
 const SCRIPT = join(REPO, "scripts", "slurm", "grid.sbatch");
@@ -26,6 +28,18 @@ const PREEMPTED = 1;
 function sink() {
   const lines: string[] = [];
   return { lines, io: { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) } };
+}
+
+async function freePorts(): Promise<number> {
+  // Two consecutive free ports on loopback (servers.sbatch listens at MERIT_SERVER_PORT + task).
+  const free = (port: number) => new Promise<boolean>((resolve) => {
+    const probe = createServer().once("error", () => resolve(false)).listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 40_000);
+    if ((await free(port)) && (await free(port + 1))) return port;
+  }
+  throw new Error("no two consecutive free ports on 127.0.0.1");
 }
 
 function lineCount(path: string): number {
@@ -50,6 +64,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
   let cluster: SlurmCluster;
   let root: string;
   let config: string;
+  let base: Record<string, unknown>;
   const nodeCache = () => join(root, "node-local", "calls.sqlite");
 
   beforeAll(async () => {
@@ -59,7 +74,8 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     await writeLlama3InitialCache(initialCache);
     config = join(root, "config.json");
     // The call cache stands for a node-local disk: the same path for the one-process grid and every task.
-    writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: nodeCache(), protocol: "merit", max_repair_steps: 2, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } }, null, 2));
+    base = { dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: nodeCache(), protocol: "merit", max_repair_steps: 2, decoding: { max_output_tokens: 16 }, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } };
+    writeFileSync(config, JSON.stringify(base, null, 2));
     const whole = sink();
     expect(await gridCommand.run(["--config", config, "--methods", METHODS, "--seeds", SEEDS, "--limit", LIMIT, "--out", join(root, "whole")], whole.io), whole.lines.join("\n")).toBe(0);
     renameSync(nodeCache(), join(root, "whole.sqlite"));
@@ -137,5 +153,58 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     }
     expect([...reports[1].keys()]).toEqual([...reports[0].keys()]);
     for (const [file, text] of reports[0]) expect(reports[1].get(file), file).toBe(text);
+  }, 300_000);
+  it.skipIf(LLAMA_SERVER_SKIP !== null)("the grid calls llama-servers started as Slurm jobs (scripts/slurm/servers.sbatch) and writes the in-process grid's runs", async () => {
+    const port = await freePorts();
+    const servers = join(root, "servers");
+    // The servers and the grid share the node's cores (partition shared): they mostly wait on each other.
+    const onNode = ["--partition=shared", "--gres=none", "--cpus-per-task=1"];
+    const serverJob = cluster.sbatch([...onNode, "--array=0-1", "--time=10", `--output=${join(root, "server-%a.log")}`, join(REPO, "scripts", "slurm", "servers.sbatch")], {
+      cwd: REPO,
+      env: {
+        MERIT_SERVER_MODEL: TINY_QWEN, MERIT_SERVERS: servers, MERIT_SERVER_HOST: "127.0.0.1", MERIT_SERVER_PORT: String(port), MERIT_LLAMA_SERVER: llamaServerBinary()!,
+        MERIT_SERVER_ARGS: "-fa off -t 1 -tb 1 -ngl 0 -np 2 --no-kv-unified -c 9216 --cache-ram 0 --no-webui --no-warmup",
+      },
+    });
+    const served = join(root, "served");
+    const caches = join(root, "served-caches");
+    const openaiConfig = join(root, "openai.json");
+    writeFileSync(openaiConfig, JSON.stringify({ ...base, call_cache: join(root, "node-local-openai", "calls.sqlite"), model: { backend: "openai", engine: "llama.cpp", path: TINY_QWEN, requests_per_url: 2 } }, null, 2));
+    const gridJob = cluster.sbatch([...onNode, "--array=0-1", `--dependency=after:${serverJob}`, `--output=${join(root, "served-%a.log")}`, SCRIPT], {
+      cwd: REPO,
+      env: { MERIT_CONFIG: openaiConfig, MERIT_METHODS: METHODS, MERIT_SEEDS: SEEDS, MERIT_OUT: served, MERIT_CACHES: caches, MERIT_GRID_ARGS: `--limit ${LIMIT}`, MERIT_THREADS: "1", MERIT_BASE_URLS_FROM: servers, MERIT_SERVER_COUNT: "2", MERIT_SERVER_WAIT: "120" },
+    });
+    const serverLogs = () => [0, 1].map((i) => (existsSync(join(root, `server-${i}.log`)) ? readFileSync(join(root, `server-${i}.log`), "utf8").slice(-3000) : "")).join("\n");
+    const gridTasks = await cluster.waitForJob(gridJob, 200_000);
+    const logs = [0, 1].map((i) => readFileSync(join(root, `served-${i}.log`), "utf8"));
+    for (const t of gridTasks) expect([t.state, t.exitCode], `task ${t.arrayTaskId}:\n${logs[Number(t.arrayTaskId)]}\n${serverLogs()}`).toEqual(["COMPLETED", "0:0"]);
+    const urls = [`http://127.0.0.1:${port}`, `http://127.0.0.1:${port + 1}`];
+    expect(readdirSync(servers).sort()).toEqual(["server-0.url", "server-1.url"]);
+    cluster.client("scancel", [serverJob]);
+    const serverTasks = await cluster.waitForJob(serverJob, 60_000);
+    expect(serverTasks.map((t) => t.state)).toEqual(["CANCELLED", "CANCELLED"]);
+    expect(readdirSync(servers), "the servers removed their URL files").toEqual([]);
+
+    // Every stream's run files equal the in-process grid's; the identity differs only in model (backend, base_urls).
+    expect(readdirSync(served).sort()).toEqual(STREAMS);
+    const a = snapshot(join(root, "whole"));
+    const b = snapshot(served);
+    expect([...b.keys()]).toEqual([...a.keys()]);
+    for (const [file, text] of a) {
+      if (/(^|\/)(config|manifest)\.json$/.test(file)) continue;
+      expect(b.get(file), file).toBe(text);
+    }
+    for (const stream of STREAMS) {
+      const run = JSON.parse(readFileSync(join(served, stream, "config.json"), "utf8"));
+      const local = JSON.parse(readFileSync(join(root, "whole", stream, "config.json"), "utf8"));
+      expect(run.config.model.base_urls).toEqual(urls);
+      expect({ ...run.config, model: null, call_cache: null }).toEqual({ ...local.config, model: null, call_cache: null });
+    }
+    // The merged cache holds each call of the in-process grid once (other keys: the backend is part of them).
+    const merged = join(root, "served.sqlite");
+    const m = sink();
+    expect(await cacheCommand.run(["merge", join(caches, "cache-0.sqlite"), join(caches, "cache-1.sqlite"), "--into", merged], m.io), m.lines.join("\n")).toBe(0);
+    const texts = (rows: string[]) => rows.map((r) => JSON.parse(r) as Record<string, unknown>).map((r) => JSON.stringify([r.text, r.prompt_tokens, r.output_tokens])).sort();
+    expect(texts(cacheRows(merged))).toEqual(texts(cacheRows(join(root, "whole.sqlite"))));
   }, 300_000);
 });

@@ -3,15 +3,16 @@
  * packages (slurm-wlm, munge), started as this user with everything of theirs in one temp folder —
  * a generated munge key and munged's own socket (a system munged is left alone), a generated
  * `slurm.conf` (this machine's cores, controller and node on 127.0.0.1 at free ports, no cgroups,
- * no accounting), state, spool, logs and PID files. `stop()` cancels the cluster's jobs, ends each
- * daemon by its PID and removes the folder; it is safe to call twice. Tests skip with `SLURM_SKIP`
- * when the binaries are absent, except in CI (`CI` set), where the absence is an error.
+ * no accounting; partition `test`, the default, and `shared`, up to 4 jobs per core), state, spool,
+ * logs and PID files. `stop()` cancels the cluster's jobs, ends each daemon by its PID and removes
+ * the folder; it is safe to call twice. Tests skip with `SLURM_SKIP` when the binaries are absent,
+ * except in CI (`CI` set), where the absence is an error.
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { availableParallelism, hostname, tmpdir } from "node:os";
+import { availableParallelism, hostname, tmpdir, userInfo } from "node:os";
 import { delimiter, join } from "node:path";
 
 const BINARIES = ["munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "scontrol", "sinfo"];
@@ -157,7 +158,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
       `SlurmctldHost=${node}(127.0.0.1)`,
       `SlurmctldPort=${ctldPort}`,
       `SlurmdPort=${dPort}`,
-      `SlurmUser=${process.env.USER ?? "root"}`,
+      `SlurmUser=${userInfo().username}`,
       "AuthType=auth/munge",
       "CredType=cred/munge",
       `AuthInfo=socket=${socket}`,
@@ -182,6 +183,8 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
       `SlurmdLogFile=${logFiles[2]}`,
       `NodeName=${node} NodeAddr=127.0.0.1 CPUs=${cpus} State=UNKNOWN`,
       `PartitionName=test Nodes=${node} Default=YES MaxTime=INFINITE State=UP`,
+      // Up to 4 jobs per core, for jobs that mostly wait (servers, grids calling them).
+      `PartitionName=shared Nodes=${node} MaxTime=INFINITE State=UP OverSubscribe=FORCE:4`,
       "",
     ].join("\n"));
     for (const daemon of ["slurmctld", "slurmd"]) {

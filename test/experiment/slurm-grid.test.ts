@@ -3,8 +3,11 @@
 // seeds 0, 1; one stream per task), one task cancelled mid-run with scancel and requeued, then
 // `merit cache merge` of the tasks' caches and `merit report`. The run directories, the merged call
 // cache and the report equal the one-process grid's byte for byte (manifest timestamps aside): the
-// requeued task resumed where it was cancelled and no call is missing or extra. Skips with one line
-// where Slurm is not installed (never in CI).
+// requeued task resumed where it was cancelled and no call is missing or extra. Then the servers
+// form: two CPU llama-servers (tiny GGUF, 127.0.0.1) started as a Slurm array by
+// scripts/slurm/servers.sbatch, and a 2-task grid.sbatch whose base_urls come from their URL files,
+// writing the in-process grid's run files. Skips with one line where Slurm is not installed (never in
+// CI); the servers test also where llama-server is not built.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -154,6 +157,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     expect([...reports[1].keys()]).toEqual([...reports[0].keys()]);
     for (const [file, text] of reports[0]) expect(reports[1].get(file), file).toBe(text);
   }, 300_000);
+
   it.skipIf(LLAMA_SERVER_SKIP !== null)("the grid calls llama-servers started as Slurm jobs (scripts/slurm/servers.sbatch) and writes the in-process grid's runs", async () => {
     const port = await freePorts();
     const servers = join(root, "servers");

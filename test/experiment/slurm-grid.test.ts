@@ -122,14 +122,15 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     expect(tasks.map((t) => [t.arrayTaskId, t.restarts]).sort()).toEqual([["0", 0], ["1", 1], ["2", 0], ["3", 0]]);
 
     // The cancelled attempt stopped mid-stream and saved its calls; the requeued one resumed there.
-    expect(cancelledAt).toBeGreaterThanOrEqual(1);
-    expect(cancelledAt, "cancelled before the stream finished").toBeLessThan(Number(LIMIT));
-    expect(firstAttempt).toMatch(/CANCELLED AT/);
-    expect(firstAttempt).toContain(`merged 1 cache(s) into ${join(caches, `cache-${PREEMPTED}.sqlite`)}`);
+    const why = `cancelled at ${cancelledAt} episode(s); task ${PREEMPTED}'s log:\n${logs[PREEMPTED]}`;
+    expect(cancelledAt, why).toBeGreaterThanOrEqual(1);
+    expect(cancelledAt, `cancelled before the stream finished: ${why}`).toBeLessThan(Number(LIMIT));
+    expect(firstAttempt, why).toMatch(/CANCELLED AT/);
+    expect(firstAttempt, why).toContain(`merged 1 cache(s) into ${join(caches, `cache-${PREEMPTED}.sqlite`)}`);
     const second = logs[PREEMPTED].slice(firstAttempt.length);
     const resumed = new RegExp(`resuming (\\S+) at stream position (\\d+)/${LIMIT}`).exec(second);
-    expect(resumed?.[1], second).toBe(join(out, STREAMS[PREEMPTED]));
-    expect(Number(resumed?.[2])).toBeGreaterThanOrEqual(cancelledAt);
+    expect(resumed?.[1], why).toBe(join(out, STREAMS[PREEMPTED]));
+    expect(Number(resumed?.[2]), why).toBeGreaterThanOrEqual(cancelledAt);
     for (const [i, text] of logs.entries()) expect(text, `task ${i}`).toContain(`shard ${i}/4: 1 of 4 stream(s)`);
 
     // merit cache merge of the tasks' caches: exactly the one-process grid's calls, none missing or extra.

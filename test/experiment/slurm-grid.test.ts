@@ -119,7 +119,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     const tasks = await cluster.waitForJob(job, 200_000);
     const logs = [0, 1, 2, 3].map((i) => readFileSync(log(i), "utf8"));
     for (const t of tasks) expect([t.state, t.exitCode], `task ${t.arrayTaskId}:\n${logs[Number(t.arrayTaskId)]}`).toEqual(["COMPLETED", "0:0"]);
-    expect(tasks.map((t) => [t.arrayTaskId, t.restarts]).sort()).toEqual([["0", 0], ["1", 1], ["2", 0], ["3", 0]]);
+    expect(tasks.map((t) => [t.arrayTaskId, t.restarts]).sort(), logs.join("\n")).toEqual([["0", 0], ["1", 1], ["2", 0], ["3", 0]]);
 
     // The cancelled attempt stopped mid-stream and saved its calls; the requeued one resumed there.
     const why = `cancelled at ${cancelledAt} episode(s); task ${PREEMPTED}'s log:\n${logs[PREEMPTED]}`;

@@ -25,7 +25,10 @@ const METHODS = "iterative,merit";
 const SEEDS = "0,1";
 // merit grid's stream order (methods × seeds); task i of 4 runs stream i.
 const STREAMS = ["iterative-s0", "iterative-s1", "merit-s0", "merit-s1"];
-const LIMIT = "5";
+// Long enough that the cancelled stream is still running when the signal lands: on an idle machine
+// the slow episodes of iterative-s1 (3 model calls, 64-token outputs) take a few hundred ms each on an
+// idle machine (with 16-token outputs and --limit 5, ~50 ms: the stream sometimes finished first).
+const LIMIT = "8";
 const PREEMPTED = 1;
 
 function sink() {
@@ -77,7 +80,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     await writeLlama3InitialCache(initialCache);
     config = join(root, "config.json");
     // The call cache stands for a node-local disk: the same path for the one-process grid and every task.
-    base = { dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: nodeCache(), protocol: "merit", max_repair_steps: 2, decoding: { max_output_tokens: 16 }, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } };
+    base = { dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: nodeCache(), protocol: "merit", max_repair_steps: 2, decoding: { max_output_tokens: 64 }, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } };
     writeFileSync(config, JSON.stringify(base, null, 2));
     const whole = sink();
     expect(await gridCommand.run(["--config", config, "--methods", METHODS, "--seeds", SEEDS, "--limit", LIMIT, "--out", join(root, "whole")], whole.io), whole.lines.join("\n")).toBe(0);
@@ -104,7 +107,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     const deadline = Date.now() + 150_000;
     while (lineCount(trajectories) < 1) {
       if (Date.now() > deadline) throw new Error(`${trajectories} has no episode after 150 s\n${cluster.logs()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     cluster.client("scancel", [preempted]);
     const cancelledAt = lineCount(trajectories);

@@ -26,8 +26,8 @@ const SEEDS = "0,1";
 // merit grid's stream order (methods × seeds); task i of 4 runs stream i.
 const STREAMS = ["iterative-s0", "iterative-s1", "merit-s0", "merit-s1"];
 // Long enough that the cancelled stream is still running when the signal lands: on an idle machine
-// the slow episodes of iterative-s1 (3 model calls, 64-token outputs) take a few hundred ms each on an
-// idle machine (with 16-token outputs and --limit 5, ~50 ms: the stream sometimes finished first).
+// the slow episodes of iterative-s1 (3 model calls, 64-token outputs) take a few hundred ms each
+// (with 16-token outputs and --limit 5, ~50 ms: the stream sometimes finished first).
 const LIMIT = "8";
 const PREEMPTED = 1;
 

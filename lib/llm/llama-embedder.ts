@@ -6,7 +6,7 @@
  * @module
  */
 import { basename } from "node:path";
-import { readGgufFileInfo, type LlamaEmbeddingContext, type LlamaModel, type Token } from "node-llama-cpp";
+import type { LlamaEmbeddingContext, LlamaModel, Token } from "node-llama-cpp";
 import { sha256Hex } from "../hash.ts";
 import { MeritError } from "../errors.ts";
 import { sha256File } from "../file-hash.ts";
@@ -46,6 +46,7 @@ export interface EmbedderStats {
  */
 export async function readLlamaEmbedderIdentity(options: Pick<LlamaEmbedderOptions, "modelPath" | "maxTokens" | "modelHash">): Promise<{ identity: BackendIdentity; dimension: number }> {
   await inspectModelFile(options.modelPath); // a missing, truncated or non-GGUF file gets its own message
+  const { readGgufFileInfo } = await import("node-llama-cpp"); // on first use (start-up, issue 22 §2)
   const info = await readGgufFileInfo(options.modelPath, { sourceType: "filesystem", logWarnings: false, spliceSplitFiles: false });
   const trained = info.architectureMetadata?.context_length;
   const dimension = info.architectureMetadata?.embedding_length;

@@ -1,8 +1,8 @@
 // Tests `merit grid --shard i/n` and `merit cache merge` (lib/experiment/shard.ts, lib/llm/cache-merge.ts):
 // two shards run on "two machines" (separate call caches) plus a merge give exactly the run directories
 // and call cache of one process running the whole grid; merge refuses corrupt and conflicting rows.
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cacheCommand } from "../../lib/cli/cache.ts";
 import { gridCommand } from "../../lib/cli/run.ts";
@@ -10,6 +10,7 @@ import { openCacheDatabase } from "../../lib/llm/call-cache.ts";
 import { parseShard, selectShard } from "../../lib/experiment/shard.ts";
 import { mergeCaches } from "../../lib/llm/cache-merge.ts";
 import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
+import { cacheRows, snapshot } from "../helpers/run-snapshot.ts";
 
 const root = tempDir("shard");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -34,33 +35,6 @@ function writeConfig(name: string, initialCache: string, callCache: string): str
   };
   writeFileSync(path, JSON.stringify(config, null, 2));
   return path;
-}
-
-/** Every file under `dir`, relative path → content; manifest timestamps masked. */
-function snapshot(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name !== "stdout.log") {
-        let text = readFileSync(p, "utf8");
-        if (name === "manifest.json") text = text.replace(/"(started_at|finished_at|updated_at|created_at|written_at)": "[^"]*"/g, '"$1": "<time>"');
-        files.set(relative(dir, p), text);
-      }
-    }
-  };
-  walk(dir);
-  return files;
-}
-
-function cacheRows(path: string): string[] {
-  const db = openCacheDatabase(path, { readonly: true });
-  try {
-    return (db.prepare("SELECT key, text, prompt_tokens, output_tokens, truncated_prompt_tokens, row_hash FROM calls ORDER BY key").all() as Array<Record<string, unknown>>).map((r) => JSON.stringify(r));
-  } finally {
-    db.close();
-  }
 }
 
 describe("parseShard / selectShard", () => {

@@ -94,6 +94,22 @@ const python =
   (official ? ["python3", "/usr/bin/python3"].find((p) => spawnSync(p, ["-c", "import sqlparse, tqdm"]).status === 0) : "python3") ??
   fail("no python3 with sqlparse and tqdm for the official evaluator; pass --python PY (or MERIT_OFFICIAL_EVAL= to time the re-implementation)");
 
+// Row 4's rates, read first so that a bad file stops the run before any measuring.
+const defaultRates = join(ROOT, "runs/bench/throughput-gpu.json");
+let rates: Rates;
+try {
+  rates =
+    values.rates !== undefined
+      ? ratesFromThroughputJson(values.rates)
+      : values["prefill-tok-s"] !== undefined
+        ? { prefillTokS: positive("prefill-tok-s", values["prefill-tok-s"], false), decodeTokS: positive("decode-tok-s", values["decode-tok-s"], false), source: "assumed: stated by --prefill-tok-s / --decode-tok-s, not measured here" }
+        : existsSync(defaultRates)
+          ? ratesFromThroughputJson(defaultRates)
+          : ASSUMED;
+} catch (error) {
+  fail((error as Error).message);
+}
+
 interface Row {
   measure: string;
   kit: string;
@@ -169,20 +185,6 @@ if (!bs.identical) notes.push("bootstrap: WARNING the plain definition's interva
 // 4. The full make reproduce grid.
 process.stderr.write(`cost: the paper grid's plan, checked against merit grid --plan on the bundled Spider …\n`);
 const est = paperGridEstimate();
-const defaultRates = join(ROOT, "runs/bench/throughput-gpu.json");
-let rates: Rates;
-try {
-  rates =
-    values.rates !== undefined
-      ? ratesFromThroughputJson(values.rates)
-      : values["prefill-tok-s"] !== undefined
-        ? { prefillTokS: positive("prefill-tok-s", values["prefill-tok-s"], false), decodeTokS: positive("decode-tok-s", values["decode-tok-s"], false), source: "assumed: stated by --prefill-tok-s / --decode-tok-s, not measured here" }
-        : existsSync(defaultRates)
-          ? ratesFromThroughputJson(defaultRates)
-          : ASSUMED;
-} catch (error) {
-  fail((error as Error).message);
-}
 const seconds = gridSeconds({ prompt: est.promptTokens, generated: est.generatedTokens }, rates);
 const boundSeconds = gridSeconds({ prompt: est.promptTokensBound, generated: est.generatedTokensBound }, rates);
 const measuredGpu = rates.source.startsWith("measured") && !rates.source.includes("not a GPU rate");

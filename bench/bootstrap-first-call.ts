@@ -11,6 +11,7 @@
  *       OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from its environment;
  * and prints medians over the repetitions, the whole-process wall times, the ratios to numpy's first
  * call (targets: first call ≤ 1.0×, warm ≤ 0.3×) and the load average. Never asserted by tests.
+ * `measureBootstrapFirstCall` is the measurement (bench/cost.ts runs it too).
  * Run: npx tsx bench/bootstrap-first-call.ts [--reps 7]
  */
 import { spawnSync } from "node:child_process";
@@ -115,7 +116,25 @@ function pythons(): { label: string; command: string; version: string }[] {
   return found;
 }
 
-function parent(reps: number): void {
+/** One run's medians (ms) and what they were measured on; `pythons[i]` goes with `numpy[i]`. */
+export interface BootstrapFirstCallResult {
+  reps: number;
+  loadBefore: number[];
+  loadAfter: number[];
+  pythons: { label: string; command: string; version: string }[];
+  kit: { first: number[]; process: number[]; warm: number[]; warmNewSeed: number[] };
+  perDraw: { first: number[]; process: number[] };
+  numpy: { first: number[]; process: number[]; second: number[] }[];
+  kitResult: unknown;
+  /** The plain definition gave the kit's interval in every repetition. */
+  identical: boolean;
+}
+
+/**
+ * The measurement: `reps` repetitions, each running fresh processes of the kit, the plain definition
+ * and numpy (every python3 found) in turn, the order reversed every other repetition.
+ */
+export function measureBootstrapFirstCall(reps: number, log: (line: string) => void = () => undefined): BootstrapFirstCallResult {
   const self = fileURLToPath(import.meta.url);
   const here = join(self, "..");
   const dir = mkdtempSync(join(tmpdir(), "merit-bench-bootstrap-"));
@@ -129,8 +148,8 @@ function parent(reps: number): void {
   delete pyEnv.OPENBLAS_L2_SIZE;
   const pys = pythons();
   const loadBefore = loadavg();
-  console.log(`bootstrap, first call in a fresh process: B = ${RESAMPLES} × ${QUERIES} queries × ${SEEDS} seeds, ${reps} alternating repetitions`);
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; node ${process.version}; load average before ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
+  log(`bootstrap, first call in a fresh process: B = ${RESAMPLES} × ${QUERIES} queries × ${SEEDS} seeds, ${reps} alternating repetitions`);
+  log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; node ${process.version}; load average before ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
   const kitFirst: number[] = [], kitProc: number[] = [], kitWarm: number[] = [], kitWarmNew: number[] = [];
   const perDraw: number[] = [], perDrawProc: number[] = [];
   const npFirst = pys.map(() => [] as number[]), npProc = pys.map(() => [] as number[]), npSecond = pys.map(() => [] as number[]);
@@ -161,18 +180,37 @@ function parent(reps: number): void {
   }
   const loadAfter = loadavg();
   rmSync(dir, { recursive: true, force: true });
+  return {
+    reps,
+    loadBefore,
+    loadAfter,
+    pythons: pys,
+    kit: { first: kitFirst, process: kitProc, warm: kitWarm, warmNewSeed: kitWarmNew },
+    perDraw: { first: perDraw, process: perDrawProc },
+    numpy: pys.map((_, i) => ({ first: npFirst[i], process: npProc[i], second: npSecond[i] })),
+    kitResult,
+    identical,
+  };
+}
+
+function parent(reps: number): void {
+  const m = measureBootstrapFirstCall(reps, (line) => console.log(line));
+  const pys = m.pythons;
+  const { identical, kitResult, loadAfter } = m;
+  const kitFirst = m.kit.first;
+  const npFirst = m.numpy.map((n) => n.first);
   const refs = npFirst.map(median);
   const row = (label: string, call: number, proc: number | undefined) =>
     console.log(`| ${label} | ${call.toFixed(1)} | ${proc === undefined ? "–" : proc.toFixed(0)} | ${refs.map((ref) => (call / ref).toFixed(2)).join(" | ")} |`);
   console.log(`\n| contender (median of ${reps}) | call ms | whole process to the answer, ms | ${pys.map((py) => `ratio to ${py.label} first call`).join(" | ")} |`);
   console.log(`| --- | --- | --- | ${pys.map(() => "---").join(" | ")} |`);
-  row("kit, first call in a fresh process (target ≤ 1.0×)", median(kitFirst), median(kitProc));
-  row("kit, warm: same seed again (index memo hit; target ≤ 0.3×)", median(kitWarm), undefined);
-  row("kit, warm: a new seed (memo miss, JIT warm)", median(kitWarmNew), undefined);
-  row("kit, the plain definition: one randbelow(n) call per index, first call", median(perDraw), median(perDrawProc));
+  row("kit, first call in a fresh process (target ≤ 1.0×)", median(kitFirst), median(m.kit.process));
+  row("kit, warm: same seed again (index memo hit; target ≤ 0.3×)", median(m.kit.warm), undefined);
+  row("kit, warm: a new seed (memo miss, JIT warm)", median(m.kit.warmNewSeed), undefined);
+  row("kit, the plain definition: one randbelow(n) call per index, first call", median(m.perDraw.first), median(m.perDraw.process));
   pys.forEach((py, i) => {
-    row(`${py.label}, first call`, median(npFirst[i]), median(npProc[i]));
-    row(`${py.label}, second call`, median(npSecond[i]), undefined);
+    row(`${py.label}, first call`, median(npFirst[i]), median(m.numpy[i].process));
+    row(`${py.label}, second call`, median(m.numpy[i].second), undefined);
   });
   console.log(`\nkit first calls (ms): ${kitFirst.map((x) => x.toFixed(0)).join(", ")}`);
   pys.forEach((py, i) => console.log(`${py.label} first calls (ms): ${npFirst[i].map((x) => x.toFixed(0)).join(", ")}`));
@@ -181,7 +219,9 @@ function parent(reps: number): void {
 }
 
 const args = process.argv.slice(2);
-if (args[0] === "--child") {
+if (process.argv[1] !== fileURLToPath(import.meta.url)) {
+  // imported (bench/cost.ts): the measurement only
+} else if (args[0] === "--child") {
   const input = JSON.parse(readFileSync(args[2], "utf8")) as Input;
   if (args[1] === "kit") kitChild(input);
   else perDrawChild(input);

@@ -16,7 +16,8 @@
  * Breakdown rows are measured in fresh child processes running the same library calls as `merit eval`
  * in sequence (in `merit eval` the worker start overlaps the dataset load). Never asserted by tests.
  * `--baseline DIR` adds an earlier checkout of the kit (its `merit eval`, no gold cache flag) to the
- * Spider row, alternating with the rest: before vs after on the same load.
+ * Spider row, alternating with the rest: before vs after on the same load. `--side-by-side` (bench/cost.ts)
+ * runs only the Spider dev whole-process rows and prints them as one JSON line.
  * Run: npx tsx bench/oracle.ts [--reps 5] [--suite-reps 3] [--official DIR] [--python python3]
  *      [--variants 10] [--decode-tok-s 2000] [--attempt-tokens 128] [--baseline DIR]
  */
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     phases: { type: "string" }, // internal: run the breakdown in this (fresh) process and print JSON
     "gold-cache": { type: "string" },
     baseline: { type: "string" }, // a checkout of an earlier kit (with node_modules), timed alongside: before vs after
+    "side-by-side": { type: "boolean" }, // internal (bench/cost.ts): only the Spider dev whole-process rows, as JSON
   },
 });
 
@@ -194,6 +196,13 @@ function sideBySide(dataDir: string, reps: number, baseline?: string) {
     lines = { kit: w.last, ref: r.last };
   }
   return { cold: median(cold), warm: median(warm), ref: median(ref), cpu: { cold: median(cpu.cold), warm: median(cpu.warm), ref: median(cpu.ref) }, before: baseline ? { wall: median(before.wall), cpu: median(before.cpu) } : null, lines };
+}
+
+if (values["side-by-side"]) {
+  const result = sideBySide(SPIDER, Number(values.reps));
+  rmSync(tmp, { recursive: true, force: true });
+  console.log(JSON.stringify({ evaluator: evaluatorLabel, python: values.python, reps: Number(values.reps), ...result }));
+  process.exit(0);
 }
 
 function printRows(r: ReturnType<typeof sideBySide>, target: string): void {

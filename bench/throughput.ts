@@ -33,15 +33,20 @@ import { chooseThreads, type GpuSetting } from "../lib/llm/llama-runtime.ts";
 import { extractSql, singleStatement } from "../lib/oracle/extract-sql.ts";
 import { Oracle } from "../lib/oracle/oracle.ts";
 import { readPredictions } from "../lib/oracle/predictions.ts";
+import { paperGridEstimate, PAPER_GRID } from "../lib/experiment/grid-plan.ts";
 import { repairPrompt, type PromptAttempt } from "../lib/prompts.ts";
+import { gridSeconds, sliceRates } from "./grid-estimate.ts";
 import { benchModelPath } from "./make-model.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const MAX_INPUT = 4096; // METHOD.md §6.4
 const PENALTY = 1.05; // METHOD.md §11.9
 const SEED = 42;
-/** The paper's token counts (cost table): one MERIT run, and the whole 13 × 3 × 2 grid. */
-const PAPER = { spiderRun: { tokens: 5.27e6, calls: 3419 }, birdRun: { tokens: 17.6e6, calls: 7325 }, grid: { prompt: 0.8e9, generated: 50e6 } };
+/** The full `make reproduce` grid's tokens: the grid plan's calls with the paper's failures × the paper's tokens per call. */
+const PAPER_GRID_TOKENS = (() => {
+  const e = paperGridEstimate();
+  return { calls: e.calls, prompt: e.promptTokens, generated: e.generatedTokens };
+})();
 
 class UsageError extends Error {}
 
@@ -398,17 +403,13 @@ async function main(): Promise<void> {
 
   // Full grid: time = f · (P·a + G·b), a and b = seconds per prompt / generated token from
   // llama-batched-bench at N, f fitted so the model reproduces each engine's measured wall time
-  // (without the anchor: time proportional to prompt + generated tokens).
+  // (without the anchor: time proportional to prompt + generated tokens); bench/grid-estimate.ts.
   const estimates: Record<string, number> = {};
-  for (const r of results) {
-    if (r.calls === 0) continue;
-    const a = anchor ? 1 / anchor.ppTokS : 1;
-    const b = anchor ? 1 / anchor.tgTokS : 1;
-    const f = r.wallS / (r.promptTokens * a + r.generatedTokens * b);
-    estimates[r.engine] = f * (PAPER.grid.prompt * a + PAPER.grid.generated * b);
-  }
-  if (anchor) estimates["llama-batched-bench"] = PAPER.grid.prompt / anchor.ppTokS + PAPER.grid.generated / anchor.tgTokS;
-  console.log(`\nestimated wall time of the full \`make reproduce\` grid (${PAPER.grid.prompt / 1e9} G prompt + ${PAPER.grid.generated / 1e6} M generated tokens; one MERIT run: ${PAPER.spiderRun.tokens / 1e6} M tokens / ${PAPER.spiderRun.calls} calls Spider, ${PAPER.birdRun.tokens / 1e6} M / ${PAPER.birdRun.calls} BIRD), on this machine at N=${o.streams}:`);
+  const anchorRates = anchor ? { b: anchor.b, ppTokS: anchor.ppTokS, tgTokS: anchor.tgTokS } : null;
+  for (const r of results) if (r.calls > 0) estimates[r.engine] = gridSeconds(PAPER_GRID_TOKENS, sliceRates(r, anchorRates));
+  if (anchor) estimates["llama-batched-bench"] = gridSeconds(PAPER_GRID_TOKENS, { prefillTokS: anchor.ppTokS, decodeTokS: anchor.tgTokS });
+  const perCall = PAPER_GRID.datasets.map((d) => `${d.dataset} ${fmt(d.tokensPerCall, 0)}`).join(", ");
+  console.log(`\nestimated wall time of the full \`make reproduce\` grid (the grid plan's ${PAPER_GRID_TOKENS.calls.toLocaleString("en-US")} computed calls at most with the paper's failures, lib/experiment/grid-plan.ts paperGridEstimate: ${fmt(PAPER_GRID_TOKENS.prompt / 1e9, 2)} G prompt + ${fmt(PAPER_GRID_TOKENS.generated / 1e6)} M generated tokens at the paper's tokens per call, ${perCall}), on this machine at N=${o.streams}:`);
   for (const [engine, s] of Object.entries(estimates)) console.log(`  ${engine}: ${duration(s)}`);
   if (thr?.decoder) console.log(`throughput mode: ${thr.decoder.batches} batches; ${fmt(thr.decoder.decodeS)} s in llama.cpp's decode, ${fmt(thr.decoder.sampleS, 2)} s in the serialised sampling (${fmt((100 * thr.decoder.sampleS) / thr.wallS)} % of the wall time)`);
   for (const s of skipped) console.log(`skipped ${s}`);

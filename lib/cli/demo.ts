@@ -27,6 +27,7 @@ import { initialCacheFromPredictions, writeInitialCache, type InitialCache } fro
 import { planStreams } from "../experiment/grid.ts";
 import { quickConfig, TINY_CACHE } from "../experiment/quick-config.ts";
 import { buildStream } from "../experiment/stream.ts";
+import { episodeCallBound, getMethod } from "../methods/index.ts";
 import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions } from "../oracle/predictions.ts";
@@ -147,16 +148,16 @@ function maxFailed(config: ExperimentConfig, limit: number): number {
 
 /**
  * What the demo will run, printed before it starts: models, queries, streams, the most model calls
- * it can make (K repairs per initially failed query and stream; reflexion also reflects after the
- * initial failure and after each failed repair, K + 1 reflections)
+ * it can make (`episodeCallBound` per initially failed query and stream: K repairs; reflexion also
+ * reflects after the initial failure and after each failed repair, 2K + 1 calls)
  * and, for --full, what that costs at the assumed seconds per call.
  */
 export function demoPlan({ full, limit, config, replayRows }: DemoPlanInput): string[] {
   const k = config.max_repair_steps;
   const failed = maxFailed(config, limit);
   const streams = DEMO_METHODS.length * 3;
-  const reflexionStreams = 3;
-  const maxCalls = failed * (k * streams + (k + 1) * reflexionStreams);
+  // Every stream counted in full (the grid plan's per-episode bound; `merit grid --plan` counts repeats once).
+  const maxCalls = 3 * failed * DEMO_METHODS.reduce((n, m) => n + episodeCallBound(getMethod(m), k), 0);
   const rule = config.subset?.rule === "initially_failed" ? `up to ${failed} initially failed + ${limit - failed} initially correct queries (config subset rule initially_failed)` : `the first ${limit} queries of the seed-0 stream`;
   const lines = [
     `model ${config.model.path}, embedder ${config.embedder.path}`,

@@ -4,12 +4,12 @@
 // tiny random model never repairs, so the plan's "if no repair succeeds" count is the exact one), its
 // repeats equal the run's cache hits, and after the run the plan replays every memoryless call from
 // the cache.
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { loadConfig } from "../../lib/experiment/config.ts";
-import { episodeCallBound, planGrid, type GridPlan } from "../../lib/experiment/grid-plan.ts";
+import { closedFormPlan, CONTROL_METHODS, episodeCallBound, paperGridEstimate, planGrid, REPRODUCE_METHODS, type GridPlan } from "../../lib/experiment/grid-plan.ts";
 import { planStreams, runGrid } from "../../lib/experiment/grid.ts";
 import type { CallCacheStats } from "../../lib/llm/call-cache.ts";
 import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
@@ -28,6 +28,40 @@ describe("episodeCallBound", () => {
     expect(episodeCallBound({ repairs: true, reflects: true }, 7)).toBe(15);
     expect(episodeCallBound({ repairs: false, reflects: false }, 7)).toBe(0);
     expect(episodeCallBound({ repairs: true, reflects: true }, 0)).toBe(0);
+  });
+});
+
+describe("closedFormPlan and the paper grid (README \"The full grid on one GPU\")", () => {
+  it("counts the paper grid's calls from its initial failures: 425 on Spider, 945 on BIRD", () => {
+    const est = paperGridEstimate();
+    const [spider, bird] = est.datasets;
+    expect([spider.failed, bird.failed]).toEqual([425, 945]);
+    const by = (p: typeof spider.plan, m: string) => p.methods.find((x) => x.method === m)!;
+    expect(by(spider.plan, "iterative").computedAtMost).toBe(2975); // F·K, once for the three orders
+    expect(by(spider.plan, "reflexion").computedAtMost).toBe(6375); // F·(2K + 1), once
+    expect(by(spider.plan, "merit").computedAtMost).toBe(3 * 424 * 7); // 3 orders × (F − 1)·K
+    expect([spider.plan.computedAtMost, bird.plan.computedAtMost, est.calls]).toEqual([89486, 199206, 288692]);
+    expect([spider.plan.computed, bird.plan.computed]).toEqual([71678, 159558]); // dynamic_rag, positive_only: iterative's calls
+    expect([spider.controls.computedAtMost, bird.controls.computedAtMost]).toEqual([8925, 19845]); // transductive_batch 3·F·K
+    const all = [...REPRODUCE_METHODS, ...CONTROL_METHODS];
+    expect(closedFormPlan({ methods: all, failed: 425, k: 7, orders: 3 }).everyStream + closedFormPlan({ methods: all, failed: 945, k: 7, orders: 3 }).everyStream).toBe(378120);
+    expect(est.promptTokensBound).toBe(288692 * 4096);
+    expect(est.generatedTokensBound).toBe(288692 * 512);
+    expect((est.promptTokens + est.generatedTokens) / 1e9).toBeCloseTo(0.617, 3);
+    expect(est.generatedTokens / 1e6).toBeCloseTo(38.2, 1);
+  });
+
+  it("REPRODUCE_METHODS is the Makefile's PAPER_METHODS, and CONTROL_METHODS its CONTROL_METHODS", () => {
+    const makefile = readFileSync(new URL("../../Makefile", import.meta.url), "utf8");
+    expect(/^PAPER_METHODS := (.*)$/m.exec(makefile)?.[1].split(",")).toEqual(REPRODUCE_METHODS);
+    expect(/^CONTROL_METHODS := (.*)$/m.exec(makefile)?.[1].split(",")).toEqual(CONTROL_METHODS);
+  });
+
+  it("without the memoryless twin in the grid, a memory method's first episode per order is its own", () => {
+    expect(closedFormPlan({ methods: ["merit"], failed: 5, k: 2, orders: 3 }).computedAtMost).toBe(3 * 5 * 2);
+    expect(closedFormPlan({ methods: ["iterative", "merit"], failed: 5, k: 2, orders: 3 }).methods[1].computedAtMost).toBe(3 * 4 * 2);
+    expect(closedFormPlan({ methods: ["iterative"], failed: 0, k: 7, orders: 3 }).computedAtMost).toBe(0);
+    expect(() => closedFormPlan({ methods: ["iterative"], failed: -1, k: 7, orders: 3 })).toThrow(/failed, k must be integers/);
   });
 });
 
@@ -76,6 +110,9 @@ describe("merit grid --plan on a tiny-model grid", () => {
     expect(before.computedAtMost).toBe(before.computed + SEEDS.length * (failed - 1) * K);
     expect(before.promptTokensBound).toBe(before.computedAtMost * 4096);
     expect(before.outputTokensBound).toBe(before.computedAtMost * 16);
+    // The closed form (the paper-grid estimate's counting) gives the same counts from F alone.
+    const closed = closedFormPlan({ methods: METHODS, failed, k: K, orders: SEEDS.length });
+    expect(closed.methods.map((m) => [m.method, m.computed, m.computedAtMost])).toEqual(before.methods.map((m) => [m.method, m.computed, m.computedAtMost]));
 
     let stats: CallCacheStats | null = null;
     await runGrid(config, streams, { limit: LIMIT, onFinished: (s) => (stats = s) });

@@ -63,6 +63,8 @@ describe("parseTablesEntry: the schema's outcome, faster", () => {
   });
 });
 
+// The snapshot was recorded with parseExamples before the quick check existed (every record through
+// the zod schema), so it is the schema's own answer for these records.
 describe("parseExamples: quick-checked records give the schema's examples and reasons", () => {
   const record = { db_id: "pets_1", question: "How many pets?", query: "SELECT count(*) FROM pets", hardness: "easy" };
   const records: unknown[] = [

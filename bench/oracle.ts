@@ -74,7 +74,7 @@ async function phases(dataDir: string, goldCacheFile: string): Promise<Record<st
   const { readPredictions } = await import("../lib/oracle/predictions.ts");
   const { spiderResultEq } = await import("../lib/oracle/compare.ts");
   const { goldOrderMatters, prepareSpiderGold } = await import("../lib/oracle/protocol.ts");
-  const { defaultJobs } = await import("../lib/cli/eval.ts");
+  const { jobsForWork } = await import("../lib/cli/eval.ts");
   lap("imports (data, oracle and eval modules)");
   const discovery = await discoverDatabaseRoots(databaseRootsOf("spider", dataDir));
   lap("database discovery + SHA-256 of every file");
@@ -83,10 +83,11 @@ async function phases(dataDir: string, goldCacheFile: string): Promise<Record<st
   const data = await loadDataset({ name: "spider", dir: dataDir }); // hashes memoised: JSON, schemas, checks again
   const predictions = readPredictions(PRED, "utf8", data.examples.length);
   lap("dataset load (JSON, schemas; checks again)");
-  const executor = createExecutor("sqlite", { jobs: defaultJobs(), timeoutMs: 30_000 });
+  const jobs = jobsForWork(data.examples.reduce((n, e) => n + (data.databases.get(e.dbId)?.allPaths.length ?? 0), 0)); // as merit eval's default
+  const executor = createExecutor("sqlite", { jobs, timeoutMs: 30_000 });
   const anyDb = [...data.databases.values()][0].canonicalPath;
-  await Promise.all(Array.from({ length: defaultJobs() }, () => executor.execute({ db: anyDb, sql: "SELECT 1" })));
-  lap("SQL worker start (until each answers)");
+  await Promise.all(Array.from({ length: jobs }, () => executor.execute({ db: anyDb, sql: "SELECT 1" })));
+  lap(`SQL worker start (until each of ${jobs} answers)`);
   const oracle = new Oracle({ dataset: "spider", databases: data.databases, protocol: "official", executor, goldCacheFile });
   const scoreable = data.examples.filter((e) => data.databases.has(e.dbId));
   // Gold on every file the scoring will reach first (the canonical one; variants are scored below).

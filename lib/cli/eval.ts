@@ -18,6 +18,14 @@ import { DEFAULT_GOLD_CACHE } from "../oracle/gold-cache.ts";
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { progressReporter } from "./progress.ts";
 
+/**
+ * Statements per SQL worker `merit eval` starts by default: a worker's start and warm-up cost about
+ * what 1,000 Spider statements cost to execute (≈ 0.15 s of CPU on the 2-core machine of bench/README
+ * "Oracle"), so a Spider dev file (972 scoreable examples, one file each) runs on one worker and a
+ * test-suite layout (10 files each) on up to 10.
+ */
+export const STATEMENTS_PER_WORKER = 1000;
+
 const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--protocol official|merit|strict]
                   [--encoding utf8|latin1] [--out DIR] [--timeout S] [--accept-gold-timeouts] [--jobs N] [--gold-cache FILE|none]
                   [--executor NAME] [--plugin FILE.ts ...]
@@ -30,7 +38,8 @@ const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--prot
               a gold query that runs past it stops the command (the deadline is too short for the data)
   --accept-gold-timeouts  exclude examples whose gold timed out (GOLD_ERROR) instead of stopping;
               summary.json records how many (gold_timeouts_accepted)
-  --jobs      SQL worker processes (default: one per core, at most 16; at most 4 per CPU core)
+  --jobs      SQL worker processes (default: one per ${STATEMENTS_PER_WORKER.toLocaleString("en-US")} database files the examples reach, at
+              most one per core and 16; one starts at once, the rest once the dataset is loaded); at most 4 per CPU core
   --gold-cache  gold results kept across runs, keyed by the database file's SHA-256, the gold text,
               the engine and its version (default ${DEFAULT_GOLD_CACHE}; none: this process only)
   --executor  the SQL engine that runs both the predictions and the gold (default ${DEFAULT_ENGINE}; registered:
@@ -62,6 +71,11 @@ export function parseExecutor(value: string | undefined): string {
 /** One SQL worker per core, at most 16 (a test-suite layout scores each prediction on every variant: the work scales with the cores). */
 export function defaultJobs(): number {
   return Math.max(1, Math.min(16, availableParallelism()));
+}
+
+/** The default worker count for work reaching `files` database files in all: one per STATEMENTS_PER_WORKER, within 1..defaultJobs(). */
+export function jobsForWork(files: number): number {
+  return Math.max(1, Math.min(defaultJobs(), Math.ceil(files / STATEMENTS_PER_WORKER)));
 }
 
 /** The most SQL worker processes worth starting: 4 per CPU core, never above 64 (each is a Node process). */
@@ -114,22 +128,28 @@ export const evalCommand: Command = {
     const encoding = (values.encoding ?? "utf8") as PredictionEncoding;
     if (encoding !== "utf8" && encoding !== "latin1") throw new UsageError(`--encoding must be utf8 or latin1, got "${encoding}"`);
     const timeoutMs = timeoutFlagMs(values.timeout, 30);
-    const jobs = jobsFlag(values.jobs);
+    const jobsGiven = values.jobs === undefined ? null : jobsFlag(values.jobs);
     if (values.out !== undefined) assertWritableDir(values.out, "--out");
     if (values["gold-cache"] !== undefined && values["gold-cache"] !== "none") assertWritableFile(values["gold-cache"], "--gold-cache");
 
     const goldCacheFile = values["gold-cache"] === "none" ? null : (values["gold-cache"] ?? DEFAULT_GOLD_CACHE);
-    // The SQL workers start now, while the dataset loads and its databases are hashed and checked.
-    const sqlExecutor = createExecutor(executor, { jobs, timeoutMs });
+    // The SQL workers start now, while the dataset loads and its databases are hashed and checked;
+    // by default one, and the others (jobsForWork) once the dataset says how many files the work reaches.
+    const sqlExecutor = createExecutor(executor, { jobs: jobsGiven ?? 1, timeoutMs });
     try {
       const data = await loadDataset({ name: dataset, dir: values.data ?? `data/${dataset}` });
       const predictions = readPredictions(predPath, encoding, data.examples.length);
+      let jobs = jobsGiven ?? 1;
+      if (jobsGiven === null && sqlExecutor.grow) {
+        jobs = jobsForWork(data.examples.reduce((n, e) => n + (data.databases.get(e.dbId)?.allPaths.length ?? 0), 0));
+        sqlExecutor.grow(jobs);
+      }
       const missing = missingDatabases(data);
       if (missing.length > 0) {
         const list = missing.map((m) => `${m.dbId} (${m.examples})`).join(", ");
         io.err(`warning: ${missing.reduce((s, m) => s + m.examples, 0)} examples have no database and are reported as NO_DATABASE: ${list}`);
       }
-      io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${scoring.protocolChoice ? protocol : dataset}, executor ${executor}, ${jobs} SQL workers, timeout ${timeoutMs / 1000}s`);
+      io.err(`merit eval: ${dataset} ${data.examples.length} examples, protocol ${scoring.protocolChoice ? protocol : dataset}, executor ${executor}, ${jobs} SQL worker${jobs === 1 ? "" : "s"}, timeout ${timeoutMs / 1000}s`);
 
       const progress = progressReporter(io, "scoring");
       const result = await evaluatePredictions(data, predictions, {

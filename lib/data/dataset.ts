@@ -12,7 +12,7 @@ import { discoverDatabaseRoots, verifyDatabaseFiles } from "./databases.ts";
 import { datasetAdapter } from "./datasets/index.ts";
 import { assertAllValid, parseExamples } from "./examples.ts";
 import { readJsonFile } from "./json-file.ts";
-import { renderSchema, SchemaEntryError, TablesEntrySchema } from "./schema-text.ts";
+import { parseTablesEntry, renderSchema, SchemaEntryError } from "./schema-text.ts";
 import type { Dataset, DatasetName, Example } from "./types.ts";
 
 /** The layout of a registered dataset (METHOD.md §1.1); throws "unknown dataset … Did you mean …?". */
@@ -86,7 +86,7 @@ function renderSchemas(document: unknown, name: DatasetName, file: string): Map<
   if (!Array.isArray(document)) throw new InputFileError(file, "expected a JSON list of schema entries", `point the loader at the ${name} tables file`);
   const schemas = new Map<string, string>();
   document.forEach((raw, index) => {
-    const parsed = TablesEntrySchema.safeParse(raw);
+    const parsed = parseTablesEntry(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new InputFileError(file, `entry ${index}: ${issue.path.join(".")}: ${issue.message}`, "repair the entry or re-download the official tables file");

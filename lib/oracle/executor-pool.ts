@@ -133,6 +133,12 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
     );
   }
 
+  /** Starts more workers, up to `jobs` in all (SqlExecutor `grow`); never stops any. */
+  grow(jobs: number): void {
+    if (this.#closed) return;
+    while (this.#slots.length < jobs) this.#slots.push(this.#spawn());
+  }
+
   /** The live workers, in slot order (e.g. for their PIDs). */
   get workers(): W[] {
     return this.#slots.map((s) => s.worker);

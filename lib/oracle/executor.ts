@@ -49,6 +49,11 @@ export interface SqlExecutor {
   readonly timeoutMs: number;
   execute(request: ExecRequest): Promise<ExecResult>;
   close(): Promise<void>;
+  /**
+   * Optional: start more workers, up to `jobs` in all (never fewer; nothing after `close`). Lets a
+   * caller start one worker at once and add the rest once it knows how much work there is.
+   */
+  grow?(jobs: number): void;
 }
 
 /** Executor constructors by engine name; read it through lib/oracle/executors.ts. */

@@ -191,6 +191,16 @@ export function isNonBlankStatement(statement: SqlToken[]): boolean {
  * `COUNT(DISTINCT x)` — while `'distinct'` inside a string literal survives.
  */
 export function removeDistinct(sql: string): string {
+  // Without a `;` the text is one statement (or none, when it is all whitespace), and without
+  // "distinct" in any case no token is dropped: the tokens' texts join back into `sql`. Only ASCII
+  // letters lower-case to those of "distinct", so lower-casing the whole text finds every such token.
+  // This skips the lexer for most queries (≈ 80 µs each); `removeDistinctByTokens` is the definition.
+  if (!sql.includes(";") && !sql.toLowerCase().includes("distinct")) return /^\s*$/u.test(sql) ? "" : sql;
+  return removeDistinctByTokens(sql);
+}
+
+/** `removeDistinct` computed from the tokens, always (its definition; tests hold the shortcut to it). */
+export function removeDistinctByTokens(sql: string): string {
   const statements = splitStatements(tokenizeSql(sql));
   if (statements.length === 0) return "";
   return statements[0]

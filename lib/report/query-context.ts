@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DATASETS, datasetNames, parseExamples, readJsonFile, renderSchema, TablesEntrySchema, type DatasetName } from "../data/index.ts";
+import { DATASETS, datasetNames, parseExamples, parseTablesEntry, readJsonFile, renderSchema, type DatasetName } from "../data/index.ts";
 import { InputFileError } from "../errors.ts";
 
 /** What the episode view shows about one query besides its trajectory. */
@@ -45,7 +45,7 @@ export function loadDatasetContext(dataset: string, dataDir: string, cwd: string
   const tables = readJsonFile(tablesFile, fix).value;
   if (!Array.isArray(tables)) throw new InputFileError(tablesFile, "expected a JSON list of schema entries", fix);
   tables.forEach((raw, index) => {
-    const entry = TablesEntrySchema.safeParse(raw);
+    const entry = parseTablesEntry(raw);
     if (!entry.success) throw new InputFileError(tablesFile, `entry ${index}: ${entry.error.issues[0].path.join(".")}: ${entry.error.issues[0].message}`, fix);
     schemas.set(entry.data.db_id, renderSchema(entry.data, name));
   });

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import type { CommandIO } from "../../lib/cli/command.ts";
+import { defaultJobs, jobsForWork } from "../../lib/cli/eval.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SPIDER = join(ROOT, "data/spider");
@@ -151,5 +152,15 @@ describe("merit eval on bad input", () => {
   it("unknown flag (one line that points at --help, not the whole usage)", async () => {
     const line = await oneLineError(evalArgs(DEEPSEEK, "--bogus", "1"));
     expect(line).toMatch(/^merit eval: .*'--bogus'.*; see `merit eval --help`$/);
+  });
+});
+
+describe("merit eval's default worker count", () => {
+  it("one per 1,000 database files the examples reach, within 1..defaultJobs()", () => {
+    expect(jobsForWork(0)).toBe(1);
+    expect(jobsForWork(972)).toBe(1); // Spider dev: one file per example
+    expect(jobsForWork(1001)).toBe(Math.min(defaultJobs(), 2));
+    expect(jobsForWork(9720)).toBe(Math.min(defaultJobs(), 10)); // a test-suite layout of 10 files per database
+    expect(jobsForWork(1e9)).toBe(defaultJobs());
   });
 });

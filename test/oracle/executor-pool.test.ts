@@ -112,4 +112,16 @@ describe("ExecutorPool", () => {
     expect(FakeWorker.started.map((w) => w.exited)).toEqual([true, true]);
     expect(p.restarts).toBe(0);
   });
+  it("grow starts workers up to the count (never fewer), which take queued statements; nothing after close", async () => {
+    const p = pool({ jobs: 1 });
+    const queued = [p.execute({ db: "a", sql: "sleep 40" }), p.execute({ db: "a", sql: "sleep 40" }), p.execute({ db: "a", sql: "sleep 40" })];
+    p.grow(3);
+    p.grow(2);
+    expect(p.workers).toHaveLength(3);
+    await Promise.all(queued);
+    expect(FakeWorker.started.map((w) => w.jobs.length)).toEqual([1, 1, 1]); // spread over the new workers
+    await p.close();
+    p.grow(5);
+    expect(FakeWorker.started).toHaveLength(3);
+  });
 });

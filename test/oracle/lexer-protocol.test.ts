@@ -19,7 +19,8 @@ import {
   renderOneLine,
 } from "../../lib/oracle/protocol.ts";
 import { SqlSandbox } from "../../lib/oracle/sandbox.ts";
-import { removeDistinct, splitStatements, tokenizeSql } from "../../lib/oracle/sql-lexer.ts";
+import { removeDistinct, removeDistinctByTokens, splitStatements, tokenizeSql } from "../../lib/oracle/sql-lexer.ts";
+import { readFileSync } from "node:fs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const texts = (sql: string) => tokenizeSql(sql).map((t) => t.text);
@@ -69,6 +70,15 @@ describe("removeDistinct (test-suite remove_distinct)", () => {
     ["", ""],
   ])("%j → %j", (sql, out) => {
     expect(removeDistinct(sql)).toBe(out);
+  });
+});
+
+describe("removeDistinct's shortcut (no `;`, no \"distinct\") gives what the tokens give", () => {
+  it("on every bundled prediction and gold query, and on edge cases", () => {
+    const predictions = readFileSync(join(ROOT, "data", "predictions", "spider_dev__Deepseek-Coder-7B.sql"), "utf8").split("\n");
+    const golds = (JSON.parse(readFileSync(join(ROOT, "data", "spider", "dev.json"), "utf8")) as Array<{ query: string }>).map((e) => e.query);
+    const edge = ["", " ", "\n", "\r\n\t ", "\u00a0", "-- c", "# c\n", "/* c */", "SELECT 1 -- x", "SELECT 'a;b'", "SELECT DİSTINCT a", "SELECT dIsTiNcT a", "SELECT ΣΑΣ", "SELECT a\u2028b", "SELECT 1 /* unclosed", "SELECT 1; SELECT 2", "SELECT 1;\n", "SELECT DISTINCT a"];
+    for (const sql of [...predictions, ...golds, ...edge]) expect(removeDistinct(sql)).toBe(removeDistinctByTokens(sql));
   });
 });
 

@@ -97,6 +97,8 @@ export async function startFaultProxy(upstream: string, opts: { seed?: number; f
     let cutAt = -1;
     let sent = 0;
     let releaseAt = 0;
+    const held: { at: number; deliver: () => void }[] = []; // delayed response chunks, in order
+    let releasing = false;
     let dead = false;
     const resetBoth = () => {
       dead = true;
@@ -140,11 +142,22 @@ export async function startFaultProxy(upstream: string, opts: { seed?: number; f
         client.write(chunk);
       };
       const wait = faults.delayMs + (faults.jitterMs > 0 ? uniform() * faults.jitterMs : 0);
-      if (wait <= 0 && releaseAt <= Date.now()) return deliver();
+      if (wait <= 0 && held.length === 0) return deliver();
       counters.delayedChunks++;
-      releaseAt = Math.max(releaseAt, Date.now() + wait); // order kept: never before the previous chunk
-      setTimeout(deliver, releaseAt - Date.now());
+      // Order kept: one FIFO per connection, released by a single timer, never a chunk before the
+      // previous one (timers of different durations due in the same millisecond may fire in any order).
+      releaseAt = Math.max(releaseAt, Date.now() + wait);
+      held.push({ at: releaseAt, deliver });
+      if (!releasing) {
+        releasing = true;
+        setTimeout(release, releaseAt - Date.now());
+      }
     });
+    const release = () => {
+      while (held.length > 0 && held[0].at <= Date.now()) held.shift()!.deliver();
+      if (held.length > 0) setTimeout(release, Math.max(0, held[0].at - Date.now()));
+      else releasing = false;
+    };
     const closeBoth = () => {
       open.delete(client);
       open.delete(upstreamSocket);

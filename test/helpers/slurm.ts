@@ -5,8 +5,8 @@
  * `slurm.conf` (this machine's cores, controller and node on 127.0.0.1 at free ports, no cgroups,
  * no accounting; partition `test`, the default, and `shared`, up to 4 jobs per core), state, spool,
  * logs and PID files. `stop()` cancels the cluster's jobs, ends each daemon by its PID and removes
- * the folder; it is safe to call twice. Tests skip with `SLURM_SKIP` when the binaries are absent,
- * except in CI (`CI` set), where the absence is an error.
+ * the folder; it is safe to call twice. Tests skip with `SLURM_SKIP` when the binaries are absent or the tests do not run as root,
+ * except in CI (`CI` set), where missing binaries are an error (CI runs as root).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -34,7 +34,12 @@ function locate(name: string): string | null {
 
 const missing = BINARIES.filter((b) => locate(b) === null);
 /** Why the Slurm tests are skipped (null when every binary is there). */
-export const SLURM_SKIP = missing.length > 0 ? `Slurm is not installed (${missing.join(", ")} missing): apt-get install slurm-wlm munge to run the Slurm tests` : null;
+export const SLURM_SKIP =
+  missing.length > 0
+    ? `Slurm is not installed (${missing.join(", ")} missing): apt-get install slurm-wlm munge to run the Slurm tests`
+    : process.getuid?.() !== 0
+      ? "the Slurm tests start slurmd and munged as root (SlurmUser=root): run them as root, as .ci/run does"
+      : null;
 if (SLURM_SKIP && process.env.CI) throw new Error(`${SLURM_SKIP} (.ci/run installs them; CI never skips these tests)`);
 if (SLURM_SKIP) console.warn(`SKIPPED: ${SLURM_SKIP}`);
 

@@ -20,6 +20,7 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { cacheFromPredictionsFile, DEEPSEEK_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
 import { lineCount, listFiles, memoryWriteInFlight, runCli, type ChildOutcome } from "../helpers/killable-run.ts";
+import { mulberry32 } from "../helpers/mulberry32.ts";
 
 // Stream seed 4 over the --limit 24 subset (the first 24 queries of the seed-0 stream): 4 initial
 // failures (positions 3, 6, 8, 15) ⇒ 28 repair calls and 4 negative memory entries, the later
@@ -28,17 +29,6 @@ const SEED = "4";
 const LIMIT = "24";
 const EXCLUDED = new Set(["manifest.json", "stdout.log"]);
 
-/** mulberry32: a tiny seeded PRNG so the kill points are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let root: string;
 let configPath: string;
@@ -53,7 +43,7 @@ const args = (out: string, extra: string[] = []) => ["run", "--config", configPa
 /** Kills the run at three seeded points, then resumes it until it completes. */
 async function interruptedRun(cwd: string): Promise<void> {
   const traj = join(resumed, "trajectories.jsonl");
-  const random = rng(20261130);
+  const random = mulberry32(20261130);
   // Commit lines 4 and 9 are failed episodes (positions 3 and 8): a kill right after them lands
   // between the trajectory commit and its memory insertion, which the resume must replay.
   const k1 = random() < 0.5 ? 4 : 9;

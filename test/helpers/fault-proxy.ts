@@ -14,6 +14,7 @@
  * no pipelining), so counters say how many requests reached the upstream and what was done to them.
  */
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { mulberry32 } from "./mulberry32.ts";
 
 /** The faults in force; `set()` replaces the fields it is given. */
 export interface Faults {
@@ -59,24 +60,13 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-/** mulberry32: a small seeded generator of uniform [0, 1) draws (test helper only). */
-function seededUniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Starts a proxy to `upstream` (`host:port` or `http://host:port`); `seed` drives the jitter. */
 export async function startFaultProxy(upstream: string, opts: { seed?: number; faults?: Partial<Faults> } = {}): Promise<FaultProxy> {
   const target = new URL(upstream.includes("://") ? upstream : `http://${upstream}`);
   const faults: Faults = { delayMs: 0, jitterMs: 0, resetEvery: 0, resetAfterBytes: 64, blackhole: false, ...opts.faults };
   const counters: FaultCounters = { connections: 0, requests: 0, forwarded: 0, resets: 0, blackholed: 0, delayedChunks: 0 };
-  const uniform = seededUniform(opts.seed ?? 1);
+  const uniform = mulberry32(opts.seed ?? 1);
   const open = new Set<Socket>();
   let blackholeTimer: NodeJS.Timeout | undefined;
   let armed: { at: number; ms?: number } | null = null;

@@ -47,7 +47,8 @@ export interface LlamaServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1 (the OS picks it; the probe is closed before returning). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer().once("error", reject).listen(0, "127.0.0.1", () => {
       const { port } = probe.address() as { port: number };

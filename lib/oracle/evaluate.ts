@@ -78,6 +78,9 @@ export function checkPredictionLines(predictions: PredictionsFile): void {
   }
 }
 
+/** Examples prepared (lexed, gold looked up) before the statements so far are sent to the SQL workers. */
+const SCORE_CHUNK = 32;
+
 /**
  * Scores every line of `predictions` against `dataset`. Memory stays bounded: each verdict drops its
  * result rows as soon as it is known (only status and error text are kept, all the summary and
@@ -98,13 +101,20 @@ export async function evaluatePredictions(dataset: Dataset, predictions: Predict
   let done = 0;
   const total = dataset.examples.length;
   try {
-    const verdicts = await Promise.all(
-      dataset.examples.map(async (example, i) => {
-        const verdict = await oracle.score(example, predictions.lines[i]);
-        opts.onProgress?.(++done, total);
-        return { ...verdict, predictedRows: null };
-      }),
-    );
+    const verdicts: Verdict[] = new Array(total);
+    const scored: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      scored.push(
+        oracle.score(dataset.examples[i], predictions.lines[i]).then((verdict) => {
+          verdicts[i] = { ...verdict, predictedRows: null };
+          opts.onProgress?.(++done, total);
+        }),
+      );
+      // Every SCORE_CHUNK examples, let the event loop send the statements prepared so far: the SQL
+      // workers run them while the next examples are lexed here.
+      if ((i + 1) % SCORE_CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(scored);
     // A gold query that times out fails because of the deadline, not the data: stop rather than
     // silently shrink the denominator, unless the caller accepts it (then the summary records it).
     const goldTimeouts = verdicts.filter((v) => v.goldTimedOut).length;

@@ -26,7 +26,22 @@ export interface WorkerJob {
  * What a worker sends back: once `{ready: true}` when it has loaded, then one reply per job (`id` as
  * sent). `{failed}` means it could not start; the pool kills it and starts another.
  */
-export type WorkerMessage = { ready: true } | { failed: string } | { id: number; ok: boolean; rows?: Rows; error?: string; overCap?: boolean };
+export type WorkerMessage = { ready: true } | { failed: string } | WorkerAnswer | { answers: WorkerAnswer[] };
+
+/** One statement's answer (`id` as sent); a batching worker sends several in one `{answers}` message. */
+export interface WorkerAnswer {
+  id: number;
+  ok: boolean;
+  rows?: Rows;
+  error?: string;
+  overCap?: boolean;
+}
+
+/** The statement a worker last started and when (epoch milliseconds, `Date.now()`: the same clock in every process). */
+export interface RunningStatement {
+  id: number;
+  startedAt: number;
+}
 
 /** How a worker tells the pool what happened; `spawn` receives one per worker. */
 export interface PoolWorkerEvents {
@@ -44,6 +59,18 @@ export interface PoolWorker {
   kill(): Promise<void>;
   /** Whether a job can be sent now (e.g. the IPC channel is open); absent = always. */
   canSend?(): boolean;
+  /**
+   * Sends several jobs in one message (the worker runs them in order and may answer several in one
+   * `{answers}` message). Used only together with `running`, and only when the pool's `batch` > 1.
+   */
+  sendBatch?(jobs: WorkerJob[]): void;
+  /**
+   * The statement the worker last started and when (read from a progress record the worker writes
+   * before each statement, without asking it), or null when it has started none. With it, a batching
+   * worker's deadlines and crashes are charged to the statement that was really running, and each
+   * deadline counts from that statement's own start.
+   */
+  running?(): RunningStatement | null;
 }
 
 export interface ExecutorPoolOptions<W extends PoolWorker> extends ExecutorOptions {
@@ -60,6 +87,16 @@ export interface ExecutorPoolOptions<W extends PoolWorker> extends ExecutorOptio
    * queue, to the next free worker, and are never blamed for it.
    */
   pipeline?: number;
+  /**
+   * Statements per message to a worker that has `sendBatch` and `running` (default 1: one message
+   * per statement). A batching worker answers the statements of a batch together, so answers of
+   * statements that finished wait in the worker while the next ones run; the pool therefore asks the
+   * worker's progress record which statement is running when a deadline fires or the worker dies:
+   * that one is TIMEOUT or gets the error, counted from its own start, and the others still
+   * unanswered (finished or not yet started) go back to the head of the queue and run again on the
+   * replacement (read-only statements: the same answer). Verdicts do not depend on the batch size.
+   */
+  batch?: number;
 }
 
 interface Job extends ExecRequest {
@@ -91,10 +128,12 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
   readonly #spawnWorker: ExecutorPoolOptions<W>["spawn"];
   readonly #closedError: string;
   readonly #pipeline: number;
+  readonly #batch: number;
   readonly #slots: Slot<W>[] = [];
   readonly #queue: Job[] = [];
   #nextId = 1;
   #closed = false;
+  #dispatchQueued = false;
   /** Workers killed on a deadline or replaced after a crash (for tests and reports). */
   restarts = 0;
 
@@ -106,6 +145,7 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
     this.#spawnWorker = opts.spawn;
     this.#closedError = opts.closedError ?? "executor is closed";
     this.#pipeline = Math.max(1, opts.pipeline ?? 1);
+    this.#batch = Math.max(1, Math.min(this.#pipeline, opts.batch ?? 1));
     const jobs = Math.max(1, opts.jobs ?? 1);
     for (let i = 0; i < jobs; i++) this.#slots.push(this.#spawn());
   }
@@ -115,7 +155,14 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
     if (this.#closed) return Promise.resolve({ ok: false, error: this.#closedError, timedOut: false });
     return new Promise((resolve) => {
       this.#queue.push({ ...request, id: this.#nextId++, resolve });
-      this.#dispatch();
+      // Statements submitted in one go (e.g. a file's worth) are dispatched together, in batches.
+      if (!this.#dispatchQueued) {
+        this.#dispatchQueued = true;
+        queueMicrotask(() => {
+          this.#dispatchQueued = false;
+          this.#dispatch();
+        });
+      }
     });
   }
 
@@ -155,8 +202,8 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
           } else if ("failed" in msg) {
             slot.dead = true;
             void slot.worker.kill();
-          } else if (slot.jobs.some((j) => j.id === msg.id)) {
-            this.#finish(slot, msg.id, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) });
+          } else {
+            this.#finish(slot, "answers" in msg ? msg.answers : [msg]);
           }
         },
         exit: (error) => {
@@ -164,9 +211,11 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
           slot.dead = true; // never dispatch to it again, even before its replacement exists
           if (slot.timer) clearTimeout(slot.timer);
           slot.timer = null;
-          // The oldest statement was running when the worker died; any behind it never started.
-          const [running, ...waiting] = slot.jobs.splice(0);
-          this.#queue.unshift(...waiting);
+          // The statement running when the worker died gets the error (the oldest unanswered, unless
+          // the worker's progress record names a later one); the others go back to the queue.
+          const running = this.#runningJob(slot);
+          const others = slot.jobs.splice(0).filter((j) => j !== running);
+          this.#queue.unshift(...others);
           running?.resolve({ ok: false, error, timedOut: false });
           this.#replace(slot);
         },
@@ -176,32 +225,58 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
     return slot;
   }
 
-  #finish(slot: Slot<W>, id: number, result: ExecResult): void {
-    const index = slot.jobs.findIndex((j) => j.id === id);
-    const [job] = slot.jobs.splice(index, 1);
-    if (index === 0) {
+  #finish(slot: Slot<W>, answers: readonly WorkerAnswer[]): void {
+    const oldest = slot.jobs[0];
+    const done: [Job, ExecResult][] = [];
+    for (const msg of answers) {
+      const index = slot.jobs.findIndex((j) => j.id === msg.id);
+      if (index < 0) continue; // not (or no longer) this worker's: e.g. answered after its deadline
+      const [job] = slot.jobs.splice(index, 1);
+      done.push([job, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) }]);
+    }
+    if (done.length === 0) return;
+    if (slot.jobs[0] !== oldest) {
       // The oldest was answered: the next one's deadline starts now (it has just begun to run).
       if (slot.timer) clearTimeout(slot.timer);
       slot.timer = null;
       if (slot.jobs.length > 0) this.#startDeadline(slot);
     }
-    job.resolve(result);
+    for (const [job, result] of done) job.resolve(result);
     this.#dispatch();
   }
 
-  /** Arms the deadline of the slot's oldest unanswered statement. */
-  #startDeadline(slot: Slot<W>): void {
+  /**
+   * The unanswered statement the worker is running: the one its progress record names, if it is
+   * this slot's and unanswered, else the oldest unanswered (a worker without a record runs its
+   * statements in order and answers each at once, so the oldest is the one running).
+   */
+  #runningJob(slot: Slot<W>): Job | undefined {
+    const running = slot.worker.running?.() ?? null;
+    return (running !== null ? slot.jobs.find((j) => j.id === running.id) : undefined) ?? slot.jobs[0];
+  }
+
+  /** Arms the deadline of the slot's oldest unanswered statement (`ms` after now). */
+  #startDeadline(slot: Slot<W>, ms = this.timeoutMs): void {
     slot.timer = setTimeout(() => {
-      // Deadline: answer TIMEOUT now, kill the worker; its exit event spawns a replacement, and the
-      // statements sent behind this one (never started) go back to the head of the queue.
-      const [stuck, ...waiting] = slot.jobs.splice(0);
       slot.timer = null;
+      // A worker with a progress record may have started its running statement after this timer was
+      // armed (the answers before it were held in a batch): that statement gets its full deadline.
+      const running = slot.worker.running?.() ?? null;
+      if (running !== null && slot.jobs.some((j) => j.id === running.id)) {
+        const left = Math.min(this.timeoutMs, running.startedAt + this.timeoutMs - Date.now());
+        if (left > 0) return this.#startDeadline(slot, Math.ceil(left));
+      }
+      // Deadline: answer TIMEOUT now, kill the worker; its exit event spawns a replacement, and the
+      // other unanswered statements (not started, or finished with their answers still held in the
+      // worker) go back to the head of the queue.
+      const stuck = this.#runningJob(slot);
+      const others = slot.jobs.splice(0).filter((j) => j !== stuck);
       slot.dead = true;
-      this.#queue.unshift(...waiting);
+      this.#queue.unshift(...others);
       stuck?.resolve({ ok: false, error: "TIMEOUT", timedOut: true });
       void slot.worker.kill();
       this.#dispatch();
-    }, this.timeoutMs);
+    }, ms);
   }
 
   #replace(slot: Slot<W>): void {
@@ -213,16 +288,22 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
   }
 
   #dispatch(): void {
-    // Fill every worker to one statement first, then up to the pipeline depth, so a short queue is
-    // spread over the workers rather than stacked on the first.
-    for (let depth = 1; depth <= this.#pipeline; depth++) {
-      for (const slot of this.#slots) {
+    // Round by round, each worker takes at most one batch up to its pipeline depth, at most its share
+    // of the queue: a short queue is spread over the workers rather than stacked on the first.
+    for (let sent = true; sent && this.#queue.length > 0; ) {
+      sent = false;
+      const open = this.#slots.filter((s) => s.jobs.length < this.#pipeline && !s.dead && s.ready && s.worker.canSend?.() !== false);
+      for (const slot of open) {
         if (this.#queue.length === 0) return;
-        if (slot.jobs.length >= depth || slot.dead || !slot.ready || slot.worker.canSend?.() === false) continue;
-        const job = this.#queue.shift()!;
-        slot.jobs.push(job);
-        if (slot.jobs.length === 1) this.#startDeadline(slot);
-        slot.worker.send({
+        const batching = this.#batch > 1 && slot.worker.sendBatch !== undefined && slot.worker.running !== undefined;
+        const n = batching ? Math.min(this.#batch, this.#pipeline - slot.jobs.length, Math.ceil(this.#queue.length / open.length)) : 1;
+        // A busy batching worker waits for room for a whole batch rather than taking the queue one by one.
+        if (batching && n < this.#batch && slot.jobs.length > 0 && this.#queue.length > n) continue;
+        const jobs = this.#queue.splice(0, n);
+        const first = slot.jobs.length === 0;
+        slot.jobs.push(...jobs);
+        if (first) this.#startDeadline(slot);
+        const messages = jobs.map((job) => ({
           id: job.id,
           db: job.db,
           sql: job.sql,
@@ -230,7 +311,10 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
           maxBytes: this.#maxBytes,
           textErrors: job.textErrors ?? "replace",
           distinct: job.distinct ?? false,
-        });
+        }));
+        if (batching) slot.worker.sendBatch!(messages);
+        else slot.worker.send(messages[0]);
+        sent = true;
       }
     }
   }

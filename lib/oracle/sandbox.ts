@@ -5,10 +5,14 @@
  * memory, crash) is replaced too, so the pool survives anything a prediction does.
  * @module
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, openSync, readSync, unlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ExecutorOptions, SqlExecutor } from "./executor.ts";
-import { ExecutorPool, type PoolWorker, type PoolWorkerEvents, type WorkerMessage } from "./executor-pool.ts";
+import { ExecutorPool, type PoolWorker, type PoolWorkerEvents, type RunningStatement, type WorkerMessage } from "./executor-pool.ts";
 
 const WORKER = fileURLToPath(new URL("./sql-worker.mjs", import.meta.url));
 
@@ -21,22 +25,144 @@ interface ProcessWorker extends PoolWorker {
   child: ChildProcess;
 }
 
-/** Forks one sql-worker.mjs (its watchdog kills it if this process dies) and wires it to the pool. */
-function forkWorker(events: PoolWorkerEvents, heapMiB: number): ProcessWorker {
-  const child = fork(WORKER, [], {
+/**
+ * The worker's progress record (sql-worker.mjs "Progress record"): a file in the temp folder that this
+ * process creates and keeps open, and removes from the folder once the worker has opened it too (at
+ * `ready`), so nothing is left behind even if either process is killed. Null where no temp file can
+ * be made: the worker then runs without one, and the pool sends it one statement per message.
+ */
+class ProgressRecord {
+  readonly #fd: number;
+  #path: string | null;
+  readonly #buffer = new Float64Array(3);
+
+  private constructor(path: string, fd: number) {
+    this.#path = path;
+    this.#fd = fd;
+  }
+
+  static create(): ProgressRecord | null {
+    const path = join(tmpdir(), `merit-sql-${process.pid}-${randomBytes(6).toString("hex")}`);
+    try {
+      return new ProgressRecord(path, openSync(path, "w+"));
+    } catch {
+      return null;
+    }
+  }
+
+  get path(): string {
+    return this.#path ?? "";
+  }
+
+  /** The worker has opened the file: take its name out of the folder. */
+  unlink(): void {
+    if (this.#path === null) return;
+    try {
+      unlinkSync(this.#path);
+    } catch {
+      // already gone: nothing to clean up
+    }
+    this.#path = null;
+  }
+
+  read(): RunningStatement | null {
+    try {
+      const n = readSync(this.#fd, new Uint8Array(this.#buffer.buffer), 0, 24, 0);
+      const [id, startedAt, again] = this.#buffer;
+      return n === 24 && id === again && id > 0 ? { id, startedAt } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  close(): void {
+    this.unlink();
+    try {
+      closeSync(this.#fd);
+    } catch {
+      // closed already
+    }
+  }
+}
+
+/**
+ * One watchdog for a pool's workers: a POSIX shell reading `+PID` (a worker started) and `-PID` (it
+ * has exited) lines on its stdin. When this process dies — even by SIGKILL — the kernel closes the
+ * pipe, `read` sees the end, and the shell SIGKILLs the workers still alive, so none lingers in a
+ * runaway statement. A normal `close()` kills the workers itself and then the shell. Where no shell
+ * can be started (no /bin/sh), each worker starts its own watchdog thread instead (sql-worker.mjs),
+ * which costs a thread start per worker.
+ */
+const WATCHDOG_SCRIPT = 'p=""; while read -r x; do case "$x" in -*) p=$(printf "%s\\n" $p | grep -vx -- "${x#-}");; *) p="$p ${x#+}";; esac; done; [ -z "$p" ] || kill -9 $p 2>/dev/null';
+
+class PoolWatchdog {
+  #shell: ChildProcess | null = null;
+  #failed = false;
+
+  /** Whether the shell is up (started on first use); false where it cannot start. */
+  ensure(): boolean {
+    if (this.#shell !== null) return true;
+    if (this.#failed || !existsSync("/bin/sh")) return false;
+    try {
+      const shell = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT], { stdio: ["pipe", "ignore", "ignore"] });
+      shell.on("error", () => {
+        this.#failed = true;
+      });
+      shell.stdin?.on("error", () => {}); // EPIPE once it is gone: the workers' own exits still happen
+      shell.unref();
+      (shell.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+      this.#shell = shell;
+      return true;
+    } catch {
+      this.#failed = true;
+      return false;
+    }
+  }
+
+  started(pid: number): void {
+    this.#shell?.stdin?.write(`+${pid}\n`);
+  }
+
+  exited(pid: number): void {
+    this.#shell?.stdin?.write(`-${pid}\n`);
+  }
+
+  /** Stops the shell without it killing anything (the workers are gone by then). */
+  close(): void {
+    this.#shell?.kill("SIGKILL");
+    this.#shell = null;
+  }
+}
+
+/** Forks one sql-worker.mjs (the pool's watchdog, or its own, kills it if this process dies) and wires it to the pool. */
+function forkWorker(events: PoolWorkerEvents, heapMiB: number, watchdog: PoolWatchdog): ProcessWorker {
+  const record = ProgressRecord.create();
+  const shared = watchdog.ensure();
+  const child = fork(WORKER, record ? [record.path] : [], {
+    ...(shared ? { env: { ...process.env, MERIT_SQL_WATCHDOG: "pool" } } : {}),
     serialization: "advanced", // structured clone: bigint and Uint8Array survive IPC
     execArgv: [`--max-old-space-size=${heapMiB}`],
     stdio: ["ignore", "ignore", "pipe", "ipc"],
   });
   child.stderr?.resume();
+  const pid = child.pid;
+  if (shared && pid !== undefined) watchdog.started(pid);
   child.on("error", () => {}); // EPIPE to a dying child surfaces through its exit handler
-  child.on("message", (msg: WorkerMessage) => events.message(msg));
+  child.on("message", (msg: WorkerMessage) => {
+    if ("ready" in msg) record?.unlink();
+    events.message(msg);
+  });
   // "close", not "exit": it comes after every IPC message the worker sent, so an answer sent just
   // before a crash is never taken for the crash (with a pipeline, the crash is the next statement's).
-  child.on("close", (code, signal) => events.exit(`SQL worker died (${signal ?? `exit ${code}`}): the statement exhausted memory or crashed SQLite`));
+  child.on("close", (code, signal) => {
+    if (shared && pid !== undefined) watchdog.exited(pid);
+    events.exit(`SQL worker died (${signal ?? `exit ${code}`}): the statement exhausted memory or crashed SQLite`);
+    record?.close(); // after the pool has read which statement was running
+  });
   return {
     child,
     send: (job) => child.send(job),
+    ...(record ? { sendBatch: (jobs: unknown[]) => child.send(jobs), running: () => record.read() } : {}),
     canSend: () => child.connected,
     kill: () =>
       new Promise<void>((done) => {
@@ -58,7 +184,16 @@ export class SqlSandbox extends ExecutorPool<ProcessWorker> implements SqlExecut
     // reads several statements per wake-up (Spider dev on one worker: ≈ 8 % less wall time, 5 % less
     // CPU, bench/README "Oracle"). Statements queued behind one that hangs wait for its deadline, then
     // go back to the queue, never blamed; verdicts do not depend on the depth.
-    super({ ...opts, spawn: forkWorker, closedError: "sandbox is closed", pipeline: 8 });
+    const watchdog = new PoolWatchdog();
+    super({ ...opts, spawn: (events, heapMiB) => forkWorker(events, heapMiB, watchdog), closedError: "sandbox is closed", pipeline: 16, batch: 8 });
+    this.#watchdog = watchdog;
+  }
+
+  readonly #watchdog: PoolWatchdog;
+
+  override async close(): Promise<void> {
+    await super.close();
+    this.#watchdog.close();
   }
 
   /** PIDs of the live workers (tests check that none leak). */

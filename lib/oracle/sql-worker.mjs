@@ -25,10 +25,17 @@
  * SQLite applies internally — so `WHERE make = "amc"` behaves as in the reference.
  *
  * Parent death: the IPC `disconnect` event cannot fire while a statement runs (SQLite holds the
- * only JavaScript thread), so a watchdog thread polls the parent PID and SIGKILLs this process when
- * the parent is gone (re-parented to init or a subreaper) — even after the parent's SIGKILL.
+ * only JavaScript thread), so something outside this thread must kill this process when the parent is
+ * gone — even after the parent's SIGKILL. The bundled sandbox runs one watchdog shell per pool for
+ * that (sandbox.ts `PoolWatchdog`: it sees the parent's end of a pipe close), and says so with
+ * MERIT_SQL_WATCHDOG=pool; otherwise a watchdog thread here polls the parent PID and SIGKILLs this
+ * process once it is re-parented (to init or a subreaper).
+ *
+ * Batches (executor-pool.ts `batch`): a message may be an array of statements, run in order; their
+ * answers go back together, at most HOLD_MS apart, and a progress record says which one is running.
  */
 import Database from "better-sqlite3";
+import { openSync, writeSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { collectRows, dqsToLiteral, DQS_ERROR, NOT_AUTHORIZED, OverCap, refusalOf, refusedKeyword } from "./sql-rules.mjs";
 
@@ -103,25 +110,66 @@ function run(job) {
   return collectRows(/** @type {Iterable<unknown[]>} */ (stmt.iterate()), job);
 }
 
-process.on("message", (/** @type {any} */ job) => {
+/**
+ * Progress record (executor-pool.ts `running`): before each statement, 24 bytes at offset 0 of the
+ * file the parent names in argv[2] — the job id, Date.now(), the job id again (float64, little-endian;
+ * the parent trusts a read only when both ids agree). The parent reads it when a deadline fires or
+ * this process dies, to charge the statement that was really running.
+ */
+const progressFd = process.argv[2] ? openSync(process.argv[2], "w") : null;
+const progress = new Float64Array(3);
+const progressBytes = new Uint8Array(progress.buffer);
+
+/** @param {any} job */
+function answer(job) {
+  if (progressFd !== null) {
+    progress[0] = progress[2] = job.id;
+    progress[1] = Date.now();
+    writeSync(progressFd, progressBytes, 0, 24, 0);
+  }
   try {
-    const rows = run(job);
-    process.send?.({ id: job.id, ok: true, rows });
+    return { id: job.id, ok: true, rows: run(job) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.send?.({ id: job.id, ok: false, error: message, overCap: error instanceof OverCap });
+    return { id: job.id, ok: false, error: message, overCap: error instanceof OverCap };
   }
+}
+
+/** Answers of a batch are held at most this long (ms) before they are sent, so a slow batch still answers as it goes. */
+const HOLD_MS = 5;
+process.on("message", (/** @type {any} */ msg) => {
+  if (!Array.isArray(msg)) {
+    process.send?.(answer(msg));
+    return;
+  }
+  // A batch (executor-pool.ts `batch`): one message for the answers of statements that finish
+  // within HOLD_MS of each other, instead of one each.
+  let held = [];
+  let since = Date.now();
+  for (const job of msg) {
+    held.push(answer(job));
+    if (Date.now() - since >= HOLD_MS) {
+      process.send?.({ answers: held });
+      held = [];
+      since = Date.now();
+    }
+  }
+  if (held.length > 0) process.send?.({ answers: held });
 });
 // The parent went away (even by SIGKILL): never linger as an orphan. Idle: the IPC channel closes.
 process.on("disconnect", () => process.exit(0));
-// Busy in a statement: the watchdog thread notices the new parent PID within POLL_MS.
+// Busy in a statement: the pool's watchdog shell (sandbox.ts, MERIT_SQL_WATCHDOG=pool) kills this
+// process when the parent dies; without one, a watchdog thread notices the new parent PID within POLL_MS.
 const POLL_MS = 200;
-const watchdog = new Worker(
-  `const { workerData } = require("node:worker_threads");
-   setInterval(() => { if (process.ppid !== workerData.ppid) process.kill(workerData.pid, "SIGKILL"); }, workerData.pollMs);`,
-  { eval: true, workerData: { ppid: process.ppid, pid: process.pid, pollMs: POLL_MS }, resourceLimits: { maxOldGenerationSizeMb: 16 } },
-);
-watchdog.unref();
+if (process.env.MERIT_SQL_WATCHDOG !== "pool") startWatchdogThread();
+function startWatchdogThread() {
+  const watchdog = new Worker(
+    `const { workerData } = require("node:worker_threads");
+     setInterval(() => { if (process.ppid !== workerData.ppid) process.kill(workerData.pid, "SIGKILL"); }, workerData.pollMs);`,
+    { eval: true, workerData: { ppid: process.ppid, pid: process.pid, pollMs: POLL_MS }, resourceLimits: { maxOldGenerationSizeMb: 16 } },
+  );
+  watchdog.unref();
+}
 // Start-up (loading better-sqlite3) must not count against a statement's deadline: the parent
 // dispatches to this worker only after this message.
 process.send?.({ ready: true });

@@ -164,6 +164,28 @@ describe("SQL workers die with their parent", () => {
     if (!gone) process.kill(workerPid, "SIGKILL"); // never leave an orphan behind, even when failing
     expect(gone).toBe(true);
   }, 60_000);
+
+  it("SIGKILL of a sandbox's process while both its workers run runaways: the pool's watchdog shell kills them", async () => {
+    const db = join(REPO, "data", "spider", "database", "pets_1", "pets_1.sqlite");
+    const parent = spawn(process.execPath, ["--import", "tsx", join(REPO, "test", "integrity", "orphan-pool-parent.ts"), db], { stdio: ["ignore", "pipe", "inherit"] });
+    const pids = await new Promise<number[]>((resolve, reject) => {
+      parent.stdout.on("data", (chunk: Buffer) => resolve(chunk.toString().trim().split(" ").map(Number)));
+      parent.on("exit", () => reject(new Error("parent exited early")));
+    });
+    expect(pids).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 500)); // the statements are running
+    expect(pids.map(alive)).toEqual([true, true]);
+    // They were told to leave the watchdog to the pool (no thread of their own).
+    for (const pid of pids) expect(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")).toContain("MERIT_SQL_WATCHDOG=pool");
+    parent.kill("SIGKILL");
+    let gone = false;
+    for (let i = 0; i < 50 && !gone; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      gone = pids.every((pid) => !alive(pid));
+    }
+    for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL"); // never leave an orphan behind
+    expect(gone).toBe(true);
+  }, 60_000);
 });
 
 function alive(pid: number): boolean {

@@ -119,3 +119,104 @@ describe("ExecutorPool pipeline", () => {
     await p.close();
   });
 });
+
+/**
+ * A batching scripted worker (executor-pool.ts `batch`): takes several statements per message, runs
+ * them in order, and — the worst case the pool must handle — holds every answer until its whole batch
+ * is done; `running()` is its progress record, as sql-worker.mjs writes one.
+ */
+class BatchWorker implements PoolWorker {
+  static started: BatchWorker[] = [];
+  readonly messages: string[][] = [];
+  #current: { id: number; startedAt: number } | null = null;
+  exited = false;
+  constructor(readonly events: PoolWorkerEvents) {
+    BatchWorker.started.push(this);
+    setTimeout(() => !this.exited && this.events.message({ ready: true }), 2);
+  }
+  send(job: WorkerJob): void {
+    this.sendBatch([job]);
+  }
+  sendBatch(jobs: WorkerJob[]): void {
+    this.messages.push(jobs.map((j) => j.sql));
+    void this.#run(jobs);
+  }
+  running() {
+    return this.#current;
+  }
+  async #run(jobs: WorkerJob[]): Promise<void> {
+    const answers = [];
+    for (const job of jobs) {
+      if (this.exited) return;
+      this.#current = { id: job.id, startedAt: Date.now() };
+      const [verb, ms] = job.sql.split(" ");
+      if (verb === "hang") return;
+      if (verb === "crash") return void this.kill();
+      await new Promise((r) => setTimeout(r, Number(ms)));
+      answers.push({ id: job.id, ok: true, rows: [[job.sql]] });
+    }
+    if (!this.exited) this.events.message({ answers });
+  }
+  kill(): Promise<void> {
+    if (!this.exited) {
+      this.exited = true;
+      setTimeout(() => this.events.exit("batch worker died"), 1);
+    }
+    return Promise.resolve();
+  }
+}
+
+function batchPool(timeoutMs: number) {
+  BatchWorker.started = [];
+  return new ExecutorPool({ jobs: 1, timeoutMs, pipeline: 8, batch: 4, spawn: (events) => new BatchWorker(events) });
+}
+
+const ok = (sql: string) => ({ ok: true, rows: [[sql]] });
+
+describe("ExecutorPool batches", () => {
+  it("sends statements submitted together as one message and takes their answers from one", async () => {
+    const p = batchPool(1_000);
+    await new Promise((r) => setTimeout(r, 10)); // the worker is ready
+    const sqls = ["sleep 1", "sleep 2", "sleep 3", "sleep 4", "sleep 5", "sleep 6"];
+    expect(await Promise.all(sqls.map((sql) => p.execute({ db: "a", sql })))).toEqual(sqls.map(ok));
+    expect(BatchWorker.started[0].messages).toEqual([sqls.slice(0, 4), sqls.slice(4)]);
+    await p.close();
+  });
+
+  it("each statement of a batch gets its own deadline, from its own start, though the answers before it are held", async () => {
+    const p = batchPool(150);
+    await new Promise((r) => setTimeout(r, 10));
+    // Answered together after 240 ms, past one deadline from the batch's start; each alone is within it.
+    const results = await Promise.all([p.execute({ db: "a", sql: "sleep 120" }), p.execute({ db: "a", sql: "sleep 120" })]);
+    expect(results).toEqual([ok("sleep 120"), ok("sleep 120")]);
+    expect(p.restarts).toBe(0);
+    await p.close();
+  });
+
+  it("a hang in the middle of a batch is the TIMEOUT; the finished statement before it and the one after run again on the replacement", async () => {
+    const p = batchPool(100);
+    await new Promise((r) => setTimeout(r, 10));
+    const results = await Promise.all(["sleep 5", "hang", "sleep 5"].map((sql) => p.execute({ db: "a", sql })));
+    expect(results).toEqual([ok("sleep 5"), { ok: false, error: "TIMEOUT", timedOut: true }, ok("sleep 5")]);
+    expect(BatchWorker.started.map((w) => w.messages)).toEqual([[["sleep 5", "hang", "sleep 5"]], [["sleep 5", "sleep 5"]]]);
+    expect(p.restarts).toBe(1);
+    await p.close();
+  });
+
+  it("a crash in the middle of a batch is charged to the statement that was running, not the oldest unanswered", async () => {
+    const p = batchPool(1_000);
+    await new Promise((r) => setTimeout(r, 10));
+    const results = await Promise.all(["sleep 5", "crash", "sleep 5"].map((sql) => p.execute({ db: "a", sql })));
+    expect(results).toEqual([ok("sleep 5"), { ok: false, error: "batch worker died", timedOut: false }, ok("sleep 5")]);
+    await p.close();
+  });
+
+  it("a worker without a progress record gets one statement per message", async () => {
+    SerialWorker.started = [];
+    const p = new ExecutorPool({ jobs: 1, timeoutMs: 1_000, pipeline: 8, batch: 4, spawn: (events) => new SerialWorker(events) });
+    await new Promise((r) => setTimeout(r, 10));
+    await Promise.all(["sleep 1", "sleep 1", "sleep 1"].map((sql) => p.execute({ db: "a", sql })));
+    expect(SerialWorker.started[0].received).toEqual(["sleep 1", "sleep 1", "sleep 1"]);
+    await p.close();
+  });
+});

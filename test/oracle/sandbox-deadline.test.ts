@@ -40,4 +40,23 @@ describe("sandbox deadline", () => {
       await sandbox.close();
     }
   });
+
+  it("in a batch, the runaway is the TIMEOUT, and the statements answered before and queued after it are answered", async () => {
+    const sandbox = new SqlSandbox({ jobs: 1, timeoutMs: 300 });
+    try {
+      await sandbox.execute({ db, sql: "SELECT 0" }); // the worker is up: the next statements go as one batch
+      const runaway = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c";
+      const sqls = ["SELECT 1", "SELECT 2", runaway, "SELECT 3", "SELECT count(*) FROM singer"];
+      expect(await Promise.all(sqls.map((sql) => sandbox.execute({ db, sql })))).toEqual([
+        { ok: true, rows: [[1n]] },
+        { ok: true, rows: [[2n]] },
+        { ok: false, error: "TIMEOUT", timedOut: true },
+        { ok: true, rows: [[3n]] },
+        { ok: true, rows: [[6n]] },
+      ]);
+      expect(sandbox.restarts).toBe(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
 });

@@ -180,10 +180,11 @@ export class SqlSandbox extends ExecutorPool<ProcessWorker> implements SqlExecut
   constructor(opts: SandboxOptions = {}) {
     // sql-worker.mjs runs its statements one at a time in arrival order: the next ones wait in its IPC
     // buffer, so the worker starts each as soon as it has answered the one before (executor-pool.ts
-    // `pipeline`). 8 rather than 2: the worker then never waits for the parent to be scheduled, and
-    // reads several statements per wake-up (Spider dev on one worker: ≈ 8 % less wall time, 5 % less
-    // CPU, bench/README "Oracle"). Statements queued behind one that hangs wait for its deadline, then
-    // go back to the queue, never blamed; verdicts do not depend on the depth.
+    // `pipeline`), and it takes them 8 to a message and answers them together (`batch`): on the
+    // 2-core machine of bench/README "Oracle" a message each way costs about as much as executing a
+    // Spider statement. Two batches in flight, so the worker never waits for the parent. Deadlines
+    // and crashes are charged through the progress record to the statement really running; the
+    // others go back to the queue, never blamed: verdicts depend on neither depth nor batch.
     const watchdog = new PoolWatchdog();
     super({ ...opts, spawn: (events, heapMiB) => forkWorker(events, heapMiB, watchdog), closedError: "sandbox is closed", pipeline: 16, batch: 8 });
     this.#watchdog = watchdog;

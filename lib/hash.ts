@@ -4,7 +4,11 @@
  * in the kit goes through these two functions.
  * @module
  */
+import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
+
+/** `crypto.hash` (Node ≥ 20.12): the same digest as createHash, about twice as fast for short inputs. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex") => string }).hash;
 
 /** A JSON value as the kit hashes it (bigint is written as a JSON integer). */
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue | undefined };
@@ -39,7 +43,7 @@ export function canonicalJson(value: JsonValue): string {
 
 /** SHA-256 hex of a string (UTF-8) or bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  return oneShot ? oneShot("sha256", data, "hex") : createHash("sha256").update(data).digest("hex");
 }
 
 /** SHA-256 hex of the canonical JSON of `value`. */

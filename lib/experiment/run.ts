@@ -14,7 +14,7 @@ import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, sha256Hex, type JsonValue } from "../hash.ts";
 import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { finalizeEpisode, type MemoryWriteFlags } from "../memory/finalize.ts";
-import { JsonlMemoryStore } from "../memory/jsonl-store.ts";
+import { JsonlMemoryStore, MEMORY_FILES } from "../memory/jsonl-store.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import { DEFAULT_ENGINE } from "../oracle/executors.ts";
 import type { Oracle } from "../oracle/oracle.ts";
@@ -225,6 +225,7 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
   });
   if (committed.length > stream.length) throw new InputFileError(trajPath, `has ${committed.length} trajectories but the stream has ${stream.length}`, "the run directory is damaged; start it again in a fresh --out");
   checkPositions(committed, trajPath);
+  checkNoVectorsFormat(outDir, opts.method, committed);
   committed.forEach((t, i) => {
     if (t.query_id !== stream[i].example.id) throw new InputFileError(trajPath, `line ${i + 1} is query ${t.query_id} but stream position ${i} is ${stream[i].example.id}`, "the run directory is damaged or mixed; start it again in a fresh --out");
   });
@@ -344,8 +345,10 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       const entry = writes ? finalizeEpisode(result.finished, writes) : null;
       // Embedding calls billed to this episode: its own planned insertion, plus (transductive_batch)
       // the pre-pass negative seeded for this query's initial failure (METHOD.md §6.5).
+      // None when the method's ranker reads no vectors: its memory embeds nothing (openMemory).
+      const perInsertion = method.memory?.vectors === false ? 0 : 1;
       const prepassInsertion = deferred && item.initial.oracle_correct === false ? 1 : 0;
-      const trajectory = toTrajectory(episode, result, (entry ? 1 : 0) + prepassInsertion);
+      const trajectory = toTrajectory(episode, result, perInsertion * ((entry ? 1 : 0) + prepassInsertion));
       retrievalLog.append(result.retrievalLog.map((r) => canonicalJson(r as unknown as JsonValue)));
       prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text } satisfies PromptRecord as unknown as JsonValue)));
       trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
@@ -395,10 +398,30 @@ function schemaOf(dataset: Dataset, item: StreamItem): string {
   return schema;
 }
 
+/**
+ * The run's memory store. A method whose ranker reads no vectors (policy `vectors: false`:
+ * no_dense_rerank, random_same_type, a plugin ranker declaring `vectors: false`) opens it with
+ * dimension 0: no entry is embedded, so the embedder is never loaded (issue 22 §1).
+ */
 function openMemory(outDir: string, method: MethodSpec, services: RunServices): MemoryStore | null {
   if (!method.memory) return null;
   if (!services.embedder || !services.retriever) throw new MeritError(`method ${method.name} needs an embedder and a retriever`);
-  return JsonlMemoryStore.open(join(outDir, RUN_FILES.memoryDir), { dimension: services.embedder.dimension });
+  return JsonlMemoryStore.open(join(outDir, RUN_FILES.memoryDir), { dimension: method.memory.vectors ? services.embedder.dimension : 0 });
+}
+
+/**
+ * Refuses to resume a run of a method whose ranker reads no vectors that was written before such runs
+ * stored none (its memory holds vectors, its trajectories bill an embedding call per stored entry):
+ * finishing it would mix both formats in one run. One line; the fix is a fresh run.
+ */
+function checkNoVectorsFormat(outDir: string, method: MethodSpec, committed: readonly Trajectory[]): void {
+  if (!method.memory || method.memory.vectors) return;
+  const fix = `rerun it in a fresh --out: runs of ${method.name} now store no vectors and make no embedding call`;
+  const metaPath = join(outDir, RUN_FILES.memoryDir, MEMORY_FILES.metadata);
+  const dimension = existsSync(metaPath) ? (readJsonFile(metaPath) as { embedding_dimension?: unknown }).embedding_dimension : 0;
+  if (dimension !== 0) throw new InputFileError(metaPath, `has embedding_dimension ${shown(dimension)}: the run was written before method ${method.name}, whose ranker reads no vectors, stored none`, fix);
+  const billed = committed.findIndex((t) => t.accounting.embedding_calls > 0);
+  if (billed >= 0) throw new InputFileError(join(outDir, RUN_FILES.trajectories), `line ${billed + 1} bills ${committed[billed].accounting.embedding_calls} embedding call(s): the run was written before method ${method.name}, whose ranker reads no vectors, stopped embedding its entries`, fix);
 }
 
 /** The manifest's fields without status and timestamps (what a resume compares). */

@@ -23,9 +23,15 @@ export const MEMORY_FILES = {
   metadata: "memory_metadata.json",
 } as const;
 const INDEX_BACKEND = "hnswlib-node@3.0.0 rebuilt from memory_vectors.f32 (float32 LE, row-major)";
+/** index_backend of a store of dimension 0: a method whose ranker reads no vectors (issue 22 §1). */
+export const NO_VECTORS_BACKEND = "none: the method's ranker reads no vectors (embedding_dimension 0, memory_vectors.f32 empty)";
 const POLARITIES: readonly Polarity[] = ["positive", "negative"];
 
-/** `memory_metadata.json` (METHOD.md §4.5). */
+/**
+ * `memory_metadata.json` (METHOD.md §4.5). A method whose ranker reads no vectors (no_dense_rerank,
+ * random_same_type) writes `embedding_dimension: 0`, an empty memory_vectors.f32 and the
+ * `NO_VECTORS_BACKEND` index_backend: it embeds nothing.
+ */
 export interface MemoryMetadata {
   format_version: number;
   entry_count: number;
@@ -67,7 +73,7 @@ function metadataText(entries: readonly MemoryEntry[], dimension: number, vector
     positive_count: positive,
     negative_count: entries.length - positive,
     embedding_dimension: dimension,
-    index_backend: INDEX_BACKEND,
+    index_backend: dimension === 0 ? NO_VECTORS_BACKEND : INDEX_BACKEND,
     vector_hash: vectorHash,
   };
   return canonicalJson(metadata as unknown as JsonValue) + "\n";

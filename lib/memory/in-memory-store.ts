@@ -18,6 +18,6 @@ export class InMemoryMemoryStore extends TableMemoryStore {
     const plan = this.table.plan(entry);
     const vector = await this.table.embedPlan(plan, embedder);
     this.table.apply(plan, vector);
-    return MemoryTable.resultOf(plan, entry);
+    return this.table.resultOf(plan, entry);
   }
 }

@@ -14,7 +14,9 @@
  * memory_row_to_entry_id.json, memory_vectors.f32 (row-major little-endian float32; the kit's
  * stand-in for memory_index.faiss — the HNSW index is rebuilt from it in process),
  * memory_metadata.json {format_version: 3, entry_count, positive_count, negative_count,
- * embedding_dimension, index_backend, vector_hash}.
+ * embedding_dimension, index_backend, vector_hash}. A store opened with dimension 0 (a method whose
+ * ranker reads no vectors: no_dense_rerank, random_same_type) never calls the embedder; its
+ * memory_vectors.f32 stays empty and its metadata says embedding_dimension 0.
  * @module
  */
 import * as fs from "node:fs";
@@ -38,7 +40,7 @@ const REBUILD = "delete the run's memory/ folder and resume the run (--resume): 
 const FILE_ORDER = Object.values(MEMORY_FILES);
 
 export interface JsonlStoreOptions {
-  /** Embedding dimension; must match an existing store's metadata. */
+  /** Embedding dimension; must match an existing store's metadata. 0: no vectors, nothing embedded. */
   dimension: number;
   /** Test hook called at each commit phase; throwing from it simulates a crash at that point. */
   onCommitPhase?: (phase: CommitPhase) => void;
@@ -87,7 +89,7 @@ export class JsonlMemoryStore extends TableMemoryStore {
       }
     }
     this.table.apply(plan, vector);
-    return MemoryTable.resultOf(plan, entry);
+    return this.table.resultOf(plan, entry);
   }
 }
 
@@ -111,6 +113,8 @@ export function readMemoryDir(dir: string, dimension: number): MemoryTable {
     throw new InputFileError(path.join(dir, file), problem, `the memory store is corrupt or from another kit version; ${REBUILD}`);
   };
   if (meta.format_version !== MEMORY_FORMAT_VERSION) fail(MEMORY_FILES.metadata, `format_version ${meta.format_version}, expected ${MEMORY_FORMAT_VERSION}`);
+  if (meta.embedding_dimension !== dimension && (meta.embedding_dimension === 0 || dimension === 0))
+    fail(MEMORY_FILES.metadata, `embedding_dimension ${meta.embedding_dimension} but this method's ranker reads ${dimension === 0 ? "no vectors (dimension 0)" : `${dimension}-dimensional vectors`}`);
   if (meta.embedding_dimension !== dimension)
     fail(MEMORY_FILES.metadata, `embedding_dimension ${meta.embedding_dimension} but the embedder has ${dimension}`);
   const rowIds = parseJson(path.join(dir, MEMORY_FILES.rowToEntryId), fs.readFileSync(path.join(dir, MEMORY_FILES.rowToEntryId), "utf8")) as string[];
@@ -130,7 +134,7 @@ export function readMemoryDir(dir: string, dimension: number): MemoryTable {
     fail(MEMORY_FILES.metadata, `entry_count ${meta.entry_count}, but ${rowIds.length} row ids and ${byId.size} entries on disk`);
   const vectorBytes = fs.readFileSync(path.join(dir, MEMORY_FILES.vectors));
   if (sha256Hex(vectorBytes) !== meta.vector_hash) fail(MEMORY_FILES.vectors, "SHA-256 does not match vector_hash in memory_metadata.json");
-  const vectors = decodeVectors(vectorBytes, dimension);
+  const vectors = decodeVectors(vectorBytes, dimension, rowIds.length);
   if (vectors.length !== rowIds.length) fail(MEMORY_FILES.vectors, `${vectors.length} vectors for ${rowIds.length} rows`);
   rowIds.forEach((id, row) => {
     const entry = byId.get(id);
@@ -140,11 +144,13 @@ export function readMemoryDir(dir: string, dimension: number): MemoryTable {
   return table;
 }
 
-function decodeVectors(bytes: Uint8Array, dimension: number): Float32Array[] {
+function decodeVectors(bytes: Uint8Array, dimension: number, rows: number): Float32Array[] {
+  // Dimension 0 (a ranker that reads no vectors): an empty file holds the empty vector of every row.
+  if (dimension === 0) return bytes.byteLength === 0 ? Array.from({ length: rows }, () => new Float32Array(0)) : [];
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const rows = Math.floor(bytes.byteLength / (dimension * 4));
+  const count = Math.floor(bytes.byteLength / (dimension * 4));
   const out: Float32Array[] = [];
-  for (let row = 0; row < rows; row++) {
+  for (let row = 0; row < count; row++) {
     const v = new Float32Array(dimension);
     for (let i = 0; i < dimension; i++) v[i] = view.getFloat32((row * dimension + i) * 4, true);
     out.push(v);

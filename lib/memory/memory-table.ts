@@ -89,9 +89,14 @@ export class MemoryTable implements MemoryView {
     return planInsertion(this, entry);
   }
 
-  /** Embeds the planned entry's dense text (L2-normalised again, METHOD.md §5.3); null for a skip. */
+  /**
+   * Embeds the planned entry's dense text (L2-normalised again, METHOD.md §5.3); null for a skip. A
+   * table of dimension 0 (a method whose ranker reads no vectors) stores an empty vector and never
+   * calls the embedder.
+   */
   async embedPlan(plan: InsertionPlan, embedder: Embedder): Promise<Float32Array | null> {
     if (plan.kind === "skip") return null;
+    if (this.dimension === 0) return new Float32Array(0);
     const [raw] = await embedder.embed([denseText(plan.entry)]);
     checkDimension(raw, this.dimension, `embedding of entry ${plan.entry.entry_id}`);
     return l2Normalize(raw);
@@ -109,10 +114,10 @@ export class MemoryTable implements MemoryView {
     for (const record of plan.entry.provenance_history) this.#rowByEpisode.set(record.source_episode_id, plan.row);
   }
 
-  /** The InsertResult reported for an applied plan. */
-  static resultOf(plan: InsertionPlan, incoming: MemoryEntry): InsertResult {
+  /** The InsertResult reported for a plan applied to this table (no embedding call at dimension 0). */
+  resultOf(plan: InsertionPlan, incoming: MemoryEntry): InsertResult {
     if (plan.kind === "skip") return { kind: "skip", row: plan.row, entryId: incoming.entry_id, embeddingCalls: 0 };
-    return { kind: plan.kind, row: plan.row, entryId: plan.entry.entry_id, embeddingCalls: 1 };
+    return { kind: plan.kind, row: plan.row, entryId: plan.entry.entry_id, embeddingCalls: this.dimension === 0 ? 0 : 1 };
   }
 
   /** A copy holding the same rows (entries are immutable and shared; vectors are copied into its arena). */

@@ -6,6 +6,7 @@
  * @module
  */
 import type { RetrievalPolicy } from "../retrieval/policy.ts";
+import { readsVectors } from "../retrieval/ranker.ts";
 import { resolvePart, type PartRef } from "./parts.ts";
 
 /** The policy of a method's memory parts (built afresh: nothing is shared between two policies). */
@@ -22,6 +23,7 @@ export function buildPolicy(name: string, canonicalName: string, description: st
     scorer: ranker.ref.name,
     ranker: ranker.part,
     channels: { ...ranker.part.channels },
+    vectors: readsVectors(ranker.part, name),
     typeBonus: ranker.part.typeBonus,
     writes: { ...writer.part.writes },
     transductivePrepass: writer.part.transductivePrepass,

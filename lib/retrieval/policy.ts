@@ -65,6 +65,12 @@ export interface RetrievalPolicy extends PoolPlan {
   ranker: Ranker;
   /** Channels the ranker reads; a channel it does not read is never computed (retriever.ts). */
   channels: Channels;
+  /**
+   * Whether the memory stores entry vectors (ranker.ts `readsVectors`): false for a ranker that reads
+   * no dense channel and declares `vectors: false` (no_dense_rerank, random_same_type) — its memory is
+   * opened with dimension 0, so nothing is ever embedded.
+   */
+  vectors: boolean;
   /** Added to the final score of same-type entries when no hard filter applied (0 = off; config `type_bonus`). */
   typeBonus: number;
   /** What finalization writes (METHOD.md §4.3) and with which scope. */

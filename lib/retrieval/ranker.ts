@@ -7,6 +7,7 @@
  * and `random` (random_same_type's seeded shuffle). Both are pure over the context they are given.
  * @module
  */
+import { MeritError } from "../errors.ts";
 import { PyRandom, randomSameTypeSeed } from "../random.ts";
 import type { MemoryEntry, Polarity } from "../memory/entry.ts";
 import { channelWeights, topRanked, type Channels } from "./rank.ts";
@@ -76,9 +77,16 @@ export interface RankedRow {
   final: number;
 }
 
-/** Orders one pool. `channels` says which score channels it reads: `dense` makes the retriever embed the query. */
+/**
+ * Orders one pool. `channels` says which score channels it reads: `dense` makes the retriever embed
+ * the query. `vectors: false` declares that it reads no entry vectors either (`ctx.vector` then
+ * throws): a method whose ranker reads neither stores no entry vectors and never calls the embedder
+ * (issue 22 §1; `readsVectors`). A ranker that does not declare `vectors` gets them, as before.
+ */
 export interface Ranker {
   readonly channels: Channels;
+  /** false: `rank` never calls `ctx.vector` (nor `queryVector`); absent or true: it may. Cannot be false with the dense channel. */
+  readonly vectors?: boolean;
   /** Same-type bonus when no hard filter applied (0 = none); the log's type_match_used_as_soft_score. */
   readonly typeBonus: number;
   rank(pool: RankPool, ctx: RankContext): RankedRow[];
@@ -92,12 +100,15 @@ export interface Ranker {
  */
 export class HybridRanker implements Ranker {
   readonly channels: Channels;
+  /** Only the dense channel reads vectors: with dense_weight 0 (no_dense_rerank) none are stored. */
+  readonly vectors: boolean;
   readonly weights: { dense: number; bm25: number };
   constructor(
     base: { dense: number; bm25: number },
     readonly typeBonus: number,
   ) {
     this.channels = { dense: base.dense > 0, bm25: base.bm25 > 0 };
+    this.vectors = this.channels.dense;
     this.weights = channelWeights(this.channels, base);
   }
 
@@ -118,10 +129,11 @@ export class HybridRanker implements Ranker {
 /**
  * `random` (random_same_type, METHOD.md §5.6): the pool's rows shuffled with PyRandom seeded from
  * `random_seed|query_id|repair_iteration|polarity` (the combined pool uses `positive`); the first
- * `limit` are kept and every logged score is 0. Reads no channel, so no query is embedded.
+ * `limit` are kept and every logged score is 0. Reads no channel and no vector, so nothing is embedded.
  */
 export class RandomRanker implements Ranker {
   readonly channels: Channels = { dense: false, bm25: false };
+  readonly vectors = false;
   readonly typeBonus = 0;
 
   rank(pool: RankPool, ctx: RankContext): RankedRow[] {
@@ -129,4 +141,15 @@ export class RandomRanker implements Ranker {
     new PyRandom(randomSameTypeSeed(ctx.randomSeed, ctx.queryId, ctx.repairIteration, pool.polarity ?? "positive")).shuffle(order);
     return order.slice(0, pool.limit).map((row) => ({ row, dense: 0, bm25: 0, typeMatch: 0, final: 0 }));
   }
+}
+
+/**
+ * Whether a method with `ranker` needs entry vectors in its memory: the dense channel reads them, and
+ * so may any ranker that does not declare `vectors: false`. Throws one line for the contradiction of
+ * the dense channel with `vectors: false`.
+ */
+export function readsVectors(ranker: Ranker, method: string): boolean {
+  if (ranker.channels.dense && ranker.vectors === false)
+    throw new MeritError(`method ${method}: its ranker declares the dense channel and vectors: false, but dense scores read the entry vectors; drop vectors: false or the dense channel`);
+  return ranker.channels.dense || ranker.vectors !== false;
 }

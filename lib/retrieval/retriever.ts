@@ -11,7 +11,8 @@
  * for every candidate, for the fused score and for the tie-breaking keys alike (ties then fall
  * through to the next keys of METHOD.md §5.4), and it is logged as 0. So no_dense_rerank never
  * embeds the query and counts no embedding call, as random_same_type; the other policies embed the
- * query once (one embedding call) whenever some pool is non-empty (§5.3).
+ * query once (one embedding call) whenever some pool is non-empty (§5.3). A ranker that reads no
+ * vectors (policy `vectors: false`: those two) gets none: `ctx.vector` throws (its memory stores none).
  *
  * Choice where METHOD.md is silent: `fallback_used` is true for a hard-filtered pool with fewer than
  * min_typed_pool typed entries even when that pool is empty.
@@ -190,7 +191,10 @@ export function createRetriever(opts: RetrieverOptions = {}): Retriever {
         if (queryVector === null) throw new MeritError(`ranker of method ${policy.name} asked for the query vector but does not declare the dense channel`, { exitCode: 70 });
         return queryVector;
       },
-      vector: (row) => (vectors ??= memory.vectors())[row],
+      vector: (row) => {
+        if (!policy.vectors) throw new MeritError(`ranker of method ${policy.name} asked for an entry vector but declares vectors: false, so its memory stores none; drop the declaration`, { exitCode: 70 });
+        return (vectors ??= memory.vectors())[row];
+      },
       entry: (row) => entries[row],
     };
 

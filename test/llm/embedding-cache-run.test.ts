@@ -3,7 +3,9 @@
 // on real Spider queries with the tiny Qwen and tiny BGE GGUFs write byte-identical run directories
 // (memory store included) with the plain embedder, through a cold embedding cache, and through a warm
 // one — which computes no vector and never loads the embedder (a throwing embedder double stands in
-// for it once). A memoryless grid never asks for the embedder; the grid's last line counts embeddings.
+// for it once). no_dense_rerank reads no vectors, so its memory holds none (issue 22 §1). A memoryless
+// grid never asks for the embedder; the grid's last line counts embeddings. The plain and cold runs
+// are made once (`plainAndColdRuns`) for both tests, so either test runs alone.
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -87,34 +89,62 @@ function differing(dir: string, expected: Record<string, string>): string[] {
   return [...new Set([...Object.keys(expected), ...Object.keys(actual)])].filter((k) => actual[k] !== expected[k]).sort();
 }
 
-describe("embedding cache in runs", () => {
-  it("plain, cold-cached and warm-cached runs write the same bytes; the warm runs load no embedder", async () => {
+/** What the plain and the cold-cached runs observed (the cold runs fill the embedding cache). */
+interface FirstRuns {
+  expected: Record<string, string>;
+  plainStats: ReturnType<Services["embeddingStats"]>;
+  coldLoadedBefore: boolean;
+  coldLoadedAfter: boolean;
+  coldStats: ReturnType<Services["embeddingStats"]>;
+}
+let firstRuns: Promise<FirstRuns> | null = null;
+
+/**
+ * The plain runs and the cold-cached runs, made once per file whichever test asks first: the first
+ * test checks them, and the grid test needs the vectors they leave in the embedding cache.
+ */
+function plainAndColdRuns(): Promise<FirstRuns> {
+  return (firstRuns ??= (async () => {
     // 1. The plain embedder, no embedding cache.
     const plain = await createLlamaEmbedder({ modelPath: TINY_BGE, threads: 1 });
     const s1 = await createServices(config, dataset, { jobs: 1 });
+    let plainStats: FirstRuns["plainStats"];
     try {
       await runAll(s1, join(root, "plain"), plain);
-      expect(s1.embeddingStats()).toBeNull(); // never asked for
+      plainStats = s1.embeddingStats();
     } finally {
       await s1.close();
       await plain.close();
     }
-    const expected = files(join(root, "plain"));
-    expect(Object.keys(expected)).toContain(join("merit", "memory", "memory_vectors.f32"));
-    expect(Object.keys(expected)).toContain(join("no_dense_rerank", "memory", "memory_vectors.f32"));
-    expect(expected[join("merit", "memory", "memory_vectors.f32")].length).toBeGreaterThan(0);
-
     // 2. Through a cold cache: every vector computed once, by the embedder loaded on the first miss.
     const s2 = await createServices(config, dataset, { jobs: 1 });
     try {
       const cache = await s2.embedder();
-      expect(cache.loaded).toBe(false);
+      const coldLoadedBefore = cache.loaded;
       await runAll(s2, join(root, "cold"));
-      expect(cache.loaded).toBe(true);
-      expect(s2.embeddingStats()!.computed).toBeGreaterThan(0);
+      return { expected: files(join(root, "plain")), plainStats, coldLoadedBefore, coldLoadedAfter: cache.loaded, coldStats: s2.embeddingStats() };
     } finally {
       await s2.close();
     }
+  })());
+}
+
+describe("embedding cache in runs", () => {
+  it("plain, cold-cached and warm-cached runs write the same bytes; the warm runs load no embedder", async () => {
+    const first = await plainAndColdRuns();
+    // 1. The plain embedder, no embedding cache.
+    expect(first.plainStats).toBeNull(); // never asked for
+    const expected = first.expected;
+    expect(Object.keys(expected)).toContain(join("merit", "memory", "memory_vectors.f32"));
+    expect(Object.keys(expected)).toContain(join("no_dense_rerank", "memory", "memory_vectors.f32"));
+    expect(expected[join("merit", "memory", "memory_vectors.f32")].length).toBeGreaterThan(0);
+    // no_dense_rerank reads no vectors (issue 22 §1): its store holds none (embedding_dimension 0).
+    expect(expected[join("no_dense_rerank", "memory", "memory_vectors.f32")]).toBe("");
+
+    // 2. Through a cold cache: every vector computed once, by the embedder loaded on the first miss.
+    expect(first.coldLoadedBefore).toBe(false);
+    expect(first.coldLoadedAfter).toBe(true);
+    expect(first.coldStats!.computed).toBeGreaterThan(0);
     expect(differing(join(root, "cold"), expected)).toEqual([]);
 
     // 3. Warm, with the config's embedder: nothing computed, the model never loaded.
@@ -159,7 +189,8 @@ describe("embedding cache in runs", () => {
     const memoryless = await logOf(["iterative"], "grid-memoryless");
     expect(memoryless[1]).toMatch(/^LLM calls: \d+ computed, \d+ from the call cache \([^)]*\)$/);
     expect(memoryless[0]).not.toMatch(/embeddings/);
-    // The first test left every vector of merit's stream in the cache.
+    // The cold runs left every vector of merit's stream in the cache.
+    await plainAndColdRuns();
     const [embedded, calls] = await logOf(["merit"], "grid-merit");
     expect(embedded).toMatch(/^embeddings: 0 computed, [1-9]\d* from the embedding cache \(/);
     expect(embedded.endsWith(`(${config.call_cache})`)).toBe(true);

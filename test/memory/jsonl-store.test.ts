@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { InputFileError } from "../../lib/errors.ts";
 import { canonicalJson, sha256Hex } from "../../lib/hash.ts";
+import type { Embedder } from "../../lib/llm/types.ts";
 import { COMMIT_MARKER, encodeVectors, JsonlMemoryStore, MEMORY_FILES, type CommitPhase } from "../../lib/memory/jsonl-store.ts";
 import { HashedBagEmbedder, makeEntry } from "./fixtures.ts";
 
@@ -69,6 +70,23 @@ describe("JsonlMemoryStore files", () => {
     expect(again.hasEpisode(makeEntry({ queryId: "q5", position: 5 }).source_episode_id)).toBe(true);
     const skip = await again.insert(makeEntry({ queryId: "q4", position: 4, delta: "S0 => T" }), embedder);
     expect(skip.kind).toBe("skip");
+  });
+
+  it("dimension 0 (a ranker that reads no vectors): never calls the embedder, an empty vector file, reopens identically", async () => {
+    const dir = freshDir();
+    const store = JsonlMemoryStore.open(dir, { dimension: 0 });
+    const refusing: Embedder = { identity: new HashedBagEmbedder(8).identity, dimension: 8, embed: async () => { throw new Error("embedded although the store keeps no vectors"); }, close: async () => undefined };
+    const inserted = await store.insert(makeEntry({ queryId: "q1", position: 1 }), refusing);
+    expect(inserted).toMatchObject({ kind: "insert", embeddingCalls: 0 });
+    await store.insert(makeEntry({ polarity: "negative", queryId: "q2", position: 2, delta: "c => d" }), refusing);
+    expect(fs.readFileSync(path.join(dir, MEMORY_FILES.vectors)).byteLength).toBe(0);
+    const meta = JSON.parse(read(dir, MEMORY_FILES.metadata));
+    expect(meta).toMatchObject({ entry_count: 2, embedding_dimension: 0, vector_hash: sha256Hex(new Uint8Array(0)) });
+    expect(meta.index_backend).toMatch(/^none: /);
+    const again = JsonlMemoryStore.open(dir, { dimension: 0 });
+    expect(again.entries()).toEqual(store.entries());
+    expect(again.vectors().map((v) => v.length)).toEqual([0, 0]);
+    expect(() => JsonlMemoryStore.open(dir, { dimension: 8 })).toThrow(/embedding_dimension 0 but this method's ranker reads 8-dimensional vectors/);
   });
 
   it("refuses a different embedding dimension and a corrupt vector file", async () => {

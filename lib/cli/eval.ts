@@ -137,7 +137,7 @@ export const evalCommand: Command = {
     // by default one, and the others (jobsForWork) once the dataset says how many files the work reaches.
     const sqlExecutor = createExecutor(executor, { jobs: jobsGiven ?? 1, timeoutMs });
     try {
-      const data = await loadDataset({ name: dataset, dir: values.data ?? `data/${dataset}` });
+      const data = await loadDataset({ name: dataset, dir: values.data ?? `data/${dataset}`, schemas: false }); // eval prompts no model: no schema text
       const predictions = readPredictions(predPath, encoding, data.examples.length);
       let jobs = jobsGiven ?? 1;
       if (jobsGiven === null && sqlExecutor.grow) {

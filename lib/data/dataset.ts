@@ -32,10 +32,16 @@ export interface LoadDatasetOptions {
   dir: string;
   /** Database root instead of the layout's `<dir>/<databaseRoot>` (the Spider test-suite set). */
   databaseRoot?: string;
+  /**
+   * false: render no schema text (`Dataset.schemas` stays empty) — for work that prompts no model
+   * (`merit eval`). The tables file is still read, hashed into the dataset checksum, and must list
+   * every example's db_id. Default true.
+   */
+  schemas?: boolean;
 }
 
 /** Loads one dataset; throws InputFileError for unreadable, malformed or inconsistent input files. */
-export async function loadDataset({ name, dir, databaseRoot }: LoadDatasetOptions): Promise<Dataset> {
+export async function loadDataset({ name, dir, databaseRoot, schemas: render = true }: LoadDatasetOptions): Promise<Dataset> {
   const adapter = datasetAdapter(name);
   const layout = adapter.layout;
   const examplesFile = join(dir, layout.examples);
@@ -45,8 +51,8 @@ export async function loadDataset({ name, dir, databaseRoot }: LoadDatasetOption
   const examplesJson = readJsonFile(examplesFile, fix);
   const examples = assertAllValid(parseExamples(examplesJson.value, name, examplesFile), examplesFile);
   const tablesJson = readJsonFile(tablesFile, fix);
-  const schemas = renderSchemas(tablesJson.value, name, tablesFile);
-  assertKnownDbIds(examples, schemas, examplesFile, tablesFile);
+  const schemas = render ? renderSchemas(tablesJson.value, name, tablesFile) : new Map<string, string>();
+  assertKnownDbIds(examples, render ? schemas : tablesDbIds(tablesJson.value, name, tablesFile), examplesFile, tablesFile);
 
   const discovery = await discoverDatabaseRoots(databaseRoot !== undefined ? [databaseRoot] : databaseRootsOf(name, dir));
   verifyDatabaseFiles(discovery); // a garbage, empty or truncated .sqlite is refused, naming the file
@@ -103,7 +109,19 @@ function renderSchemas(document: unknown, name: DatasetName, file: string): Map<
   return schemas;
 }
 
-function assertKnownDbIds(examples: readonly Example[], schemas: ReadonlyMap<string, string>, examplesFile: string, tablesFile: string): void {
+/** The db_ids of a tables file that is not rendered (`schemas: false`): a list of entries with a string db_id each. */
+function tablesDbIds(document: unknown, name: DatasetName, file: string): Set<string> {
+  if (!Array.isArray(document)) throw new InputFileError(file, "expected a JSON list of schema entries", `point the loader at the ${name} tables file`);
+  return new Set(
+    document.map((raw, index) => {
+      const dbId = (raw as { db_id?: unknown } | null)?.db_id;
+      if (typeof dbId !== "string") throw new InputFileError(file, `entry ${index}: db_id: expected a string`, "repair the entry or re-download the official tables file");
+      return dbId;
+    }),
+  );
+}
+
+function assertKnownDbIds(examples: readonly Example[], schemas: ReadonlyMap<string, string> | ReadonlySet<string>, examplesFile: string, tablesFile: string): void {
   const unknown = examples.find((example) => !schemas.has(example.dbId));
   if (unknown === undefined) return;
   const count = examples.filter((example) => example.dbId === unknown.dbId).length;

@@ -37,7 +37,10 @@ export interface Dataset {
   /** Directory the dataset was loaded from. */
   dir: string;
   examples: Example[];
-  /** Rendered schema text per db_id (METHOD.md §1.3). */
+  /**
+   * Rendered schema text per db_id (METHOD.md §1.3). Empty when loaded with `schemas: false`
+   * (`merit eval`, which prompts no model: the tables file is then only hashed and its db_ids checked).
+   */
   schemas: Map<string, string>;
   /** Databases found under the database root, by db_id (missing ones are absent). */
   databases: Map<string, DatabaseFiles>;

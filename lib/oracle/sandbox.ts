@@ -93,7 +93,8 @@ class ProgressRecord {
  * can be started (no /bin/sh), each worker starts its own watchdog thread instead (sql-worker.mjs),
  * which costs a thread start per worker.
  */
-const WATCHDOG_SCRIPT = 'p=""; while read -r x; do case "$x" in -*) p=$(printf "%s\\n" $p | grep -vx -- "${x#-}");; *) p="$p ${x#+}";; esac; done; [ -z "$p" ] || kill -9 $p 2>/dev/null';
+// Builtins only (read, case, for, test, kill): the shell forks nothing, so killing it leaves nothing behind.
+const WATCHDOG_SCRIPT = 'p=""; while read -r x; do case "$x" in -*) n=""; for q in $p; do [ "$q" = "${x#-}" ] || n="$n $q"; done; p="$n";; *) p="$p ${x#+}";; esac; done; [ -z "$p" ] || kill -9 $p 2>/dev/null';
 
 class PoolWatchdog {
   #shell: ChildProcess | null = null;
@@ -127,10 +128,16 @@ class PoolWatchdog {
     this.#shell?.stdin?.write(`-${pid}\n`);
   }
 
-  /** Stops the shell without it killing anything (the workers are gone by then). */
-  close(): void {
-    this.#shell?.kill("SIGKILL");
+  /** Stops the shell without it killing anything (the workers are gone by then); resolves once it has exited. */
+  close(): Promise<void> {
+    const shell = this.#shell;
     this.#shell = null;
+    if (shell === null || shell.exitCode !== null || shell.signalCode !== null) return Promise.resolve();
+    return new Promise((done) => {
+      shell.once("exit", () => done());
+      shell.ref(); // keep the event loop alive until it has exited (unref'd, the process could end first)
+      shell.kill("SIGKILL");
+    });
   }
 }
 
@@ -194,7 +201,7 @@ export class SqlSandbox extends ExecutorPool<ProcessWorker> implements SqlExecut
 
   override async close(): Promise<void> {
     await super.close();
-    this.#watchdog.close();
+    await this.#watchdog.close();
   }
 
   /** PIDs of the live workers (tests check that none leak). */

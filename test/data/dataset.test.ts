@@ -51,6 +51,14 @@ describe("Spider dev (bundled)", async () => {
     expect(spider.databaseManifestHash).toBe(sha256(canonical));
   });
 
+  it("without schemas (merit eval): the same examples, databases and identities, no schema text", async () => {
+    const bare = await loadDataset({ name: "spider", dir: join(ROOT, "data/spider"), schemas: false });
+    expect(bare.schemas.size).toBe(0);
+    expect(bare.examples).toEqual(spider.examples);
+    expect([...bare.databases.keys()]).toEqual([...spider.databases.keys()]);
+    expect([bare.datasetChecksum, bare.databaseManifestHash]).toEqual([spider.datasetChecksum, spider.databaseManifestHash]);
+  });
+
   it("loads to the same identities twice", async () => {
     const again = await loadDataset({ name: "spider", dir: join(ROOT, "data/spider") });
     expect([again.datasetChecksum, again.databaseManifestHash]).toEqual([spider.datasetChecksum, spider.databaseManifestHash]);
@@ -116,6 +124,12 @@ describe("input file errors", () => {
     ]);
     const dir = layout("unknown-db", dev, tables);
     await expect(loadDataset({ name: "spider", dir })).rejects.toThrow(`unknown db_id "nope" (example id 1 and 0 more) is not in ${join(dir, "tables.json")}`);
+    // Without schemas too (merit eval), and a tables file that is not a list of entries with a db_id is refused.
+    await expect(loadDataset({ name: "spider", dir, schemas: false })).rejects.toThrow(`unknown db_id "nope" (example id 1 and 0 more) is not in ${join(dir, "tables.json")}`);
+    const noList = layout("tables-not-list", dev, "{}");
+    await expect(loadDataset({ name: "spider", dir: noList, schemas: false })).rejects.toThrow("expected a JSON list of schema entries");
+    const noId = layout("tables-no-db-id", dev, "[{}]");
+    await expect(loadDataset({ name: "spider", dir: noId, schemas: false })).rejects.toThrow("entry 0: db_id: expected a string");
   });
 
   it("treats a missing database root as no databases, not an error", async () => {

@@ -14,6 +14,9 @@ import { dirname } from "node:path";
 import { MeritError } from "../errors.ts";
 import { openCacheDatabase } from "../llm/call-cache.ts";
 
+/** The committed replay file of `make demo`'s model calls (the tiny models). */
+export const REPLAY_CACHE = "results/demo-call-cache.sqlite";
+
 /** The companion files SQLite may keep beside a database in WAL mode. */
 const SIDECARS = ["-wal", "-shm", "-journal"];
 

@@ -37,11 +37,10 @@ import { cacheRows, saveReplayCache, stageReplayCache } from "./demo-replay.ts";
 import { defaultJobs } from "./eval.ts";
 import { defaultExampleQuery } from "../report/example-episode.ts";
 import { readRun } from "../report/run-reader.ts";
-import { reportCommand } from "./report.ts";
-import { runGridWithProgress } from "./run.ts";
 
 /** The committed call cache of the quick demo and the notebooks (tracked; never opened by SQLite). */
-export const REPLAY_CACHE = "results/demo-call-cache.sqlite";
+export { REPLAY_CACHE } from "./demo-replay.ts";
+import { REPLAY_CACHE } from "./demo-replay.ts";
 /** The quick demo's report (committed); --full writes its own, so the committed one stays as it is. */
 const REPORT_DIR = "results/demo";
 const FULL_REPORT_DIR = "results/demo-full";
@@ -245,6 +244,8 @@ export const demoCommand: Command = {
     for (const s of streams) rmSync(s.outDir, { recursive: true, force: true });
     // Fresh outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
     // "Determinism") but do on the CPU's kernels; the replay cache makes them the same on any CPU.
+    // The grid and report stacks load when they run, not when the command starts (issue 22 §2).
+    const { runGridWithProgress } = await import("./run.ts");
     const results = await runGridWithProgress(config, streams, limit, false, io, {}, plugins);
     const rows = results.map(({ stream, result }) => {
       const m = result.metrics;
@@ -265,6 +266,7 @@ export const demoCommand: Command = {
     // the paper's Figure 2 for the first MERIT episode (stream order 0) that retrieved a precedent
     const merit0 = streams.find((s) => s.method === "merit" && s.seed === 0);
     const example = merit0 === undefined ? null : defaultExampleQuery(readRun(merit0.outDir, merit0.outDir));
+    const { reportCommand } = await import("./report.ts");
     return reportCommand.run([root, "--out", reportDir, "--reference", "merit", "--html", ...(example === null ? [] : ["--example", example])], io);
   },
 };

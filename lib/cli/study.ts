@@ -30,13 +30,8 @@ import {
 } from "../experiment/study.ts";
 import { loadPlugins, type PluginRecord } from "../methods/index.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
-import { auditCommand } from "./audit.ts";
 import { numberFlag, parseFlags, type Command, type CommandIO } from "./command.ts";
-import { REPLAY_CACHE } from "./demo.ts";
-import { cacheRows } from "./demo-replay.ts";
-import { initialCommand } from "./initial.ts";
-import { reportCommand } from "./report.ts";
-import { applyOverrides, runGridWithProgress } from "./run.ts";
+import { cacheRows, REPLAY_CACHE } from "./demo-replay.ts";
 
 const USAGE = `usage: merit study new NAME [--dir DIR]
        merit study plan FILE [--target PP] [--runs DIR]
@@ -221,6 +216,8 @@ async function ensureInitialCache(study: Study, dataset: string, config: Experim
   const predictions = initialPredictions(study, dataset);
   io.err(`study: initial cache of ${dataset} ${predictions ? `from ${predictions}` : "from the model (one greedy call per query)"} -> ${config.initial_cache}`);
   const quiet = { out: (line: string) => io.err(line), err: (line: string) => io.err(line) };
+  // Each phase's commands load when it runs, not when `merit study` starts (issue 22 §2).
+  const { initialCommand } = await import("./initial.ts");
   const rc = await initialCommand.run(["--config", configFile, ...(predictions ? ["--from-pred", predictions] : [])], quiet);
   if (rc !== 0) throw new MeritError(`study ${study.name}: building the initial cache of ${dataset} failed (exit ${rc})`);
 }
@@ -263,6 +260,7 @@ async function runStudy(argv: string[], io: CommandIO): Promise<number> {
     if (missing.length === 0) continue;
     const before = cacheRows(config.call_cache);
     const started = Date.now();
+    const { applyOverrides, runGridWithProgress } = await import("./run.ts");
     await runGridWithProgress(applyOverrides(config, {}, missing.length), missing, study.queries, true, io, {}, plugins);
     seconds += (Date.now() - started) / 1000;
     computed += cacheRows(config.call_cache) - before;
@@ -276,6 +274,7 @@ async function runStudy(argv: string[], io: CommandIO): Promise<number> {
   for (const root of roots) {
     for (const s of planStreams(study.methods, study.seeds, root)) {
       const lines: string[] = [];
+      const { auditCommand } = await import("./audit.ts");
       const rc = await auditCommand.run([s.outDir], { out: (l) => lines.push(l), err: () => undefined });
       const n = Number(/^violations (\d+)$/.exec(lines.at(-1) ?? "")?.[1] ?? NaN);
       if (rc !== 0) for (const l of lines.slice(0, -1)) io.err(`audit ${s.outDir}: ${l}`);
@@ -288,5 +287,6 @@ async function runStudy(argv: string[], io: CommandIO): Promise<number> {
     return 1;
   }
   const reportArgs = [...roots, "--out", paths.results, "--methods", study.methods.join(","), "--comparisons", study.comparisons.map((p) => p.join(":")).join(","), ...(values["no-html"] ? [] : ["--html"])];
+  const { reportCommand } = await import("./report.ts");
   return reportCommand.run(reportArgs, io);
 }

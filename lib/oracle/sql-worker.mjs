@@ -137,6 +137,8 @@ function answer(job) {
 
 /** Answers of a batch are held at most this long (ms) before they are sent, so a slow batch still answers as it goes. */
 const HOLD_MS = 5;
+/** An answer with more rows than this is sent at once, with the answers held before it. */
+const HOLD_MAX_ROWS = 1000;
 process.on("message", (/** @type {any} */ msg) => {
   if (!Array.isArray(msg)) {
     process.send?.(answer(msg));
@@ -147,8 +149,10 @@ process.on("message", (/** @type {any} */ msg) => {
   let held = [];
   let since = Date.now();
   for (const job of msg) {
-    held.push(answer(job));
-    if (Date.now() - since >= HOLD_MS) {
+    const reply = answer(job);
+    held.push(reply);
+    // A large result goes at once: a batch never holds more than one big result in memory.
+    if (Date.now() - since >= HOLD_MS || (reply.rows?.length ?? 0) > HOLD_MAX_ROWS) {
       process.send?.({ answers: held });
       held = [];
       since = Date.now();

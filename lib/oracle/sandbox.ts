@@ -26,48 +26,42 @@ interface ProcessWorker extends PoolWorker {
 }
 
 /**
- * The worker's progress record (sql-worker.mjs "Progress record"): a file in the temp folder that this
- * process creates and keeps open, and removes from the folder once the worker has opened it too (at
- * `ready`), so nothing is left behind even if either process is killed. Null where no temp file can
- * be made: the worker then runs without one, and the pool sends it one statement per message.
+ * The worker's progress record (sql-worker.mjs "Progress record"): a temp file that this process
+ * opens and at once removes from the folder, and hands to the worker as its file descriptor 4 (the
+ * same open file), so no name is left behind even if either process is killed. Null where no temp
+ * file can be made: the worker then runs without one, and the pool sends it one statement per message.
  */
-class ProgressRecord {
-  readonly #fd: number;
-  #path: string | null;
-  readonly #buffer = new Float64Array(3);
+/** The worker's argument saying its progress record is file descriptor 4 (the fifth stdio entry). */
+const PROGRESS_FD_ARG = "--progress-fd=4";
 
-  private constructor(path: string, fd: number) {
-    this.#path = path;
-    this.#fd = fd;
+class ProgressRecord {
+  readonly fd: number;
+  readonly #buffer = new Float64Array(3);
+  #closed = false;
+
+  private constructor(fd: number) {
+    this.fd = fd;
   }
 
   static create(): ProgressRecord | null {
     const path = join(tmpdir(), `merit-sql-${process.pid}-${randomBytes(6).toString("hex")}`);
+    let fd: number;
     try {
-      return new ProgressRecord(path, openSync(path, "w+"));
+      fd = openSync(path, "w+");
     } catch {
       return null;
     }
-  }
-
-  get path(): string {
-    return this.#path ?? "";
-  }
-
-  /** The worker has opened the file: take its name out of the folder. */
-  unlink(): void {
-    if (this.#path === null) return;
     try {
-      unlinkSync(this.#path);
+      unlinkSync(path);
     } catch {
-      // already gone: nothing to clean up
+      // already gone
     }
-    this.#path = null;
+    return new ProgressRecord(fd);
   }
 
   read(): RunningStatement | null {
     try {
-      const n = readSync(this.#fd, new Uint8Array(this.#buffer.buffer), 0, 24, 0);
+      const n = readSync(this.fd, new Uint8Array(this.#buffer.buffer), 0, 24, 0);
       const [id, startedAt, again] = this.#buffer;
       return n === 24 && id === again && id > 0 ? { id, startedAt } : null;
     } catch {
@@ -76,9 +70,10 @@ class ProgressRecord {
   }
 
   close(): void {
-    this.unlink();
+    if (this.#closed) return;
+    this.#closed = true;
     try {
-      closeSync(this.#fd);
+      closeSync(this.fd);
     } catch {
       // closed already
     }
@@ -145,18 +140,17 @@ class PoolWatchdog {
 function forkWorker(events: PoolWorkerEvents, heapMiB: number, watchdog: PoolWatchdog): ProcessWorker {
   const record = ProgressRecord.create();
   const shared = watchdog.ensure();
-  const child = fork(WORKER, record ? [record.path] : [], {
+  const child = fork(WORKER, record ? [PROGRESS_FD_ARG] : [], {
     ...(shared ? { env: { ...process.env, MERIT_SQL_WATCHDOG: "pool" } } : {}),
     serialization: "advanced", // structured clone: bigint and Uint8Array survive IPC
     execArgv: [`--max-old-space-size=${heapMiB}`],
-    stdio: ["ignore", "ignore", "pipe", "ipc"],
+    stdio: ["ignore", "ignore", "pipe", "ipc", ...(record ? [record.fd] : [])],
   });
   child.stderr?.resume();
   const pid = child.pid;
   if (shared && pid !== undefined) watchdog.started(pid);
   child.on("error", () => {}); // EPIPE to a dying child surfaces through its exit handler
   child.on("message", (msg: WorkerMessage) => {
-    if ("ready" in msg) record?.unlink();
     events.message(msg);
   });
   // "close", not "exit": it comes after every IPC message the worker sent, so an answer sent just

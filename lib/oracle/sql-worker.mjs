@@ -35,7 +35,7 @@
  * answers go back together, at most HOLD_MS apart, and a progress record says which one is running.
  */
 import Database from "better-sqlite3";
-import { openSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { collectRows, dqsToLiteral, DQS_ERROR, NOT_AUTHORIZED, OverCap, refusalOf, refusedKeyword } from "./sql-rules.mjs";
 
@@ -112,11 +112,12 @@ function run(job) {
 
 /**
  * Progress record (executor-pool.ts `running`): before each statement, 24 bytes at offset 0 of the
- * file the parent names in argv[2] — the job id, Date.now(), the job id again (float64, little-endian;
- * the parent trusts a read only when both ids agree). The parent reads it when a deadline fires or
- * this process dies, to charge the statement that was really running.
+ * file the parent hands over as file descriptor 4 (argv[2] `--progress-fd=4`; sandbox.ts
+ * `ProgressRecord`) — the job id, Date.now(), the job id again (float64, little-endian; the parent
+ * trusts a read only when both ids agree). The parent reads it when a deadline fires or this process
+ * dies, to charge the statement that was really running.
  */
-const progressFd = process.argv[2] ? openSync(process.argv[2], "w") : null;
+const progressFd = process.argv[2] === "--progress-fd=4" ? 4 : null;
 const progress = new Float64Array(3);
 const progressBytes = new Uint8Array(progress.buffer);
 

@@ -25,15 +25,15 @@ interface ProcessWorker extends PoolWorker {
   child: ChildProcess;
 }
 
+/** The worker's argument saying its progress record is file descriptor 4 (the fifth stdio entry). */
+const PROGRESS_FD_ARG = "--progress-fd=4";
+
 /**
  * The worker's progress record (sql-worker.mjs "Progress record"): a temp file that this process
  * opens and at once removes from the folder, and hands to the worker as its file descriptor 4 (the
  * same open file), so no name is left behind even if either process is killed. Null where no temp
  * file can be made: the worker then runs without one, and the pool sends it one statement per message.
  */
-/** The worker's argument saying its progress record is file descriptor 4 (the fifth stdio entry). */
-const PROGRESS_FD_ARG = "--progress-fd=4";
-
 class ProgressRecord {
   readonly fd: number;
   readonly #buffer = new Float64Array(3);
@@ -150,9 +150,7 @@ function forkWorker(events: PoolWorkerEvents, heapMiB: number, watchdog: PoolWat
   const pid = child.pid;
   if (shared && pid !== undefined) watchdog.started(pid);
   child.on("error", () => {}); // EPIPE to a dying child surfaces through its exit handler
-  child.on("message", (msg: WorkerMessage) => {
-    events.message(msg);
-  });
+  child.on("message", (msg: WorkerMessage) => events.message(msg));
   // "close", not "exit": it comes after every IPC message the worker sent, so an answer sent just
   // before a crash is never taken for the crash (with a pipeline, the crash is the next statement's).
   child.on("close", (code, signal) => {

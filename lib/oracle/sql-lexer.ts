@@ -30,49 +30,71 @@ export interface SqlToken {
 
 // Python's `\w` under re.UNICODE: letters, numbers and underscore.
 const W = "[\\p{L}\\p{N}_]";
+const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const DIGITS = "0123456789";
+/** `letters` in both cases (a case-insensitive rule's first letters). */
+const cased = (letters: string) => letters + letters.toLowerCase();
 const NAME_START = "[A-Za-zÀ-Üà-ü]";
 
-/** Ordered rules, mirroring the relevant prefix of sqlparse's SQL_REGEX (re.IGNORECASE | re.UNICODE). */
-const RULES: Array<[RegExp, TokenKind]> = [
-  [/(?:--|# ).*?(?:\r\n|\r|\n|$)/suy, "comment"],
+/**
+ * Ordered rules, mirroring the relevant prefix of sqlparse's SQL_REGEX (re.IGNORECASE | re.UNICODE).
+ * Each rule's third field lists the ASCII characters its match can start with (FIRST_ASCII below).
+ */
+const RULE_TABLE: Array<[RegExp, TokenKind, string]> = [
+  [/(?:--|# ).*?(?:\r\n|\r|\n|$)/suy, "comment", "-#"],
   // sqlparse's `/\*[\s\S]*?\*\/` comment rule comes here; `tokenizeSql` applies it by hand (below).
-  [/\r\n|\r|\n/uy, "newline"],
-  [/\s/uy, "whitespace"],
-  [/:=|::/uy, "punctuation"],
-  [/\*/uy, "operator"],
-  [/`(?:``|[^`])*`/uy, "name"],
-  [/´(?:´´|[^´])*´/uy, "name"],
-  [/\?/uy, "name"],
-  [new RegExp(`(?<!${W})[$:?]${W}+`, "uy"), "name"],
-  [new RegExp(`(?:CASE|IN|VALUES|USING|FROM|AS)(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`(?:@|##|#)${NAME_START}${W}+`, "iuy"), "name"],
-  [new RegExp(`${NAME_START}${W}*(?=\\s*\\.)`, "iuy"), "name"],
-  [new RegExp(`(?<=\\.)${NAME_START}${W}*`, "iuy"), "name"],
-  [new RegExp(`${NAME_START}${W}*(?=\\()`, "iuy"), "name"],
-  [/-?0x[\dA-F]+/iuy, "number"],
-  [/-?\d+(?:\.\d+)?E-?\d+/iuy, "number"],
-  [/(?![_A-ZÀ-Ü])-?(?:\d+(?:\.\d*)|\.\d+)(?![_A-ZÀ-Ü])/iuy, "number"],
-  [/(?![_A-ZÀ-Ü])-?\d+(?![_A-ZÀ-Ü])/iuy, "number"],
+  [/\r\n|\r|\n/uy, "newline", "\r\n"],
+  [/\s/uy, "whitespace", " \t\n\v\f\r"],
+  [/:=|::/uy, "punctuation", ":"],
+  [/\*/uy, "operator", "*"],
+  [/`(?:``|[^`])*`/uy, "name", "`"],
+  [/´(?:´´|[^´])*´/uy, "name", ""],
+  [/\?/uy, "name", "?"],
+  [new RegExp(`(?<!${W})[$:?]${W}+`, "uy"), "name", "$:?"],
+  [new RegExp(`(?:CASE|IN|VALUES|USING|FROM|AS)(?!${W})`, "iuy"), "keyword", "CIVUFAcivufa"],
+  [new RegExp(`(?:@|##|#)${NAME_START}${W}+`, "iuy"), "name", "@#"],
+  [new RegExp(`${NAME_START}${W}*(?=\\s*\\.)`, "iuy"), "name", LETTERS],
+  [new RegExp(`(?<=\\.)${NAME_START}${W}*`, "iuy"), "name", LETTERS],
+  [new RegExp(`${NAME_START}${W}*(?=\\()`, "iuy"), "name", LETTERS],
+  [/-?0x[\dA-F]+/iuy, "number", "-0"],
+  [/-?\d+(?:\.\d+)?E-?\d+/iuy, "number", "-" + DIGITS],
+  [/(?![_A-ZÀ-Ü])-?(?:\d+(?:\.\d*)|\.\d+)(?![_A-ZÀ-Ü])/iuy, "number", "-." + DIGITS],
+  [/(?![_A-ZÀ-Ü])-?\d+(?![_A-ZÀ-Ü])/iuy, "number", "-" + DIGITS],
   // '…' and "…" (sqlparse's String.Single and String.Symbol) are scanned by `quotedEnd`.
-  [/(?:""|".*?[^\\]")/uy, "symbol"],
-  [new RegExp(`(?<![\\p{L}\\p{N}_\\])])\\[[^\\]\\[]+\\]`, "uy"), "name"],
-  [new RegExp(`(?:(?:LEFT\\s+|RIGHT\\s+|FULL\\s+)?(?:INNER\\s+|OUTER\\s+|STRAIGHT\\s+)?|(?:CROSS\\s+|NATURAL\\s+)?)?JOIN(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`END(?:\\s+IF|\\s+LOOP|\\s+WHILE)?(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`NOT\\s+NULL(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`NULLS\\s+(?:FIRST|LAST)(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`UNION\\s+ALL(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`CREATE(?:\\s+OR\\s+REPLACE)?(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`DOUBLE\\s+PRECISION(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`GROUP\\s+BY(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`ORDER\\s+BY(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`HANDLER\\s+FOR(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`(?:NOT\\s+)?(?:LIKE|ILIKE|RLIKE)(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`(?:NOT\\s+)?REGEXP(?!${W})`, "iuy"), "keyword"],
-  [new RegExp(`${W}[$#\\p{L}\\p{N}_]*`, "uy"), "word"],
-  [/[;:()[\],.]/uy, "punctuation"],
-  [/[<>=~!]+/uy, "operator"],
-  [/[+/@#%^&|-]+/uy, "operator"],
+  [/(?:""|".*?[^\\]")/uy, "symbol", '"'],
+  [new RegExp(`(?<![\\p{L}\\p{N}_\\])])\\[[^\\]\\[]+\\]`, "uy"), "name", "["],
+  [new RegExp(`(?:(?:LEFT\\s+|RIGHT\\s+|FULL\\s+)?(?:INNER\\s+|OUTER\\s+|STRAIGHT\\s+)?|(?:CROSS\\s+|NATURAL\\s+)?)?JOIN(?!${W})`, "iuy"), "keyword", cased("LRFIOSCNJ")],
+  [new RegExp(`END(?:\\s+IF|\\s+LOOP|\\s+WHILE)?(?!${W})`, "iuy"), "keyword", cased("E")],
+  [new RegExp(`NOT\\s+NULL(?!${W})`, "iuy"), "keyword", cased("N")],
+  [new RegExp(`NULLS\\s+(?:FIRST|LAST)(?!${W})`, "iuy"), "keyword", cased("N")],
+  [new RegExp(`UNION\\s+ALL(?!${W})`, "iuy"), "keyword", cased("U")],
+  [new RegExp(`CREATE(?:\\s+OR\\s+REPLACE)?(?!${W})`, "iuy"), "keyword", cased("C")],
+  [new RegExp(`DOUBLE\\s+PRECISION(?!${W})`, "iuy"), "keyword", cased("D")],
+  [new RegExp(`GROUP\\s+BY(?!${W})`, "iuy"), "keyword", cased("G")],
+  [new RegExp(`ORDER\\s+BY(?!${W})`, "iuy"), "keyword", cased("O")],
+  [new RegExp(`HANDLER\\s+FOR(?!${W})`, "iuy"), "keyword", cased("H")],
+  [new RegExp(`(?:NOT\\s+)?(?:LIKE|ILIKE|RLIKE)(?!${W})`, "iuy"), "keyword", cased("NLIR")],
+  [new RegExp(`(?:NOT\\s+)?REGEXP(?!${W})`, "iuy"), "keyword", cased("NR")],
+  [new RegExp(`${W}[$#\\p{L}\\p{N}_]*`, "uy"), "word", LETTERS + DIGITS + "_"],
+  [/[;:()[\],.]/uy, "punctuation", ";:()[],."],
+  [/[<>=~!]+/uy, "operator", "<>=~!"],
+  [/[+/@#%^&|-]+/uy, "operator", "+/@#%^&|-"],
 ];
+
+/** The rules alone, in order: what a character outside ASCII tries (the definition). */
+const RULES: Array<[RegExp, TokenKind]> = RULE_TABLE.map(([re, kind]) => [re, kind]);
+
+/**
+ * For each ASCII character, the rules (in order) whose match can start with it: the only ones that
+ * can match there, so trying just those gives the same first match as trying them all. A rule
+ * matches no ASCII character but those its table entry names: case-insensitive matching folds an
+ * ASCII letter only to letters (the foldings that reach a letter from elsewhere — K from U+212A, S
+ * from U+017F — start at characters outside ASCII, which try every rule). `tokenizeSqlByRules` is
+ * the definition; tests hold the two equal on Spider's queries and on random text.
+ */
+const FIRST_ASCII: Array<Array<[RegExp, TokenKind]>> = Array.from({ length: 128 }, (_, code) =>
+  RULE_TABLE.filter(([, , first]) => first.includes(String.fromCharCode(code))).map(([re, kind]) => [re, kind]),
+);
 
 /**
  * End (exclusive) of the match of sqlparse's `'(''|\\\\|\\'|[^'])*'` (or the `"` twin) at `start`, or -1.
@@ -106,6 +128,15 @@ function quotedEnd(sql: string, start: number, quote: string): number {
  * unclosed `/*`, quadratic on `/* /* /* …`) is applied by hand, remembering the next `*\/`.
  */
 export function tokenizeSql(sql: string): SqlToken[] {
+  return tokenize(sql, true);
+}
+
+/** `tokenizeSql` trying every rule at every position (its definition; tests hold the two equal). */
+export function tokenizeSqlByRules(sql: string): SqlToken[] {
+  return tokenize(sql, false);
+}
+
+function tokenize(sql: string, dispatch: boolean): SqlToken[] {
   const tokens: SqlToken[] = [];
   let pos = 0;
   /** Index of the next `*\/` at or after the last search start; -1 = none left; -2 = not searched. */
@@ -137,7 +168,8 @@ export function tokenizeSql(sql: string): SqlToken[] {
         continue;
       }
     }
-    for (const [re, kind] of RULES) {
+    const code = sql.charCodeAt(pos);
+    for (const [re, kind] of dispatch && code < 128 ? FIRST_ASCII[code] : RULES) {
       re.lastIndex = pos;
       const m = re.exec(sql);
       if (m && m[0].length > 0) {

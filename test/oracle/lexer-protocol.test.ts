@@ -19,7 +19,8 @@ import {
   renderOneLine,
 } from "../../lib/oracle/protocol.ts";
 import { SqlSandbox } from "../../lib/oracle/sandbox.ts";
-import { removeDistinct, removeDistinctByTokens, splitStatements, tokenizeSql } from "../../lib/oracle/sql-lexer.ts";
+import { removeDistinct, removeDistinctByTokens, splitStatements, tokenizeSql, tokenizeSqlByRules } from "../../lib/oracle/sql-lexer.ts";
+import { PyRandom } from "../../lib/random.ts";
 import { readFileSync } from "node:fs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -79,6 +80,31 @@ describe("removeDistinct's shortcut (no `;`, no \"distinct\") gives what the tok
     const golds = (JSON.parse(readFileSync(join(ROOT, "data", "spider", "dev.json"), "utf8")) as Array<{ query: string }>).map((e) => e.query);
     const edge = ["", " ", "\n", "\r\n\t ", "\u00a0", "-- c", "# c\n", "/* c */", "SELECT 1 -- x", "SELECT 'a;b'", "SELECT DİSTINCT a", "SELECT dIsTiNcT a", "SELECT ΣΑΣ", "SELECT a\u2028b", "SELECT 1 /* unclosed", "SELECT 1; SELECT 2", "SELECT 1;\n", "SELECT DISTINCT a"];
     for (const sql of [...predictions, ...golds, ...edge]) expect(removeDistinct(sql)).toBe(removeDistinctByTokens(sql));
+  });
+});
+
+describe("tokenizeSql's first-character dispatch gives what trying every rule gives", () => {
+  it("on every bundled prediction file and gold query", () => {
+    const files = ["spider_dev__Deepseek-Coder-7B.sql", "spider_dev__Llama3-8B.sql", "spider_dev__SFT_CodeS_7B.sql", "bird_dev__SFT_CodeS_7B_EK.sql"];
+    const lines = files.flatMap((f) => readFileSync(join(ROOT, "data", "predictions", f), "utf8").split("\n"));
+    const golds = (JSON.parse(readFileSync(join(ROOT, "data", "spider", "dev.json"), "utf8")) as Array<{ query: string }>).map((e) => e.query);
+    expect(lines.length + golds.length).toBeGreaterThan(5000);
+    for (const sql of [...lines, ...golds]) expect(tokenizeSql(sql)).toEqual(tokenizeSqlByRules(sql));
+  });
+
+  it("on random text over every ASCII character and the non-ASCII ones the rules name or fold", () => {
+    // every ASCII character, letters and digits more often, keyword fragments, and non-ASCII
+    // characters that matter: ´ (a rule of its own), À/é (NAME_START), K (U+212A) and ſ (U+017F,
+    // which case-fold to ASCII letters), U+00A0 and U+2028 (\s), Σ and ٣ (\p{L}, \p{N})
+    const ascii = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i));
+    const pieces = [...ascii, ..."abcxyzABCXYZ0123456789_ .".split(""), "JOIN", "LEFT ", "ORDER BY", "NOT NULL", "NULLS FIRST", "UNION ALL", "END IF", "GROUP\nBY", "like", "REGEXP", "CASE", "as", "0x1F", "1.5e-3", "-2", "´", "À", "é", "\u212a", "\u017f", "\u00a0", "\u2028", "Σ", "٣", "''", '""', "/*", "*/", "--", "# ", "[a]", "`b`", "::", ":="];
+    const random = new PyRandom(22);
+    for (let n = 0; n < 4000; n++) {
+      let sql = "";
+      const length = 1 + random.randbelow(24);
+      for (let i = 0; i < length; i++) sql += pieces[random.randbelow(pieces.length)];
+      expect(tokenizeSql(sql), JSON.stringify(sql)).toEqual(tokenizeSqlByRules(sql));
+    }
   });
 });
 

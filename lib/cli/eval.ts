@@ -3,20 +3,17 @@
  * @module
  */
 import { availableParallelism } from "node:os";
-import { loadDataset, missingDatabases } from "../data/index.ts";
 import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
 import type { DatasetName } from "../data/types.ts";
 import { InputFileError, UsageError, nearestName } from "../errors.ts";
-import { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../experiment/config.ts";
-import { evaluatePredictions, exLine, writeEvalOutputs } from "../oracle/evaluate.ts";
-import { readPredictions, type PredictionEncoding } from "../oracle/predictions.ts";
+import { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
+import type { PredictionEncoding } from "../oracle/predictions.ts";
 import { SPIDER_PROTOCOLS, type SpiderProtocol } from "../oracle/protocol.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 import { createExecutor, DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { DEFAULT_GOLD_CACHE } from "../oracle/gold-cache.ts";
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
-import { progressReporter } from "./progress.ts";
 
 /**
  * Statements per SQL worker `merit eval` starts by default: a worker's start and warm-up cost about
@@ -139,6 +136,14 @@ export const evalCommand: Command = {
     // by default one, and the others (jobsForWork) once the dataset says how many files the work reaches.
     const sqlExecutor = createExecutor(executor, { jobs: jobsGiven ?? 1, timeoutMs });
     try {
+      // The dataset loader and the oracle are imported only now, while the worker starts (≈ 0.1 s of
+      // module loading it would otherwise wait behind; bench/README.md "Fifth pass").
+      const [{ loadDataset, missingDatabases }, { readPredictions }, { evaluatePredictions, exLine, writeEvalOutputs }, { progressReporter }] = await Promise.all([
+        import("../data/index.ts"),
+        import("../oracle/predictions.ts"),
+        import("../oracle/evaluate.ts"),
+        import("./progress.ts"),
+      ]);
       const data = await loadDataset({ name: dataset, dir: values.data ?? `data/${dataset}`, schemas: false }); // eval prompts no model: no schema text
       const predictions = readPredictions(predPath, encoding, data.examples.length);
       let jobs = jobsGiven ?? 1;

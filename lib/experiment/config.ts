@@ -9,13 +9,11 @@ import { DatasetNameSchema } from "../data/datasets/index.ts";
 import { InputFileError } from "../errors.ts";
 import { contentHash, type JsonValue } from "../hash.ts";
 import { ENGINES } from "../llm/engines/index.ts";
+import { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 import { DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { registeredName } from "../registry.ts";
 
-/** Longest SQL statement deadline in seconds: Node timers hold at most 2^31 − 1 ms (a longer one fires after 1 ms). */
-export const MAX_SQL_TIMEOUT_S = 2_147_483;
-/** The shortest SQL deadline, in seconds (`sql_timeout_s`, `--timeout`): 1 ms, one Node timer tick. */
-export const MIN_SQL_TIMEOUT_S = 0.001;
+export { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 
 const GpuSchema = z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", "vulkan", "metal"])]);
 

@@ -17,10 +17,12 @@
  * FLUSH_ROWS results in one transaction, the rest on `close()`.
  * @module
  */
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { createRequire } from "node:module";
 import { serialize, deserialize } from "node:v8";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { InputFileError } from "../errors.ts";
 import { fileDigest } from "../file-hash.ts";
 import { sha256Hex } from "../hash.ts";
@@ -35,11 +37,17 @@ const FLUSH_ROWS = 512;
 /** Version of the disk key and row layout; part of every key, so older rows never match. */
 const KEY_VERSION = "gold-cache/2";
 
+/** better-sqlite3, loaded on first use: `merit eval` imports this module before its SQL worker starts (start-up, issue 22 §2). */
+let sqlite: typeof Database | undefined;
+function betterSqlite3(): typeof Database {
+  return (sqlite ??= createRequire(import.meta.url)("better-sqlite3") as typeof Database);
+}
+
 /** The SQLite library version better-sqlite3 was built with (the worker processes load the same module). */
 let sqliteVersion: string | null = null;
 function bundledSqliteVersion(): string {
   if (sqliteVersion === null) {
-    const db = new Database(":memory:");
+    const db = new (betterSqlite3())(":memory:");
     try {
       sqliteVersion = String((db.prepare("SELECT sqlite_version() AS v").get() as { v: string }).v);
     } finally {
@@ -88,7 +96,7 @@ export class GoldCache {
     }
     try {
       mkdirSync(dirname(file), { recursive: true });
-      this.#db = new Database(file);
+      this.#db = new (betterSqlite3())(file);
       this.#db.pragma("journal_mode = WAL");
       // A cache: losing the last rows to a power cut costs re-execution, never a verdict (WAL stays
       // consistent under NORMAL), so commits do not wait for the disk.
@@ -173,5 +181,5 @@ export class GoldCache {
 }
 
 function rowHash(key: string, ok: number, payload: Uint8Array): string {
-  return sha256Hex(Buffer.concat([Buffer.from(`${key}\u0000${ok}\u0000`), payload]));
+  return createHash("sha256").update(`${key}\u0000${ok}\u0000`).update(payload).digest("hex"); // the digest of the two concatenated
 }

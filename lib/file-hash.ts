@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 
 /** Size in bytes and SHA-256 hex of one file. */
@@ -27,6 +27,9 @@ export async function sha256File(path: string): Promise<string> {
 
 const cache = new Map<string, Promise<FileDigest>>();
 
+/** Files up to this size are hashed from one read instead of a stream. */
+const SMALL_FILE_BYTES = 16n << 20n;
+
 /**
  * Size and SHA-256 of a file, cached in-process by path, size, mtime and inode, so an unchanged file
  * is hashed once and a file modified since the last call is hashed again.
@@ -37,7 +40,10 @@ export async function fileDigest(file: string): Promise<FileDigest> {
   const key = `${path}\u0000${info.size}\u0000${info.mtimeNs}\u0000${info.ino}`;
   let digest = cache.get(key);
   if (digest === undefined) {
-    digest = sha256File(path).then((sha256) => ({ size: Number(info.size), sha256 }));
+    // A small file (a Spider database is tens of kilobytes) is read at once: a read stream costs
+    // milliseconds to set up, more than hashing the file does.
+    const sha256 = info.size <= SMALL_FILE_BYTES ? readFile(path).then((bytes) => createHash("sha256").update(bytes).digest("hex")) : sha256File(path);
+    digest = sha256.then((hex) => ({ size: Number(info.size), sha256: hex }));
     cache.set(key, digest);
     digest.catch(() => cache.delete(key)); // a failed read is not remembered
   }

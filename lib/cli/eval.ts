@@ -2,6 +2,7 @@
  * `merit eval`: scores a predictions file with the execution oracle (DESIGN.md §2 contract).
  * @module
  */
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
 import type { DatasetName } from "../data/types.ts";
@@ -37,8 +38,9 @@ const USAGE = `usage: merit eval --dataset NAME --pred FILE [--data DIR] [--prot
               a gold query that runs past it stops the command (the deadline is too short for the data)
   --accept-gold-timeouts  exclude examples whose gold timed out (GOLD_ERROR) instead of stopping;
               summary.json records how many (gold_timeouts_accepted)
-  --jobs      SQL worker processes (default: one per ${String(STATEMENTS_PER_WORKER).replace(/\B(?=(\d{3})+(?!\d))/g, ",")} database files the examples reach, at
-              most one per core and 16; one starts at once, the rest once the dataset is loaded); at most 4 per CPU core
+  --jobs      SQL worker processes (default: one per ${String(STATEMENTS_PER_WORKER).replace(/\B(?=(\d{3})+(?!\d))/g, ",")} database files the examples reach, counted
+              twice without a gold cache file to read, at most one per core and 16; one starts at once, the rest
+              once the dataset is loaded); at most 4 per CPU core
   --gold-cache  gold results kept across runs, keyed by the database file's SHA-256, the gold text,
               the engine and its version (default ${DEFAULT_GOLD_CACHE}; none: this process only)
   --executor  the SQL engine that runs both the predictions and the gold (default ${DEFAULT_ENGINE}; registered:
@@ -148,7 +150,10 @@ export const evalCommand: Command = {
       const predictions = readPredictions(predPath, encoding, data.examples.length);
       let jobs = jobsGiven ?? 1;
       if (jobsGiven === null && sqlExecutor.grow) {
-        jobs = jobsForWork(data.examples.reduce((n, e) => n + (data.databases.get(e.dbId)?.allPaths.length ?? 0), 0));
+        const files = data.examples.reduce((n, e) => n + (data.databases.get(e.dbId)?.allPaths.length ?? 0), 0);
+        // With no gold cache to read (none, or no file yet), every gold runs too: twice the statements.
+        // (Measured on 2 cores: a cold Spider dev eval is faster on two workers, a warm one on one.)
+        jobs = jobsForWork(goldCacheFile === null || !existsSync(goldCacheFile) ? 2 * files : files);
         sqlExecutor.grow(jobs);
       }
       const missing = missingDatabases(data);

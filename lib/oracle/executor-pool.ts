@@ -8,7 +8,7 @@
  * through lib/plugin.ts) differ only in how a worker is started and what runs inside it.
  * @module
  */
-import type { ExecRequest, ExecResult, ExecutorOptions } from "./executor.ts";
+import { packedResult, type ExecRequest, type ExecResult, type ExecutorOptions } from "./executor.ts";
 import type { Rows } from "./types.ts";
 
 /** What the pool sends a worker for one statement (the caps already resolved to numbers). */
@@ -20,6 +20,8 @@ export interface WorkerJob {
   maxBytes: number;
   textErrors: "ignore" | "replace";
   distinct: boolean;
+  /** Answer `packed` (the v8 serialization of the rows) instead of `rows`. */
+  pack: boolean;
 }
 
 /**
@@ -33,6 +35,9 @@ export interface WorkerAnswer {
   id: number;
   ok: boolean;
   rows?: Rows;
+  /** v8.serialize(rows), for a job sent with `pack` (then `rows` is absent, and `count` is its length). */
+  packed?: Uint8Array;
+  count?: number;
   error?: string;
   overCap?: boolean;
 }
@@ -232,7 +237,7 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
       const index = slot.jobs.findIndex((j) => j.id === msg.id);
       if (index < 0) continue; // not (or no longer) this worker's: e.g. answered after its deadline
       const [job] = slot.jobs.splice(index, 1);
-      done.push([job, msg.ok ? { ok: true, rows: msg.rows ?? [] } : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) }]);
+      done.push([job, msg.ok ? (msg.packed !== undefined ? packedResult(msg.packed) : { ok: true, rows: msg.rows ?? [] }) : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) }]);
     }
     if (done.length === 0) return;
     if (slot.jobs[0] !== oldest) {
@@ -311,6 +316,7 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
           maxBytes: this.#maxBytes,
           textErrors: job.textErrors ?? "replace",
           distinct: job.distinct ?? false,
+          pack: job.pack ?? false,
         }));
         if (batching) slot.worker.sendBatch!(messages);
         else slot.worker.send(messages[0]);

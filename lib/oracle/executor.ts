@@ -8,6 +8,7 @@
  * "How to add a SQL engine"), chosen by the config's `oracle.executor` or `merit eval --executor`.
  * @module
  */
+import { deserialize } from "node:v8";
 import { Registry } from "../registry.ts";
 import type { Rows } from "./types.ts";
 
@@ -35,7 +36,28 @@ export interface ExecutorOptions {
  * marks a statement that ran but whose result exceeded the row or byte cap: the caps bound memory,
  * and the oracle judges such a result as a mismatch against the gold (which is under the caps).
  */
-export type ExecResult = { ok: true; rows: Rows } | { ok: false; error: string; timedOut: boolean; overCap?: boolean };
+export type ExecResult = { ok: true; rows: Rows; packed?: Uint8Array } | { ok: false; error: string; timedOut: boolean; overCap?: boolean };
+
+/**
+ * A result that arrived as `packed`, the v8 serialization of its rows (`v8.serialize`): `rows` is
+ * deserialized on first read only. Two results with the same packed bytes hold identical rows,
+ * value types included, so the oracle can judge them equal without reading either (oracle.ts).
+ */
+export function packedResult(packed: Uint8Array): { ok: true; rows: Rows; packed: Uint8Array } {
+  let rows: Rows | undefined;
+  const result = { ok: true as const } as { ok: true; rows: Rows; packed: Uint8Array };
+  Object.defineProperty(result, "rows", { enumerable: true, get: () => (rows ??= deserialize(packed) as Rows) });
+  // not enumerable: printed, compared or spread, the result is { ok, rows } as any other
+  Object.defineProperty(result, "packed", { enumerable: false, value: packed });
+  return result;
+}
+
+/** True when both results came packed with the same bytes (then their rows are identical). */
+export function samePacked(a: ExecResult, b: ExecResult): boolean {
+  const x = a.ok ? a.packed : undefined;
+  const y = b.ok ? b.packed : undefined;
+  return x !== undefined && y !== undefined && x.byteLength === y.byteLength && Buffer.compare(x, y) === 0;
+}
 
 export interface ExecRequest {
   /** Path of the database file (opened read-only). */
@@ -45,6 +67,8 @@ export interface ExecRequest {
   textErrors?: "ignore" | "replace";
   /** Only the set of rows matters (BIRD): past a cap, duplicates are dropped and only distinct rows count. */
   distinct?: boolean;
+  /** The caller would take the rows `packed` (ExecResult): an executor may answer so, or ignore it. */
+  pack?: boolean;
 }
 
 /** A SQL engine behind the oracle. `execute` never rejects; `close` is idempotent. */

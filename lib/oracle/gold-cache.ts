@@ -26,7 +26,7 @@ import type Database from "better-sqlite3";
 import { InputFileError } from "../errors.ts";
 import { fileDigest } from "../file-hash.ts";
 import { sha256Hex } from "../hash.ts";
-import type { ExecResult } from "./executor.ts";
+import { packedResult, type ExecResult } from "./executor.ts";
 
 /** Where `merit eval` keeps gold results across runs unless `--gold-cache FILE|none` says otherwise (relative to the working directory). */
 export const DEFAULT_GOLD_CACHE = "runs/gold-cache.sqlite";
@@ -34,8 +34,12 @@ export const DEFAULT_GOLD_CACHE = "runs/gold-cache.sqlite";
 /** Pending results written in one transaction once this many have arrived (the rest on `close()`). */
 const FLUSH_ROWS = 512;
 
-/** Version of the disk key and row layout; part of every key, so older rows never match. */
-const KEY_VERSION = "gold-cache/2";
+/**
+ * Version of the disk key and row layout; part of every key, so older rows never match. 3: payloads
+ * are the SQL worker's own serialization of the rows (ExecResult `packed`), byte-comparable with a
+ * prediction's; version 2 rows held the same rows serialized again by the parent, in other bytes.
+ */
+const KEY_VERSION = "gold-cache/3";
 
 /** better-sqlite3, loaded on first use: `merit eval` imports this module before its SQL worker starts (start-up, issue 22 §2). */
 let sqlite: typeof Database | undefined;
@@ -139,14 +143,16 @@ export class GoldCache {
         }
         this.hits += 1;
         this.diskHits += 1;
-        return row.ok ? { ok: true, rows: deserialize(row.payload) } : { ok: false, error: String(deserialize(row.payload)), timedOut: false };
+        // rows stay packed until read: the oracle first compares them with the prediction's packed rows
+        return row.ok ? packedResult(row.payload) : { ok: false, error: String(deserialize(row.payload)), timedOut: false };
       }
     }
     this.executions += 1;
     const result = await execute();
     if (this.#insert && diskKey && !(result.ok === false && result.timedOut)) {
       const ok = result.ok ? 1 : 0;
-      const payload = serialize(result.ok ? result.rows : result.error);
+      // a packed result is already the payload (the same v8 serialization of the rows)
+      const payload = result.ok && result.packed !== undefined ? Buffer.from(result.packed.buffer, result.packed.byteOffset, result.packed.byteLength) : serialize(result.ok ? result.rows : result.error);
       this.#pending.push([diskKey, ok, payload, rowHash(diskKey, ok, payload)]);
       if (this.#pending.length >= FLUSH_ROWS) this.#scheduleFlush();
     }

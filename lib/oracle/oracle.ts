@@ -21,7 +21,7 @@ import {
   type Prepared,
   type SpiderProtocol,
 } from "./protocol.ts";
-import type { ExecutorOptions, SqlExecutor } from "./executor.ts";
+import { samePacked, type ExecResult, type ExecutorOptions, type SqlExecutor } from "./executor.ts";
 import { createExecutor, DEFAULT_ENGINE } from "./executors.ts";
 import { SqlSandbox } from "./sandbox.ts";
 import type { AttemptStatus, FeedbackRegime, Outcome, Rows, Status } from "./types.ts";
@@ -115,7 +115,7 @@ export class Oracle {
   }
 
   #goldRows(path: string, sql: string) {
-    return this.gold.get(path, sql, () => this.executor.execute({ db: path, sql, textErrors: this.#textErrors() }));
+    return this.gold.get(path, sql, () => this.executor.execute({ db: path, sql, textErrors: this.#textErrors(), pack: true }));
   }
 
   /** The gold text as this protocol runs it, and whether its row order matters; prepared once per gold text (a pure function of it). */
@@ -138,20 +138,21 @@ export class Oracle {
     if (!prediction.ok) return attempt("EXECUTION_ERROR", prediction.error, 0, null);
     const { sql: goldSql, orderMatters } = this.#spiderGold(example.goldSql);
     let executions = 0;
-    let rows: Rows | null = null;
+    let last: ExecResult | null = null;
     // Every .sqlite of the db folder (test-suite layout), in sorted order; the first failure decides.
     for (const path of db.allPaths) {
       const gold = await this.#goldRows(path, goldSql);
       if (!gold.ok) return unscored("GOLD_ERROR", `gold query failed on ${path}: ${gold.error}`, gold.timedOut);
-      const pred = await this.executor.execute({ db: path, sql: prediction.sql, textErrors: "ignore" });
+      const pred = await this.executor.execute({ db: path, sql: prediction.sql, textErrors: "ignore", pack: true });
       executions += 1;
       // Over the row/byte cap: more rows or bytes than the gold has, so result_eq is false (METHOD.md §2.3).
       if (!pred.ok && pred.overCap) return attempt("DENOTATION_MISMATCH", null, executions, null);
       if (!pred.ok) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, executions, null);
-      rows = pred.rows;
-      if (!spiderResultEq(gold.rows, pred.rows, orderMatters)) return attempt("DENOTATION_MISMATCH", null, executions, rows);
+      last = pred;
+      // The same packed bytes are the same rows, types included: result_eq is True without reading them.
+      if (!samePacked(gold, pred) && !spiderResultEq(gold.rows, pred.rows, orderMatters)) return attempt("DENOTATION_MISMATCH", null, executions, pred);
     }
-    return attempt("CORRECT", null, executions, rows);
+    return attempt("CORRECT", null, executions, last);
   }
 
   async #scoreBird(db: DatabaseFiles, example: Example, prediction: Prepared): Promise<Verdict> {
@@ -166,7 +167,7 @@ export class Oracle {
     // sets differ (METHOD.md §2.4). Under it, the distinct rows decide exactly as the full result would.
     if (!pred.ok) return attempt("DENOTATION_MISMATCH", null, 1, null);
     const correct = birdResultEq(gold.rows, pred.rows);
-    return attempt(correct ? "CORRECT" : "DENOTATION_MISMATCH", null, 1, pred.rows);
+    return attempt(correct ? "CORRECT" : "DENOTATION_MISMATCH", null, 1, pred);
   }
 }
 
@@ -175,16 +176,26 @@ export function protocolIdOf(dataset: DatasetName, protocol: SpiderProtocol): st
   return datasetAdapter(dataset).scoring.protocolId(protocol);
 }
 
-function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: number, rows: Rows | null): Verdict {
+/** `verdict` with `predictedRows` null, the rest as they are; the rows are never read (nor deserialized). */
+export function withoutRows(verdict: Verdict): Verdict {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(verdict)) copy[key] = key === "predictedRows" ? null : verdict[key as keyof Verdict];
+  return copy as unknown as Verdict;
+}
+
+/** `result`: the prediction's last result; its rows become `predictedRows`, read (for a packed result: deserialized) on first access only. */
+function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: number, result: ExecResult | null): Verdict {
   const executed = status === "CORRECT" || status === "DENOTATION_MISMATCH";
-  return {
+  const verdict: Verdict = {
     status,
     dbError: executed ? null : dbError,
     predictedExecOk: executed,
     oracleCorrect: status === "CORRECT",
     dbExecutions,
-    predictedRows: executed ? rows : null,
+    predictedRows: null,
   };
+  if (executed && result?.ok) Object.defineProperty(verdict, "predictedRows", { enumerable: true, configurable: true, get: () => result.rows });
+  return verdict;
 }
 
 function unscored(status: "NO_DATABASE" | "GOLD_ERROR", dbError: string, goldTimedOut = false): Verdict {

@@ -33,9 +33,12 @@
  *
  * Batches (executor-pool.ts `batch`): a message may be an array of statements, run in order; their
  * answers go back together, at most HOLD_MS apart, and a progress record says which one is running.
+ * A job marked `pack` is answered with `packed`, the v8 serialization of its rows (the oracle
+ * compares those bytes first, and reads the rows only when they differ).
  */
 import Database from "better-sqlite3";
 import { writeSync } from "node:fs";
+import { serialize } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { collectRows, dqsToLiteral, DQS_ERROR, NOT_AUTHORIZED, OverCap, refusalOf, refusedKeyword } from "./sql-rules.mjs";
 
@@ -129,7 +132,9 @@ function answer(job) {
     writeSync(progressFd, progressBytes, 0, 24, 0);
   }
   try {
-    return { id: job.id, ok: true, rows: run(job) };
+    const rows = run(job);
+    // packed (executor-pool.ts WorkerJob `pack`): the parent compares bytes before it reads rows
+    return job.pack ? { id: job.id, ok: true, packed: serialize(rows), count: rows.length } : { id: job.id, ok: true, rows };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { id: job.id, ok: false, error: message, overCap: error instanceof OverCap };
@@ -153,7 +158,7 @@ process.on("message", (/** @type {any} */ msg) => {
     const reply = answer(job);
     held.push(reply);
     // A large result goes at once: a batch never holds more than one big result in memory.
-    if (Date.now() - since >= HOLD_MS || (reply.rows?.length ?? 0) > HOLD_MAX_ROWS) {
+    if (Date.now() - since >= HOLD_MS || (reply.rows?.length ?? reply.count ?? 0) > HOLD_MAX_ROWS) {
       process.send?.({ answers: held });
       held = [];
       since = Date.now();

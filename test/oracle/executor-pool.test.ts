@@ -59,7 +59,7 @@ describe("ExecutorPool", () => {
     ]);
     const [worker] = FakeWorker.started;
     expect(worker.jobs.map((j) => j.id)).toEqual([1, 2, 3]);
-    expect(worker.jobs[0]).toEqual({ id: 1, db: "a", sql: "sleep 30", maxRows: 7, maxBytes: 512 * 1024 * 1024, textErrors: "replace", distinct: false });
+    expect(worker.jobs[0]).toEqual({ id: 1, db: "a", sql: "sleep 30", maxRows: 7, maxBytes: 512 * 1024 * 1024, textErrors: "replace", distinct: false, pack: false });
     expect(worker.heapMiB).toBe(2048);
     expect(p.restarts).toBe(0);
     await p.close();

@@ -12,7 +12,7 @@ export type { MemoryEntry, Polarity } from "./memory/entry.ts";
 export { pyRound } from "./retrieval/rank.ts";
 export { registerDataset } from "./data/dataset-registry.ts";
 export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./data/adapter.ts";
-export { registerExecutor } from "./oracle/executor.ts";
+export { packedResult, registerExecutor } from "./oracle/executor.ts";
 export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./oracle/executor.ts";
 export type { Rows, SqlValue } from "./oracle/types.ts";
 /** The engine-independent worker pool (slots, FIFO queue, deadline kill-and-replace, crash replacement) an executor can run its engine in. */

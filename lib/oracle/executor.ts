@@ -12,12 +12,12 @@ import { deserialize } from "node:v8";
 import { Registry } from "../registry.ts";
 import type { Rows } from "./types.ts";
 
-/** Limits every executor honours (defaults as in METHOD.md §11.1). */
 /** Longest SQL statement deadline in seconds: Node timers hold at most 2^31 − 1 ms (a longer one fires after 1 ms). */
 export const MAX_SQL_TIMEOUT_S = 2_147_483;
 /** The shortest SQL deadline, in seconds (`sql_timeout_s`, `--timeout`): 1 ms, one Node timer tick. */
 export const MIN_SQL_TIMEOUT_S = 0.001;
 
+/** Limits every executor honours (defaults as in METHOD.md §11.1). */
 export interface ExecutorOptions {
   /** Parallel executions (worker processes or connections; default 1). */
   jobs?: number;

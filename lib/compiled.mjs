@@ -149,11 +149,9 @@ export async function buildLib(only) {
   );
   for (const { target, text } of outputs) writeAtomically(target, text);
   for (const path of stale?.removed ?? []) rmSync(join(BUILD_DIR, path.slice(0, -3) + ".js"), { force: true });
+  const fresh = new Map(outputs.map((output) => [output.path, output.exports]));
   const exports = {};
-  for (const path of Object.keys(current)) {
-    const fresh = outputs.find((output) => output.path === path);
-    exports[path] = fresh?.exports ?? previous?.exports?.[path] ?? { names: [], stars: [] };
-  }
+  for (const path of Object.keys(current)) exports[path] = fresh.get(path) ?? previous?.exports?.[path] ?? { names: [], stars: [] };
   let bundle;
   try {
     bundle = await buildBundle(esbuild, exports);
@@ -170,7 +168,6 @@ function loadEsbuild() {
   const require = createRequire(import.meta.url);
   return createRequire(require.resolve("tsx/package.json"))("esbuild");
 }
-
 
 /** Where the bundles are: one folder per build, BUNDLES/<id>/. */
 const BUNDLES = join(BUILD_DIR, "bundle");

@@ -22,61 +22,41 @@ export function valueKey(v: SqlValue): string {
 
 /** Key of a row (a Python tuple): length-prefixed value keys, so no two distinct tuples collide. */
 export function rowKey(row: readonly SqlValue[]): string {
+  return joinKeys(row, valueKey)!;
+}
+
+/** The length-prefixed join of the row's value keys; null when `keyOf` has none for a value. */
+function joinKeys(row: readonly SqlValue[], keyOf: (v: SqlValue) => string | null): string | null {
   let key = "";
   for (const v of row) {
-    const k = valueKey(v);
+    const k = keyOf(v);
+    if (k === null) return null;
     key += k.length + ":" + k;
   }
   return key;
 }
 
-/**
- * A row's key that also tells the value types apart (int 1 from float 1.0, -0.0 from 0.0): rows with
- * equal strict keys are the same Python tuple with the same types, so `unorder_row` sorts them alike
- * (its sort key is `str(v) + str(type(v))`). null for a row holding NaN (not equal to itself in Python).
- */
-function strictRowKey(row: readonly SqlValue[]): string | null {
-  let key = "";
-  for (const v of row) {
-    let k: string;
-    if (v === null) k = "N";
-    else if (typeof v === "bigint") k = "i" + v.toString();
-    else if (typeof v === "number") {
-      if (Number.isNaN(v)) return null;
-      k = Object.is(v, -0) ? "f-0" : "f" + String(v);
-    } else if (typeof v === "string") k = "s" + v;
-    else k = "b" + Buffer.from(v).toString("hex");
-    key += k.length + ":" + k;
-  }
-  return key;
+/** A value's key that also tells the types apart (int 1 from float 1.0, -0.0 from 0.0); null for NaN (not equal to itself in Python). */
+function strictValueKey(v: SqlValue): string | null {
+  if (v === null) return "N";
+  if (typeof v === "bigint") return "i" + v.toString();
+  if (typeof v === "number") return Number.isNaN(v) ? null : Object.is(v, -0) ? "f-0" : "f" + String(v);
+  if (typeof v === "string") return "s" + v;
+  return "b" + Buffer.from(v).toString("hex");
 }
 
 /**
  * True when `pred` is `gold` value for value, types included (in order, or as a multiset when order
- * does not matter): then `result_eq` is True — quick_rej sorts equal rows alike and so passes, and
- * the identity permutation (always a candidate) makes the rows identical. False says nothing.
+ * does not matter): then `result_eq` is True — rows with equal strict keys are the same Python tuples
+ * with the same types, so quick_rej (which sorts by `str(v) + str(type(v))`) sorts them alike and
+ * passes, and the identity permutation (always a candidate) makes the rows identical. False says nothing.
  */
 function identicalRows(gold: Rows, pred: Rows, orderMatters: boolean): boolean {
-  if (orderMatters) {
-    for (let i = 0; i < gold.length; i++) {
-      const key = strictRowKey(gold[i]);
-      if (key === null || key !== strictRowKey(pred[i])) return false;
-    }
-    return true;
-  }
-  const counts = new Map<string, number>();
-  for (const row of gold) {
-    const key = strictRowKey(row);
-    if (key === null) return false;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  for (const row of pred) {
-    const key = strictRowKey(row);
-    const c = key === null ? undefined : counts.get(key);
-    if (!c) return false;
-    counts.set(key!, c - 1);
-  }
-  return true;
+  const goldKeys = gold.map((row) => joinKeys(row, strictValueKey));
+  const predKeys = pred.map((row) => joinKeys(row, strictValueKey));
+  if (goldKeys.includes(null)) return false;
+  if (orderMatters) return goldKeys.every((k, i) => k === predKeys[i]);
+  return sameKeyMultiset(goldKeys as string[], predKeys as string[]); // a null pred key matches no gold key
 }
 
 /** Python's `repr(float)` (shortest round-trip digits; exponent form outside 1e-4 ≤ |x| < 1e16). */

@@ -81,9 +81,6 @@ const RULE_TABLE: Array<[RegExp, TokenKind, string]> = [
   [/[+/@#%^&|-]+/uy, "operator", "+/@#%^&|-"],
 ];
 
-/** The rules alone, in order: what a character outside ASCII tries (the definition). */
-const RULES: Array<[RegExp, TokenKind]> = RULE_TABLE.map(([re, kind]) => [re, kind]);
-
 /**
  * For each ASCII character, the rules (in order) whose match can start with it: the only ones that
  * can match there, so trying just those gives the same first match as trying them all. A rule
@@ -92,9 +89,7 @@ const RULES: Array<[RegExp, TokenKind]> = RULE_TABLE.map(([re, kind]) => [re, ki
  * from U+017F — start at characters outside ASCII, which try every rule). `tokenizeSqlByRules` is
  * the definition; tests hold the two equal on Spider's queries and on random text.
  */
-const FIRST_ASCII: Array<Array<[RegExp, TokenKind]>> = Array.from({ length: 128 }, (_, code) =>
-  RULE_TABLE.filter(([, , first]) => first.includes(String.fromCharCode(code))).map(([re, kind]) => [re, kind]),
-);
+const FIRST_ASCII: Array<typeof RULE_TABLE> = Array.from({ length: 128 }, (_, code) => RULE_TABLE.filter(([, , first]) => first.includes(String.fromCharCode(code))));
 
 /**
  * End (exclusive) of the match of sqlparse's `'(''|\\\\|\\'|[^'])*'` (or the `"` twin) at `start`, or -1.
@@ -169,7 +164,7 @@ function tokenize(sql: string, dispatch: boolean): SqlToken[] {
       }
     }
     const code = sql.charCodeAt(pos);
-    for (const [re, kind] of dispatch && code < 128 ? FIRST_ASCII[code] : RULES) {
+    for (const [re, kind] of dispatch && code < 128 ? FIRST_ASCII[code] : RULE_TABLE) {
       re.lastIndex = pos;
       const m = re.exec(sql);
       if (m && m[0].length > 0) {

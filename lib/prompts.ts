@@ -165,6 +165,8 @@ export interface RepairPromptInput extends PromptQuestion {
   attempts: readonly PromptAttempt[];
   /** Classifier type of the last attempt, or `Unknown`. */
   currentErrorType: string;
+  /** A method's memory hook section (lib/methods/hooks.ts `renderNotes`), "" or absent when none. */
+  memoryNotes?: string;
 }
 
 /** The repair prompt: sections 1–9 of METHOD.md §6.3 in order. */
@@ -210,7 +212,13 @@ export function repairPrompt(input: RepairPromptInput, templatesDir?: string | n
     attempts: input.attempts.map((a, i) => `[Attempt ${i + 1} — observed unsuccessful]\n${a.sql}`).join("\n\n"),
     ...contextValues(input),
   };
-  return renderTemplate(loadTemplate(name, templatesDir), values, name);
+  // The memory hook's section (prompts/ v4 templates keep an optional slot for it; a template folder
+  // made before the slot renders as it did, unless a memory hook has notes to show).
+  const template = loadTemplate(name, templatesDir);
+  const notes = input.memoryNotes ?? "";
+  if (/\{\{[#^]?memory_notes\}\}/.test(template)) values.memory_notes = notes;
+  else if (notes !== "") throw new MeritError(`prompt template ${folder(templatesDir)}${name}.txt has no {{memory_notes}} slot for the method's memory notes; copy the slot from prompts/${name}.txt`);
+  return renderTemplate(template, values, name);
 }
 
 export interface ReflectionPromptInput extends PromptQuestion {

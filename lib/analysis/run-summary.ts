@@ -14,7 +14,8 @@ export interface QueryOutcome {
   source_index: number;
   /** Initial attempt's SQL and type (null when initially correct), for the shared-initial-cache check. */
   initial_sql: string;
-  initial_error_type: ErrorType | null;
+  /** METHOD.md §3's type, or the method's classify hook's label. */
+  initial_error_type: ErrorType | string | null;
   initial_correct: boolean;
   final_correct: boolean;
   /** Repair generations of the episode (0 when initially correct). */

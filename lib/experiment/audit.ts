@@ -7,8 +7,12 @@
  *     equal this question's gold (Spider dev has many questions with identical gold SQL) or contain it;
  *  2. `gold-rows`: no prompt contains its query's gold result rows (as the oracle would serialise them);
  *  3. `future-memory`: every retrieved entry comes from a strictly earlier stream position;
- *  4. `own-query`: no retrieved entry comes from the current query, and every `Entry ID:` shown in
- *     a prompt was retrieved at that step (nothing reaches a prompt around the retriever).
+ *  4. `own-query`: no retrieved entry comes from the current query, and every `Entry ID:` (or a memory
+ *     hook's `Note ID:`) shown in a prompt was retrieved at that step (nothing reaches a prompt around
+ *     the retriever);
+ *  5. `gold-in-memory`: no note a method's memory hook wrote (trajectory `memory_writes`) contains
+ *     its source query's gold SQL, once model-authored SQL is masked as in check 1 — a plugin's
+ *     LLM-written memory is checked like the kit's own prompts.
  * A clean causal run has 0 violations; `transductive_batch` is expected to have some. Before any check
  * the directory must be complete (lib/experiment/completeness.ts): a truncated, duplicated or mixed
  * run is refused with one line rather than audited.
@@ -22,7 +26,7 @@ import type { Trajectory } from "../repair/trajectory.ts";
 import { checkRunComplete } from "./completeness.ts";
 import { readPrompts, readRetrievalLog, RUN_FILES, runFile } from "./run-dir.ts";
 
-export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry";
+export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry" | "gold-in-memory";
 
 export interface Violation {
   kind: ViolationKind;
@@ -98,9 +102,21 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
       const step = (repairIndex.get(p.query_id) ?? 0) + 1;
       repairIndex.set(p.query_id, step);
       const allowed = retrievedAt.get(`${p.query_id}#${step}`) ?? new Set<string>();
-      for (const m of p.prompt.matchAll(/^Entry ID: (\S+)$/gm)) {
+      for (const m of p.prompt.matchAll(/^(?:Entry|Note) ID: (\S+)$/gm)) {
         if (!allowed.has(m[1])) violations.push({ kind: "unretrieved-entry", queryId: p.query_id, streamPosition: p.stream_position, detail: `repair ${step} shows entry ${m[1]} that its retrieval did not return` });
       }
+    }
+  }
+  // Notes a memory hook wrote: the gold SQL of their own query (beyond model-authored SQL) is a leak.
+  for (const t of trajectories) {
+    const example = byQuery.get(t.query_id);
+    const gold = example ? normalize(example.goldSql.replace(/;\s*$/, "")) : "";
+    if (gold.length === 0) continue;
+    for (const note of t.memory_writes ?? []) {
+      let text = normalize(`${note.text} ${note.key} ${canonicalJson(note.data)}`);
+      if (!text.includes(gold)) continue;
+      for (const sql of allowedSql(t.query_id, t.stream_position, t.repair_steps)) if (text.includes(sql)) text = text.split(sql).join(" \u0000 ");
+      if (text.includes(gold)) violations.push({ kind: "gold-in-memory", queryId: t.query_id, streamPosition: t.stream_position, detail: `memory note ${note.note_id} (${note.kind}) contains the gold SQL` });
     }
   }
   return { prompts: prompts.length, retrievals: retrievals.length, violations };

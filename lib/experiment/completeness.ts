@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { InputFileError } from "../errors.ts";
-import { getMethod, isMethodName } from "../methods/index.ts";
+import { checkTrajectoryVocabulary, getMethod, isMethodName, retrievesMemory, type HooksRecord } from "../methods/index.ts";
 import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
 import { RUN_FILES, runFile } from "./run-dir.ts";
 import { checkRunRecords } from "./run-records.ts";
@@ -76,10 +76,13 @@ export function checkRunComplete(dir: string): Trajectory[] {
   checkPositions(trajectories, trajFile, completed ? streamLength : undefined);
   if (completed) checkRunRecords(dir, text, trajectories, manifest); // trajectories_sha256 and metrics.json
   // A memory method retrieves: the manifest's method_parts say so (a plugin's method too), else the registry.
-  const parts = typeof manifest.method_parts === "object" && manifest.method_parts !== null ? (manifest.method_parts as { planner?: unknown }) : null;
+  const parts = typeof manifest.method_parts === "object" && manifest.method_parts !== null ? (manifest.method_parts as { planner?: unknown; hooks?: HooksRecord }) : null;
   const registered = typeof manifest.method === "string" && isMethodName(manifest.method) ? getMethod(manifest.method) : undefined;
   const known = parts !== null || registered !== undefined;
-  const expected = expectedJournalLines(trajectories, parts ? parts.planner !== undefined : Boolean(registered?.memory));
+  // Call kinds and failure types: the method's declared vocabularies (its hooks' record), else the kit's.
+  const hooks = parts ? parts.hooks : registered?.hooks;
+  trajectories.forEach((t, i) => checkTrajectoryVocabulary(hooks, t, `${trajFile} line ${i + 1}`));
+  const expected = expectedJournalLines(trajectories, parts ? parts.planner !== undefined || parts.hooks?.memory !== undefined : Boolean(registered && retrievesMemory(registered)));
   const prompts = countLines(runFile(dir, "prompts"));
   if (prompts !== expected.prompts) throw new InputFileError(runFile(dir, "prompts"), `has ${prompts} lines but the ${trajectories.length} trajectories made ${expected.prompts} prompts`, FIX);
   if (known) {

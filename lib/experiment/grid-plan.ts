@@ -26,6 +26,11 @@
  * - Any other memory episode (its memory may hold entries) is counted in full as computed, as its
  *   own: its prompts hold the retrieved entries, which cannot be known without the embedder and the
  *   model.
+ * - A method's hooks (lib/methods/hooks.ts): the calls of their declared kinds, at most `most` of
+ *   each per episode, are counted in full as computed for every episode (the call cache is not
+ *   consulted for them); a method with a memory hook counts every repair episode in full (its
+ *   memory may hold notes from the second episode on); a classify hook's labels are part of the
+ *   replayed prompts. With no repair succeeding and every declared call made, `computed` is exact.
  * Two counts come out. `computed` assumes that no repair succeeds in an episode the cache does not
  * already answer (every such episode runs to K; an unrepaired episode stores a negative where the
  * writer keeps negatives, and nothing where it keeps positives only, so `dynamic_rag`'s and
@@ -51,7 +56,7 @@ import { callKey, openCacheDatabase, rowHash } from "../llm/call-cache.ts";
 import { llamaIdentity } from "../llm/llama-identity.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../llm/types.ts";
 import { finalizeEpisode } from "../memory/finalize.ts";
-import { configureMethod, episodeCallBound, getMethod, type MethodSpec } from "../methods/index.ts";
+import { configureMethod, episodeCallBound, getMethod, hookCallBound, type MethodSpec } from "../methods/index.ts";
 import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
 import { executorOf, type ExperimentConfig } from "./config.ts";
@@ -168,20 +173,31 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     if (!method.repairs) continue;
     const bound = episodeCallBound(method, k);
     const writes = method.memory?.writes ?? null;
+    // A method's hooks: their declared calls in every episode (a write hook runs after each one,
+    // initially correct or not), counted in full as computed; a memory hook's memory may hold notes
+    // from the first episode on, so its repair episodes are counted in full too.
+    const extra = hookCallBound(method);
+    const hookMemory = method.hooks.memory !== undefined;
     // Whether the memory is necessarily empty at the next episode (memoryless methods: always), in
     // each scenario: `fail` (no repair the cache does not answer succeeds) and `bound` (whatever happens).
     const prepass = method.memory?.transductivePrepass === true && transductivePrepassEntries(dataset, stream, s.seed, s.method, method.memory.writes).length > 0;
-    const empty = { fail: !prepass, bound: !prepass };
-    // The memoryless twin: same prompts while the retrieval returns nothing.
-    const twin: MethodSpec = { ...method, memory: null };
+    const empty = { fail: !prepass && !hookMemory, bound: !prepass && !hookMemory };
+    // The memoryless twin: same prompts while the retrieval returns nothing (with the method's own
+    // classifier, whose labels the prompts show; without its memory hook and extra calls).
+    const twin: MethodSpec = { ...method, memory: null, hooks: method.hooks.classify ? { classify: method.hooks.classify } : {} };
+    const classifier = method.hooks.classify ? `${registrationKey(method)}` : "";
     for (const item of stream) {
-      const memo = `${method.reflects}\0${item.example.id}`;
+      const memo = `${method.reflects}\0${classifier}\0${item.example.id}`;
       let replay = replays.get(memo);
       if (replay === undefined) {
         replay = replayEpisode(episodeSpecOf(spec, twin, dataset, item), input, keyOf);
         replays.set(memo, replay);
       }
       const r = await replay;
+      if (extra > 0) {
+        plan.computed += extra;
+        plan.computedAtMost += extra;
+      }
       if (r.kind === "terminal") continue;
       plan.repairEpisodes += 1;
       for (const scenario of ["fail", "bound"] as const) {
@@ -229,6 +245,11 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     maxRepairSteps: k,
     cacheNotConsulted: input.cacheNotConsulted ?? (input.lookup ? null : "no call cache given"),
   };
+}
+
+/** What tells two methods' classify hooks apart in the replay memo: the method that registered it. */
+function registrationKey(method: MethodSpec): string {
+  return `${method.canonicalName}\0${method.hooks.classify?.name ?? ""}`;
 }
 
 /** Runs one memoryless episode with a backend that answers only from the cache. */

@@ -14,7 +14,7 @@ import { UsageError } from "../errors.ts";
 import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
-import { aliasTarget, getMethod, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
+import { aliasTarget, getMethod, needsEmbedder, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
 import { configHash, executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import { readInitialCache } from "./initial-cache.ts";
@@ -138,7 +138,7 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
           services: {
             backend: services.backend,
             oracle: services.oracle,
-            embedder: method.memory ? await services.embedder() : undefined,
+            embedder: needsEmbedder(method) ? await services.embedder() : undefined,
             retriever: method.memory ? services.retriever() : undefined,
           },
           manifest: extras,

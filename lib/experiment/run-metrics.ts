@@ -11,8 +11,8 @@ import { isOscillating, normalizedEditDistance } from "../repair/attempt-sql.ts"
 /** K, the maximum number of repair generations per query (METHOD.md §6.1). */
 export const MAX_REPAIR_STEPS = 7;
 
-/** Failure counts keyed by coarse error type, keys in ascending order. */
-export type FailureBreakdown = Partial<Record<ErrorType, number>>;
+/** Failure counts keyed by error type (METHOD.md §3's, or a classify hook's labels), keys in ascending order. */
+export type FailureBreakdown = Partial<Record<ErrorType | string, number>>;
 
 /** Metrics of one run (one dataset × method × stream seed). Rates are fractions in [0, 1]. */
 export interface RunMetrics {
@@ -111,8 +111,8 @@ function meanEditDistanceByStep(trajectories: readonly Trajectory[], k: number):
   return sums.map((sum, i) => (counts[i] === 0 ? null : sum / counts[i]));
 }
 
-function breakdown(types: readonly (ErrorType | null)[]): FailureBreakdown {
-  const counts = new Map<ErrorType, number>();
+function breakdown(types: readonly (ErrorType | string | null)[]): FailureBreakdown {
+  const counts = new Map<string, number>();
   for (const type of types) counts.set(type ?? "Result Mismatch", (counts.get(type ?? "Result Mismatch") ?? 0) + 1);
   const out: FailureBreakdown = {};
   for (const key of [...counts.keys()].sort()) out[key] = counts.get(key);

@@ -19,7 +19,8 @@ import type { MemoryStore } from "../memory/store.ts";
 import { DEFAULT_ENGINE } from "../oracle/executors.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeSpec } from "../repair/episode.ts";
-import { configureMethod, methodRecord, type MethodSpec } from "../methods/index.ts";
+import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
+import { checkTrajectoryVocabulary, type NoteView } from "../methods/hooks.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
@@ -229,7 +230,8 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
   committed.forEach((t, i) => {
     if (t.query_id !== stream[i].example.id) throw new InputFileError(trajPath, `line ${i + 1} is query ${t.query_id} but stream position ${i} is ${stream[i].example.id}`, "the run directory is damaged or mixed; start it again in a fresh --out");
   });
-  const expected = expectedJournalLines(committed, Boolean(opts.method.memory));
+  committed.forEach((t, i) => checkTrajectoryVocabulary(opts.method.hooks, t, `${trajPath} line ${i + 1}`));
+  const expected = expectedJournalLines(committed, retrievesMemory(opts.method));
   for (const [file, need] of [[RUN_FILES.prompts, expected.prompts], [RUN_FILES.retrievalLog, expected.retrievals]] as const) {
     const have = new JsonlJournal(join(outDir, file)).completeLines();
     if (have < need) throw new InputFileError(join(outDir, file), `has ${have} lines but the ${committed.length} committed episodes wrote ${need}`, "the run directory is damaged (a write was lost); start it again in a fresh --out");
@@ -311,7 +313,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     writeManifest(outDir, opts, stream.length, "running", startedAt, transport.record());
 
     const committed = (trajectories.recover() as unknown[]).map((t) => TrajectorySchema.parse(t));
-    const retrievalSteps = committed.reduce((n, t) => n + (method.memory ? t.retrieved_entry_ids.length : 0), 0);
+    const retrievalSteps = committed.reduce((n, t) => n + (retrievesMemory(method) ? t.retrieved_entry_ids.length : 0), 0);
     retrievalLog.recover(retrievalSteps);
     prompts.recover(committed.reduce((n, t) => n + t.call_kinds.length - 1, 0));
     if (committed.length > 0) log(`resuming ${outDir} at stream position ${committed.length}/${stream.length}`);
@@ -330,6 +332,17 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       }
     }
 
+    // A memory hook's notes: rebuilt from the committed trajectories (their commit point holds them).
+    const notes: NoteView[] = [];
+    const embedsNotes = method.hooks.memory?.embedsNotes === true;
+    const addNotes = async (written: readonly NonNullable<Trajectory["memory_writes"]>[number][]) => {
+      if (written.length === 0) return;
+      if (embedsNotes && !services.embedder) throw new MeritError(`method ${method.name} embeds its notes but the run has no embedder`);
+      const vectors = embedsNotes ? await services.embedder!.embed(written.map((n) => n.key)) : written.map(() => null);
+      written.forEach((n, i) => notes.push(Object.freeze({ ...n, vector: vectors[i] })));
+    };
+    if (method.hooks.memory) await addNotes(committed.flatMap((t) => t.memory_writes ?? []));
+
     const all: Trajectory[] = [...committed];
     let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
     let tokens = all.reduce((n, t) => n + t.accounting.total_tokens, 0);
@@ -341,6 +354,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
         memory: memory ?? undefined,
         retriever: services.retriever,
         embedder: services.embedder,
+        notes,
       });
       const entry = writes ? finalizeEpisode(result.finished, writes) : null;
       // Embedding calls billed to this episode: its own planned insertion, plus (transductive_batch)
@@ -348,11 +362,13 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       // None when the method's ranker reads no vectors: its memory embeds nothing (openMemory).
       const perInsertion = method.memory?.vectors === false ? 0 : 1;
       const prepassInsertion = deferred && item.initial.oracle_correct === false ? 1 : 0;
-      const trajectory = toTrajectory(episode, result, perInsertion * ((entry ? 1 : 0) + prepassInsertion));
+      const noteInsertions = embedsNotes ? (result.notes?.length ?? 0) : 0;
+      const trajectory = toTrajectory(episode, result, perInsertion * ((entry ? 1 : 0) + prepassInsertion) + noteInsertions);
       retrievalLog.append(result.retrievalLog.map((r) => canonicalJson(r as unknown as JsonValue)));
       prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text } satisfies PromptRecord as unknown as JsonValue)));
       trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
       if (memory && entry && !deferred) await memory.insert(entry, services.embedder!);
+      if (trajectory.memory_writes) await addNotes(trajectory.memory_writes);
       all.push(trajectory);
       if (!trajectory.initial_correct && trajectory.final_correct) repaired += 1;
       tokens += trajectory.accounting.total_tokens;

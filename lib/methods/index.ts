@@ -7,6 +7,7 @@
 import "./builtin-parts.ts";
 import "./paper.ts";
 
+export * from "./hooks.ts";
 export * from "./method.ts";
 export * from "./parts.ts";
 export * from "./plugins.ts";

@@ -8,6 +8,7 @@
 import { MeritError } from "../errors.ts";
 import type { RetrievalPolicy } from "../retrieval/policy.ts";
 import { buildPolicy, configurePolicy, type RetrievalSettings } from "./policy.ts";
+import { checkHooks, extraCallBound, hooksRecord, type HooksRecord, type MethodHooks } from "./hooks.ts";
 import { resolvePart, type PartRef, type PartRequest } from "./parts.ts";
 
 /** A method's parts as requested. */
@@ -26,6 +27,8 @@ export interface MethodDefinition {
   /** false = no repairs at all (`zeroshot`: final = initial). Default true. */
   repairs?: boolean;
   parts: MethodPartsRequest;
+  /** Behaviour over one episode (lib/methods/hooks.ts): a classifier, a memory, extra call kinds. */
+  hooks?: MethodHooks;
 }
 
 /** A method's parts with every arg, as the manifest records them (`method_parts`). */
@@ -35,6 +38,8 @@ export interface MethodParts {
   ranker?: PartRef;
   writer?: PartRef;
   steps: PartRef[];
+  /** The method's hooks (names, vocabularies, declared calls); absent for a method without hooks. */
+  hooks?: HooksRecord;
 }
 
 /** A resolved method, as the episode loop and the run read it. */
@@ -49,6 +54,8 @@ export interface MethodSpec {
   reflects: boolean;
   /** Retrieval and memory-writing policy; null for memoryless methods. */
   memory: RetrievalPolicy | null;
+  /** Hooks over one episode ({} for the paper's methods). */
+  hooks: MethodHooks;
   parts: MethodParts;
 }
 
@@ -61,8 +68,13 @@ export function buildMethod(def: MethodDefinition, name: string = def.name): Met
   const given = [planner, ranker, writer].filter((p) => p !== undefined).length;
   if (given !== 0 && given !== 3) throw new MeritError(`method "${def.name}": a memory method needs a planner, a ranker and a writer (it has ${given} of them); give all three or none`);
   const repairs = def.repairs ?? true;
+  const hooks = def.hooks ?? {};
+  checkHooks(def.name, hooks);
+  if (hooks.memory && given === 3) throw new MeritError(`method "${def.name}": has both memory parts (planner, ranker, writer) and a memory hook; give one memory (the hook, or the parts)`);
+  if (!repairs && (hooks.memory || hooks.classify)) throw new MeritError(`method "${def.name}": a method that does not repair (repairs: false) has no episode for hooks to act on; drop the hooks or repairs: false`);
   const steps = (def.parts.steps ?? []).map((s) => resolvePart("step", s));
   const memory = planner && ranker && writer ? buildPolicy(name, def.name, def.description, { planner, ranker, writer }) : null;
+  const record = hooksRecord(hooks);
   return {
     name,
     canonicalName: def.name,
@@ -70,8 +82,19 @@ export function buildMethod(def: MethodDefinition, name: string = def.name): Met
     repairs,
     reflects: steps.some((s) => s.part.reflects),
     memory,
-    parts: { repairs, ...(memory ? memory.parts : {}), steps: steps.map((s) => s.ref) },
+    hooks,
+    parts: { repairs, ...(memory ? memory.parts : {}), steps: steps.map((s) => s.ref), ...(record ? { hooks: record } : {}) },
   };
+}
+
+/** Whether a method retrieves before each repair (memory parts or a memory hook): its runs write retrieval_log.jsonl. */
+export function retrievesMemory(method: Pick<MethodSpec, "memory" | "hooks">): boolean {
+  return method.memory !== null || method.hooks.memory !== undefined;
+}
+
+/** Whether a method's runs are given the embedder: memory parts (loaded only if the ranker reads vectors), or a memory hook that embeds its notes. */
+export function needsEmbedder(method: Pick<MethodSpec, "memory" | "hooks">): boolean {
+  return method.memory !== null || method.hooks.memory?.embedsNotes === true;
 }
 
 /** The method with a config's retrieval settings applied to its policy (configurePolicy) and its parts. */
@@ -90,4 +113,9 @@ export function configureMethod(method: MethodSpec, settings: RetrievalSettings)
 export function episodeCallBound(method: Pick<MethodSpec, "repairs" | "reflects">, k: number): number {
   if (!method.repairs || k === 0) return 0;
   return method.reflects ? 2 * k + 1 : k;
+}
+
+/** The most calls of the hooks' declared kinds in one episode (any episode: a write hook runs after every one). */
+export function hookCallBound(method: Pick<MethodSpec, "hooks">): number {
+  return extraCallBound(method.hooks);
 }

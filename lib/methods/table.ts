@@ -24,9 +24,22 @@ export function partsLabel(parts: MethodParts): string {
       return ref ? [partLabel(role, ref)] : [];
     }),
     ...parts.steps.map((s) => partLabel("step", s)),
+    ...hookLabels(parts),
   ];
   if (!parts.repairs) labels.unshift("no repair");
   return labels.length === 0 ? "repair only" : labels.join(" + ");
+}
+
+/** The hooks of a method: `classify:NAME(n types)`, `memory:NAME`, `calls(kind<=most)`. */
+function hookLabels(parts: MethodParts): string[] {
+  const h = parts.hooks;
+  if (!h) return [];
+  const calls = Object.entries(h.calls);
+  return [
+    ...(h.classify ? [`classify:${h.classify.name}(${h.classify.types.length} types)`] : []),
+    ...(h.memory ? [`memory:${h.memory.name}${h.memory.embeds_notes ? "(embedded)" : ""}`] : []),
+    ...(calls.length > 0 ? [`calls(${calls.map(([k, d]) => `${k}<=${d.most}`).join(", ")})`] : []),
+  ];
 }
 
 /** The Markdown table of every registered method, in registration order. */

@@ -3,8 +3,12 @@
  * (re-scored online and checked against its cached label); then, while the method repairs, the last
  * attempt is not terminal and fewer than K repairs were made: classify, retrieve (memory methods),
  * prompt, one greedy generation, extract SQL, score — with Reflexion's reflections where the method
- * asks for them. Returns the trajectory, the retrieval log and the finished episode that memory
- * finalization reads; it never writes memory itself (the run does, after committing the trajectory).
+ * asks for them. A method's hooks (lib/methods/hooks.ts) act here and nowhere else: its classifier
+ * labels each failed attempt, its memory's `retrieve` picks notes from the eligible view before each
+ * repair and its `write` runs once the episode is final, their model calls accounted under the kinds
+ * they declare. Returns the trajectory, the retrieval log, the finished episode that memory
+ * finalization reads and the hook's notes; it never writes memory itself (the run does, after
+ * committing the trajectory).
  * @module
  */
 import { classifyFailure } from "../classify.ts";
@@ -19,6 +23,8 @@ import type { Verdict } from "../oracle/oracle.ts";
 import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
+import { callKindsOf, eligibleNotes, renderNotes, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import type { MethodSpec } from "./methods.ts";
 import type { CallKind, ErrorType } from "./trajectory.ts";
@@ -66,11 +72,13 @@ export interface EpisodeServices {
   memory?: MemoryStore;
   retriever?: Retriever;
   embedder?: Embedder;
+  /** A memory hook's notes written so far in this run (the episode shows its hook the eligible ones only). */
+  notes?: readonly NoteView[];
 }
 
-/** One LLM call as accounted (METHOD.md §6.5). */
+/** One LLM call as accounted (METHOD.md §6.5): a kit kind or a kind the method's hooks declare. */
 export interface CallRecord {
-  kind: CallKind;
+  kind: CallKind | string;
   promptTokens: number;
   outputTokens: number;
   truncatedPromptTokens: number;
@@ -84,13 +92,14 @@ export interface CallRecord {
 export interface AttemptRecord extends EpisodeAttempt {
   /** Confirmed correctness (equals oracleCorrect under denotation_confirmed; offline under dbms_only). */
   confirmedCorrect: boolean;
-  errorType: ErrorType | null;
+  /** The classifier's type (METHOD.md §3), or the method's classify hook's label. */
+  errorType: ErrorType | string | null;
   dbExecutions: number;
 }
 
 /** A prompt sent in this episode (logged for the causal audit). */
 export interface PromptRecord {
-  kind: CallKind;
+  kind: CallKind | string;
   hash: string;
   text: string;
 }
@@ -108,6 +117,10 @@ export interface EpisodeResult {
   queryEmbeddings: number;
   /** Input to memory finalization (METHOD.md §4.3). */
   finished: FinishedEpisode;
+  /** The notes a memory hook wrote once the episode was final (stamped); null for a method without one. */
+  notes: Note[] | null;
+  /** Texts the hooks embedded (billed as embedding calls). */
+  hookEmbeddings: number;
 }
 
 /** The cached initial label disagrees with the online oracle: the cache is stale for this data. */
@@ -128,6 +141,10 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const retrieved: string[][] = [];
   const retrievalLog: RetrievalLogRecord[] = [];
   let queryEmbeddings = 0;
+  let hookEmbeddings = 0;
+  const hooks = method.hooks;
+  const view: QuestionView = { dataset: spec.dataset, queryId: example.id, dbId: example.dbId, question: example.question, evidence: example.evidence, schema: spec.schema, streamPosition: spec.streamPosition };
+  const classify = hooks.classify ? hookClassifier(method.name, hooks.classify, view) : undefined;
 
   const score = async (sql: string): Promise<AttemptRecord> => {
     const verdict = await services.score(example, sql);
@@ -137,7 +154,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     if (verdict.status === "NO_DATABASE" || verdict.status === "GOLD_ERROR") {
       throw new MeritError(`query ${example.id} cannot be scored (${verdict.status}: ${verdict.dbError}); it should have been dropped from the stream`);
     }
-    return toAttempt(sql, verdict, spec.feedbackRegime);
+    return toAttempt(sql, verdict, spec.feedbackRegime, classify);
   };
 
   // Attempt 0: the cached initial SQL, never regenerated.
@@ -159,7 +176,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const question = { dataset: spec.dataset, schema: spec.schema, question: example.question, evidence: example.evidence };
   const terminal = (a: AttemptRecord) => (spec.feedbackRegime === "denotation_confirmed" ? a.status === "CORRECT" : a.predictedExecOk);
   const asPrompt = (a: AttemptRecord): PromptAttempt => ({ sql: a.sql, status: a.status, dbError: a.dbError });
-  const generate = async (kind: CallKind, prompt: string): Promise<GenerateResult> => {
+  const generate = async (kind: string, prompt: string): Promise<GenerateResult> => {
     const hash = promptHash(prompt);
     prompts.push({ kind, hash, text: prompt });
     let result: GenerateResult;
@@ -184,6 +201,26 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     });
     return result;
   };
+  // The model as the method's hooks see it: declared kinds only, at most their declared count per episode.
+  const declared = new Set(callKindsOf(hooks));
+  const made = new Map<string, number>();
+  const hookModel: HookModel = {
+    async generate(kind, prompt) {
+      if (!declared.has(kind) || kind === "initial_cache") throw new MeritError(`method "${method.name}": a hook called the model with kind "${kind}", which it does not declare; add it to the method's hooks.calls (declared: ${[...declared].slice(1).join(", ")})`);
+      const most = hooks.calls?.[kind]?.most;
+      const n = (made.get(kind) ?? 0) + 1;
+      if (most !== undefined && n > most) throw new MeritError(`method "${method.name}": its hooks made ${n} "${kind}" calls in the episode of query ${example.id} but declare at most ${most}; raise hooks.calls.${kind}.most (merit grid --plan counts it)`);
+      made.set(kind, n);
+      if (typeof prompt !== "string" || prompt === "") throw new MeritError(`method "${method.name}": a hook's "${kind}" call has an empty prompt`);
+      return (await generate(kind, prompt)).text;
+    },
+    async embed(texts) {
+      if (!services.embedder) throw new MeritError(`method "${method.name}": a hook asked for embeddings but the run has no embedder; set memory.embedsNotes: true in the method's hooks so runs load it`);
+      hookEmbeddings += texts.length;
+      return services.embedder.embed(texts);
+    },
+  };
+  const attemptView = (a: AttemptRecord): AttemptView => ({ sql: a.sql, status: a.status, dbError: a.dbError, executed: a.predictedExecOk, errorType: a.errorType });
   const reflect = async () => {
     const last = attempts[attempts.length - 1];
     const prompt = reflectionPrompt({ ...question, attempts: attempts.map(asPrompt), currentErrorType: last.errorType ?? "Unknown" }, spec.promptsDir);
@@ -198,6 +235,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     const currentErrorType = last.errorType ?? "Unknown";
     let positives: PromptMemory[] = [];
     let negatives: PromptMemory[] = [];
+    let notesText = "";
     if (method.memory) {
       const { memory, retriever, embedder } = services;
       if (!memory || !retriever || !embedder) throw new MeritError(`method ${method.name} needs a memory store, a retriever and an embedder`);
@@ -221,10 +259,20 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       retrieved.push([...positives, ...negatives].map((e) => e.entry_id));
       retrievalLog.push(result.log);
       queryEmbeddings += result.embeddingCalls;
+    } else if (hooks.memory) {
+      const eligible = eligibleNotes(services.notes ?? [], spec.streamPosition, example.id);
+      const picked = await hooks.memory.retrieve({ ...view, iteration, attempts: attempts.map(attemptView) }, eligible, hookModel);
+      const allowed = new Set(eligible);
+      if (!Array.isArray(picked) || picked.some((p) => !p || !allowed.has(p.note) || (p.score !== undefined && !Number.isFinite(p.score)))) {
+        throw new MeritError(`method "${method.name}": memory.retrieve must return notes from the memory it was given ([{ note, score? }], finite scores), not copies or other objects`);
+      }
+      notesText = renderNotes(hooks.memory.heading, picked);
+      retrieved.push(picked.map((p) => p.note.note_id));
+      retrievalLog.push(noteRetrievalRecord(method.name, example.id, iteration, currentErrorType, eligible.length, picked));
     } else {
       retrieved.push([]);
     }
-    const prompt = repairPrompt({ ...question, positives, negatives, reflections, attempts: attempts.map(asPrompt), currentErrorType }, spec.promptsDir);
+    const prompt = repairPrompt({ ...question, positives, negatives, reflections, attempts: attempts.map(asPrompt), currentErrorType, memoryNotes: notesText }, spec.promptsDir);
     const output = await generate("repair", prompt);
     const attempt = await score(extractSql(output.text));
     attempts.push(attempt);
@@ -244,15 +292,66 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     attempts,
     retrievedEntryIds: retrieved.length > 0 ? retrieved[retrieved.length - 1] : [],
   };
-  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished };
+  // The memory hook writes once the episode is final; its notes are stored only after the run commits this episode.
+  let notes: Note[] | null = null;
+  if (hooks.memory) {
+    const last = attempts[attempts.length - 1];
+    const drafts = await hooks.memory.write({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, hookModel);
+    const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
+    notes = stampNotes(method.name, source, drafts);
+  }
+  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings };
 }
 
-/** A verdict as an attempt; under dbms_only the model never learns correctness (METHOD.md §2.5). */
-function toAttempt(sql: string, verdict: Verdict, regime: FeedbackRegime): AttemptRecord {
+/** A classify hook as the episode calls it: the label must be one the hook declares. */
+function hookClassifier(method: string, hook: NonNullable<MethodSpec["hooks"]["classify"]>, view: QuestionView): (a: { sql: string; status: AttemptStatus; dbError: string | null; predictedExecOk: boolean }) => string {
+  const types = new Set(hook.types);
+  return (a) => {
+    const label = hook.classify({ ...view, sql: a.sql, status: a.status, dbError: a.dbError, executed: a.predictedExecOk });
+    if (typeof label !== "string" || !types.has(label)) throw new MeritError(`method "${method}": classifier "${hook.name}" returned ${JSON.stringify(label)} for query ${view.queryId}, which is not one of its declared types (${hook.types.join(", ")})`);
+    return label;
+  };
+}
+
+/** The retrieval_log.jsonl record of a memory hook's step: the picked notes in the log's aligned arrays (no pools, filter or channels). */
+function noteRetrievalRecord(method: string, queryId: string, iteration: number, errorType: string, eligible: number, picked: readonly { note: NoteView; score?: number }[]): RetrievalLogRecord {
+  const score = (p: { score?: number }) => Math.round((p.score ?? 0) * 1e12) / 1e12;
+  return {
+    query_id: queryId,
+    repair_iteration: iteration,
+    current_error_type: errorType,
+    legal_pool_size: eligible,
+    typed_pool_size: 0,
+    fallback_used: false,
+    type_filter_applied: false,
+    type_match_used_as_soft_score: false,
+    retrieved_entry_ids: picked.map((p) => p.note.note_id),
+    retrieved_polarities: picked.map((p) => p.note.polarity),
+    retrieved_error_types: picked.map((p) => p.note.kind),
+    source_db_ids: picked.map((p) => p.note.source_db_id),
+    source_stream_positions: picked.map((p) => p.note.source_stream_position),
+    dense_scores: picked.map(() => 0),
+    bm25_scores: picked.map(() => 0),
+    type_match_scores: picked.map(() => 0),
+    final_scores: picked.map(score),
+    method_name: method,
+    legal_pool_size_by_polarity: {},
+    typed_pool_size_by_polarity: {},
+    fallback_used_by_polarity: {},
+    dense_search: "none",
+  };
+}
+
+/**
+ * A verdict as an attempt; under dbms_only the model never learns correctness (METHOD.md §2.5). The
+ * failure type is the method's classify hook's label when it has one, else the classifier's (§3).
+ */
+function toAttempt(sql: string, verdict: Verdict, regime: FeedbackRegime, classify?: (a: { sql: string; status: AttemptStatus; dbError: string | null; predictedExecOk: boolean }) => string): AttemptRecord {
   const confirmedCorrect = verdict.status === "CORRECT";
   const status: AttemptStatus =
     regime === "dbms_only" && verdict.status === "CORRECT" ? "DENOTATION_MISMATCH" : (verdict.status as AttemptStatus);
-  const classification = status === "CORRECT" ? null : classifyFailure({ status, dbError: verdict.dbError, predictedExecOk: verdict.predictedExecOk });
+  const classification =
+    status === "CORRECT" ? null : classify ? { errorType: classify({ sql, status, dbError: verdict.dbError, predictedExecOk: verdict.predictedExecOk }) } : classifyFailure({ status, dbError: verdict.dbError, predictedExecOk: verdict.predictedExecOk });
   return {
     sql,
     status,

@@ -23,8 +23,9 @@ export function tokenAccounting(prompt: readonly number[], output: readonly numb
 }
 
 /**
- * The trajectory of a finished episode. `plannedInsertions` is 1 when finalization produced an entry
- * (its embedding is billed to this episode, METHOD.md §6.5), else 0.
+ * The trajectory of a finished episode. `plannedInsertions` is the number of texts memory insertion
+ * will embed for this episode — 1 when finalization produced an entry (METHOD.md §6.5), a memory
+ * hook's written notes when it embeds them — billed to it; the hooks' own embeddings are added.
  */
 export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedInsertions: number): Trajectory {
   const { attempts, calls } = result;
@@ -35,7 +36,7 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
     ...tokenAccounting(prompt, output),
     llm_calls: calls.length,
     db_executions: sum(attempts.map((a) => a.dbExecutions)),
-    embedding_calls: result.queryEmbeddings + plannedInsertions,
+    embedding_calls: result.queryEmbeddings + result.hookEmbeddings + plannedInsertions,
     retrieval_calls: result.retrievalLog.length,
     truncations: calls.filter((c) => c.truncatedPromptTokens > 0).length,
   };
@@ -68,6 +69,8 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
   // Only written when a server refused a call, so trajectories without failures keep their bytes.
   const failures = calls.flatMap((c, i) => (c.failure === null ? [] : [{ call: i, message: c.failure }]));
   if (failures.length > 0) trajectory.failed_generations = failures;
+  // Only for a method with a memory hook, so the paper's methods keep their bytes.
+  if (result.notes !== null) trajectory.memory_writes = result.notes;
   return TrajectorySchema.parse(trajectory);
 }
 

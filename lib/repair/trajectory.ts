@@ -4,16 +4,37 @@
  * @module
  */
 import { z } from "zod";
-import { ERROR_TYPES } from "../classify.ts";
 import { InputFileError } from "../errors.ts";
+import type { JsonValue } from "../hash.ts";
 import { ATTEMPT_STATUSES } from "../oracle/types.ts";
 
 // The classifier owns the failure-type vocabulary (METHOD.md §3); trajectories store it as is.
 export { ERROR_TYPES, type ErrorType } from "../classify.ts";
 
-/** What produced an LLM call: the shared initial cache (always first), a reflection or a repair. */
+/**
+ * What produced an LLM call: the shared initial cache (always first), a reflection or a repair — the
+ * kit's kinds — or a kind a method's hooks declare (`distill`, `judge`, …; lib/methods/hooks.ts). The
+ * run checks every kind against its method's declaration; on disk any lower_snake_case kind parses.
+ */
 export const CALL_KINDS = ["initial_cache", "reflection", "repair"] as const;
 export type CallKind = (typeof CALL_KINDS)[number];
+const callKind = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "is not a call kind (lower_snake_case)");
+
+/** A note a method's memory hook wrote once its episode was final, as the trajectory records it. */
+export const NoteSchema = z
+  .object({
+    note_id: z.string().min(1),
+    kind: callKind,
+    text: z.string().min(1),
+    key: z.string(),
+    polarity: z.enum(["positive", "negative", "neutral"]),
+    data: z.custom<JsonValue>((v) => v !== undefined),
+    source_query_id: z.string().min(1),
+    source_db_id: z.string().min(1),
+    source_stream_position: z.number().int().nonnegative(),
+    source_episode_id: z.string().min(1),
+  })
+  .strict();
 
 const count = z.number().int().nonnegative();
 
@@ -94,8 +115,11 @@ export const TrajectorySchema = z
     statuses: z.array(z.enum(ATTEMPT_STATUSES)),
     /** DBMS error text of every attempt, null when the attempt executed (METHOD.md §2.6). */
     db_errors: z.array(z.string().nullable()),
-    /** Classifier error type of every attempt; null exactly for CORRECT attempts (METHOD.md §3). */
-    error_types: z.array(z.enum(ERROR_TYPES).nullable()),
+    /**
+     * Error type of every attempt; null exactly for CORRECT attempts: the classifier's (METHOD.md §3,
+     * ERROR_TYPES), or a label of the method's classify hook (its declared types, checked by the run).
+     */
+    error_types: z.array(z.string().min(1).max(60).nullable()),
     /** Cached oracle label of the initial SQL (Success@1). */
     initial_correct: z.boolean(),
     /** Confirmed correctness of the last attempt (computed offline under dbms_only). */
@@ -109,7 +133,7 @@ export const TrajectorySchema = z
     /** Generated tokens per LLM call, EOS included when emitted. */
     output_tokens: z.array(count).min(1),
     /** Kind of each LLM call; the first is always `initial_cache`. */
-    call_kinds: z.array(z.enum(CALL_KINDS)).min(1),
+    call_kinds: z.array(callKind).min(1),
     /** Prompt tokens dropped by left truncation per LLM call (0 = not truncated). */
     truncated_prompt_tokens: z.array(count).min(1),
     /** Reflexion reflections of this episode, in order ([] for other methods). */
@@ -123,6 +147,11 @@ export const TrajectorySchema = z
      * the server's message. Such a call has no text and 0 output tokens. Absent when there were none.
      */
     failed_generations: z.array(z.object({ call: count, message: z.string() }).strict()).min(1).optional(),
+    /**
+     * The notes the method's memory hook wrote once this episode was final (lib/methods/hooks.ts),
+     * stored after this line is committed; present ([] when none) exactly for methods with a memory hook.
+     */
+    memory_writes: z.array(NoteSchema).optional(),
   })
   .strict()
   .superRefine((t, ctx) => {
@@ -150,6 +179,9 @@ export const TrajectorySchema = z
     if (t.feedback_regime === "denotation_confirmed") {
       if (t.initial_correct !== (t.statuses[0] === "CORRECT")) issue("initial_correct", "disagrees with statuses[0]");
       if (t.final_correct !== (t.statuses[n - 1] === "CORRECT")) issue("final_correct", "disagrees with the last status");
+    }
+    for (const n of t.memory_writes ?? []) {
+      if (n.source_query_id !== t.query_id || n.source_stream_position !== t.stream_position) issue("memory_writes", `note ${n.note_id} names query ${n.source_query_id} at position ${n.source_stream_position}, not this episode`);
     }
     for (const f of t.failed_generations ?? []) {
       if (f.call === 0 || f.call >= calls) issue("failed_generations", `call ${f.call} is not a reflection or repair call (1..${calls - 1})`);

@@ -14,13 +14,13 @@ import { UsageError } from "../errors.ts";
 import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
-import { aliasTarget, getMethod, needsEmbedder, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
+import { aliasTarget, configureMethod, getMethod, needsEmbedder, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
 import { configHash, executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import { readInitialCache } from "./initial-cache.ts";
 import { runManifestExtras } from "./provenance.ts";
 import { checkResume, checkRunDir, runExperiment, type RunOptions, type RunProgress, type RunResult } from "./run.ts";
-import { createServices } from "./services.ts";
+import { createServices, type ServiceOverrides } from "./services.ts";
 import { checkGridFolder } from "./shared-inputs.ts";
 
 /** One (method, stream seed) run of a grid and its run directory. */
@@ -63,6 +63,8 @@ export interface GridOptions {
   plugins?: readonly PluginRecord[];
   /** The grid's --out folder: runs already in it must share this grid's inputs (shared-inputs.ts). */
   root?: string;
+  /** Replaces the config's chat backend or embedder (tests, notebooks); the caches still wrap them. */
+  services?: ServiceOverrides;
 }
 
 /** The run directory name of a stream inside a grid folder: `<method>-s<seed>`. */
@@ -107,6 +109,8 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
   const resume = opts.resume ?? false;
   const log = opts.log ?? (() => undefined);
   checkStreams(streams);
+  // A config retrieval setting that conflicts with a method's own arg is refused before anything loads.
+  for (const s of streams) configureMethod(getMethod(s.method), config.retrieval);
   const { dataset, databaseSet, warnings } = await loadConfigDataset(config, opts.data ?? {});
   for (const line of warnings) log(line);
   const missing = missingDatabases(dataset);
@@ -115,13 +119,15 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
   for (const s of streams) checkRunDir(s.outDir, { config, method: s.method, seed: s.seed, limit }, resume);
   log(`config ${configHash(config).slice(0, 12)}, ${config.dataset}, K=${config.max_repair_steps}, protocol ${config.protocol}, initial cache ${initialCache.cache_hash.slice(0, 12)} (${initialCache.identity.model_name})`);
   if (config.prompts_dir !== undefined) templateSetHash(config.prompts_dir); // a missing template fails before any model loads
-  const services = await createServices(config, dataset);
+  const services = await createServices(config, dataset, opts.services);
   try {
     const plugins = opts.plugins ?? [];
     const shared = await runManifestExtras(services.inner, config.prompts_dir, databaseSet);
     const runs: { stream: Stream; opts: RunOptions }[] = [];
     for (const s of streams) {
-      const method = getMethod(s.method);
+      // Configured as runExperiment configures it, so the resume checks below (checkResume, the
+      // folder check) compare the method the run records, not the registered one.
+      const method = configureMethod(getMethod(s.method), config.retrieval);
       const key = `${s.method}/s${s.seed}`;
       // only the plugins whose registrations this stream uses are part of its identity
       const used = pluginsUsedBy(plugins, { method: s.method, dataset: config.dataset, executor: executorOf(config), engine: config.model.backend === "openai" ? config.model.engine : null });

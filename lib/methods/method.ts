@@ -6,8 +6,9 @@
  * @module
  */
 import { MeritError } from "../errors.ts";
+import { canonicalJson } from "../hash.ts";
 import type { RetrievalPolicy } from "../retrieval/policy.ts";
-import { buildPolicy, configurePolicy, type RetrievalSettings } from "./policy.ts";
+import { buildPolicy, configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./policy.ts";
 import { checkHooks, extraCallBound, hooksRecord, type HooksRecord, type MethodHooks } from "./hooks.ts";
 import { resolvePart, type PartRef, type PartRequest } from "./parts.ts";
 
@@ -97,11 +98,25 @@ export function needsEmbedder(method: Pick<MethodSpec, "memory" | "hooks">): boo
   return method.memory !== null || method.hooks.memory?.embedsNotes === true;
 }
 
-/** The method with a config's retrieval settings applied to its policy (configurePolicy) and its parts. */
+/** Each configured method: the method it was configured from and the settings (canonical JSON). */
+const CONFIGURED = new WeakMap<MethodSpec, { from: MethodSpec; settings: string }>();
+
+/**
+ * The method with a config's retrieval settings applied to its policy and its parts, by
+ * configurePolicy's rule (a setting applies where the method leaves the arg at METHOD.md's value; a
+ * conflict with the method's own arg is refused in one line). Configuring a configured method again
+ * starts from the method it was configured from, so a run configured twice — by the grid, for its
+ * resume checks, and by runExperiment — records, writes and compares the same method.
+ */
 export function configureMethod(method: MethodSpec, settings: RetrievalSettings): MethodSpec {
+  const key = canonicalJson(Object.fromEntries(Object.keys(DEFAULT_RETRIEVAL_SETTINGS).map((k) => [k, settings[k as keyof RetrievalSettings]])));
+  const prior = CONFIGURED.get(method);
+  if (prior) return prior.settings === key ? method : configureMethod(prior.from, settings);
   if (!method.memory) return method;
   const memory = configurePolicy(method.memory, settings);
-  return { ...method, memory, description: memory.description, parts: { ...method.parts, ...memory.parts } };
+  const configured = { ...method, memory, description: memory.description, parts: { ...method.parts, ...memory.parts } };
+  CONFIGURED.set(configured, { from: method, settings: key });
+  return configured;
 }
 
 /**

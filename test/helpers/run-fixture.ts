@@ -95,7 +95,7 @@ export function readJsonl<T>(path: string): T[] {
 export interface PromptLine {
   query_id: string;
   stream_position: number;
-  kind: "reflection" | "repair";
+  kind: string;
   prompt_hash: string;
   prompt: string;
 }

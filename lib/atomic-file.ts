@@ -17,6 +17,8 @@ import { InputFileError } from "./errors.ts";
 export const fsLayer = {
   openSync: fs.openSync,
   writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number): number => fs.writeSync(fd, buffer, offset, length),
+  /** A write at a file position (the memory store's in-place changes, lib/memory/file-transaction.ts). */
+  pwriteSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number => fs.writeSync(fd, buffer, offset, length, position),
   fsyncSync: fs.fsyncSync,
   closeSync: fs.closeSync,
   renameSync: fs.renameSync,

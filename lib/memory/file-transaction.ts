@@ -7,10 +7,18 @@
  * change is absolute (offset, bytes, final size), so applying it again is harmless: opening a store
  * replays a committed record (repairing any file a kill left half-written, such as a torn last line)
  * and deletes an uncommitted one, whose changes were never started.
+ *
+ * Every file is changed whole or not at all, also when a change fails (a full disk): a JSON file
+ * (memory_metadata.json, memory_row_to_entry_id.json) is replaced through `<name>.tmp` and a rename,
+ * so it is never left as truncated JSON; a change made in place (the JSONL and vector files, which
+ * grow by appends) that fails is undone — the bytes it overwrote written back, the file cut to its
+ * old length, which needs no free space. The redo record stays, so the run's resume finishes the write.
+ * File-system calls go through `fsLayer` (lib/atomic-file.ts), the fault-injection seam.
  * @module
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { fsLayer, writeFully } from "../atomic-file.ts";
 import { InputFileError } from "../errors.ts";
 import { canonicalJson } from "../hash.ts";
 
@@ -131,29 +139,87 @@ function writeFailure(file: string, cause: unknown, committed: boolean): unknown
   return new InputFileError(file, `${what}; ${state}`, "free disk space (or choose another --out) and continue the run with --resume", cause);
 }
 
-/** Writes one change and makes it durable (the file is created when absent). */
+/**
+ * Writes one change and makes it durable (the file is created when absent), whole or not at all: a
+ * JSON file is replaced through a temp file; another file is changed in place and, when that fails,
+ * put back as it was.
+ */
 function applyChange(dir: string, change: FileChange): void {
-  const fd = fs.openSync(path.join(dir, change.file), fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o644);
+  const file = path.join(dir, change.file);
+  if (change.file.endsWith(".json")) return replaceWhole(file, change);
+  const existed = fs.existsSync(file);
+  const size = existed ? fs.statSync(file).size : 0;
+  // What the change overwrites (beyond the old end there is nothing to restore, only a length).
+  const overwritten = Buffer.alloc(Math.max(0, Math.min(size, change.offset + change.data.byteLength) - change.offset));
+  if (overwritten.byteLength > 0) readFully(file, overwritten, change.offset);
+  const fd = fsLayer.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o644);
   try {
-    let written = 0;
-    while (written < change.data.byteLength) written += fs.writeSync(fd, change.data, written, change.data.byteLength - written, change.offset + written);
-    fs.ftruncateSync(fd, change.size);
-    fs.fsyncSync(fd);
+    pwriteFully(fd, change.data, change.offset);
+    fsLayer.ftruncateSync(fd, change.size);
+    fsLayer.fsyncSync(fd);
+  } catch (error) {
+    try {
+      pwriteFully(fd, overwritten, change.offset);
+      fsLayer.ftruncateSync(fd, size);
+      fsLayer.fsyncSync(fd);
+    } catch {
+      // The undo failed too: the redo record, still in place, repairs the file when the store is opened.
+    }
+    fsLayer.closeSync(fd);
+    if (!existed) fs.rmSync(file, { force: true }); // a file this change created goes again
+    throw error;
+  }
+  fsLayer.closeSync(fd);
+}
+
+/** A JSON file with `change` applied (to its current bytes), written to `<name>.tmp`, fsynced and renamed over it. */
+function replaceWhole(file: string, change: FileChange): void {
+  const old = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
+  const bytes = Buffer.alloc(change.size);
+  old.copy(bytes, 0, 0, Math.min(change.offset, old.byteLength, change.size));
+  bytes.set(change.data.subarray(0, Math.max(0, change.size - change.offset)), change.offset);
+  const tmp = file + TMP;
+  writeDurable(tmp, bytes);
+  fsLayer.renameSync(tmp, file);
+}
+
+/** Writes `bytes` at `position`, looping over partial writes; a write that makes no progress fails. */
+function pwriteFully(fd: number, bytes: Uint8Array, position: number): void {
+  let written = 0;
+  while (written < bytes.byteLength) {
+    const n = fsLayer.pwriteSync(fd, bytes, written, bytes.byteLength - written, position + written);
+    if (!(n > 0)) throw Object.assign(new Error("write made no progress"), { code: "EIO" });
+    written += n;
+  }
+}
+
+function readFully(file: string, into: Buffer, position: number): void {
+  const fd = fs.openSync(file, "r");
+  try {
+    let read = 0;
+    while (read < into.byteLength) {
+      const n = fs.readSync(fd, into, read, into.byteLength - read, position + read);
+      if (n === 0) break;
+      read += n;
+    }
   } finally {
     fs.closeSync(fd);
   }
 }
 
-function writeDurable(file: string, text: string): void {
-  const fd = fs.openSync(file, "w");
+/** Writes `file` whole and fsyncs it; on a failure the partial file is removed. */
+function writeDurable(file: string, content: string | Uint8Array): void {
+  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+  const fd = fsLayer.openSync(file, "w");
   try {
-    const bytes = Buffer.from(text, "utf8");
-    let offset = 0;
-    while (offset < bytes.byteLength) offset += fs.writeSync(fd, bytes, offset, bytes.byteLength - offset);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    writeFully(fd, bytes, file);
+    fsLayer.fsyncSync(fd);
+  } catch (error) {
+    fsLayer.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw (error as { cause?: unknown }).cause ?? error;
   }
+  fsLayer.closeSync(fd);
 }
 
 export function fsyncDir(dir: string): void {

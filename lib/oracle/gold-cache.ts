@@ -12,8 +12,15 @@
  * other rows), and the context the oracle executes with (text decoding, row and byte caps). A copied,
  * moved or re-extracted database with the same bytes hits; a changed one misses.
  *
- * Every row carries a `row_hash` over its key and payload; a row that fails it (changed or damaged
- * on disk) is refused with one line naming the file, never used. Writes are batched: every
+ * Every row also records the SQL deadline it was executed under (`deadline_ms`): a gold that met a
+ * deadline meets any longer one, so a row is used only under a deadline at least as long; under a
+ * shorter one it is a miss and the gold runs again under the current deadline, exactly as with no
+ * cache file (a timeout then is a gold timeout; an answer replaces the row, with the shorter
+ * deadline). Recording the deadline rather than the time the gold took keeps hits independent of
+ * worker queueing and machine load.
+ *
+ * Every row carries a `row_hash` over its key, deadline and payload; a row that fails it (changed or
+ * damaged on disk) is refused with one line naming the file, never used. Writes are batched: every
  * FLUSH_ROWS results in one transaction, the rest on `close()`.
  * @module
  */
@@ -35,11 +42,16 @@ export const DEFAULT_GOLD_CACHE = "runs/gold-cache.sqlite";
 const FLUSH_ROWS = 512;
 
 /**
- * Version of the disk key and row layout; part of every key, so older rows never match. 3: payloads
- * are the SQL worker's own serialization of the rows (ExecResult `packed`), byte-comparable with a
- * prediction's; version 2 rows held the same rows serialized again by the parent, in other bytes.
+ * Version of the disk key and row layout; part of every key, so older rows never match. 4: each row
+ * records the deadline it ran under (`deadline_ms`, in its row_hash); version 3 rows had none, so a
+ * cached gold was used under any deadline, even one it would not have met. 3: payloads are the SQL
+ * worker's own serialization of the rows (ExecResult `packed`), byte-comparable with a prediction's;
+ * version 2 rows held the same rows serialized again by the parent, in other bytes.
  */
-const KEY_VERSION = "gold-cache/3";
+const KEY_VERSION = "gold-cache/4";
+
+/** The deadline of the executions a cache is told nothing about: the executors' default (ExecutorOptions `timeoutMs`). */
+const DEFAULT_DEADLINE_MS = 30_000;
 
 /** better-sqlite3, loaded on first use: `merit eval` imports this module before its SQL worker starts (start-up, issue 22 §2). */
 let sqlite: typeof Database | undefined;
@@ -64,6 +76,7 @@ function bundledSqliteVersion(): string {
 interface Row {
   ok: number;
   payload: Buffer;
+  deadline_ms: number;
   row_hash: string;
 }
 
@@ -72,9 +85,10 @@ export class GoldCache {
   readonly #db: Database.Database | null;
   readonly #file: string | null;
   readonly #select: Database.Statement<[string], Row> | null = null;
-  readonly #insert: Database.Statement<[string, number, Buffer, string]> | null = null;
+  readonly #insert: Database.Statement<[string, number, Buffer, number, string]> | null = null;
   readonly #digests = new Map<string, Promise<string>>();
-  readonly #pending: Array<[string, number, Buffer, string]> = [];
+  readonly #pending: Array<[string, number, Buffer, number, string]> = [];
+  readonly #deadlineMs: number;
   #flushScheduled = false;
   /** Gold executions actually performed by this process. */
   executions = 0;
@@ -90,10 +104,13 @@ export class GoldCache {
    * @param engine the executor whose gold results are cached (part of the disk key).
    * @param context what else decides the rows an execution returns (text decoding, caps), as the
    *   oracle runs it; part of the disk key.
+   * @param deadlineMs the SQL deadline `execute` runs golds under (the executor's `timeoutMs`): recorded
+   *   with each stored row; a row stored under a longer deadline is not used (a miss).
    */
-  constructor(file: string | null = null, engine = "sqlite", context = "") {
+  constructor(file: string | null = null, engine = "sqlite", context = "", deadlineMs = DEFAULT_DEADLINE_MS) {
     this.#context = [KEY_VERSION, engine, engine === "sqlite" ? bundledSqliteVersion() : "", context].join("\u0000");
     this.#file = file;
+    this.#deadlineMs = deadlineMs;
     if (file === null) {
       this.#db = null;
       return;
@@ -106,12 +123,21 @@ export class GoldCache {
       // consistent under NORMAL), so commits do not wait for the disk.
       this.#db.pragma("synchronous = NORMAL");
       this.#db.pragma("busy_timeout = 5000");
-      this.#db.exec("CREATE TABLE IF NOT EXISTS gold_results (key TEXT PRIMARY KEY, ok INTEGER NOT NULL, payload BLOB NOT NULL, row_hash TEXT NOT NULL)");
+      this.#db.exec("CREATE TABLE IF NOT EXISTS gold_results (key TEXT PRIMARY KEY, ok INTEGER NOT NULL, payload BLOB NOT NULL, row_hash TEXT NOT NULL, deadline_ms REAL NOT NULL DEFAULT 0)");
+      // A file written before key version 4 lacks the column; its rows never match a version 4 key.
+      const columns = this.#db.prepare("SELECT name FROM pragma_table_info('gold_results')").all() as { name: string }[];
+      if (!columns.some((c) => c.name === "deadline_ms")) {
+        try {
+          this.#db.exec("ALTER TABLE gold_results ADD COLUMN deadline_ms REAL NOT NULL DEFAULT 0");
+        } catch (error) {
+          if (!/duplicate column/.test((error as Error).message)) throw error; // another process added it first
+        }
+      }
     } catch (error) {
       throw new InputFileError(file, `cannot be opened as the gold cache (${(error as Error).message})`, "delete it (it only saves gold executions) or pass another --gold-cache FILE", error);
     }
-    this.#select = this.#db.prepare("SELECT ok, payload, row_hash FROM gold_results WHERE key = ?");
-    this.#insert = this.#db.prepare("INSERT OR REPLACE INTO gold_results (key, ok, payload, row_hash) VALUES (?, ?, ?, ?)");
+    this.#select = this.#db.prepare("SELECT ok, payload, deadline_ms, row_hash FROM gold_results WHERE key = ?");
+    this.#insert = this.#db.prepare("INSERT OR REPLACE INTO gold_results (key, ok, payload, deadline_ms, row_hash) VALUES (?, ?, ?, ?, ?)");
   }
 
   /** Gold rows for `sql` on `dbPath`, running `execute` at most once per key. */
@@ -137,8 +163,9 @@ export class GoldCache {
     const diskKey = this.#db ? await this.#diskKey(dbPath, sql) : null;
     if (this.#select && diskKey) {
       const row = this.#select.get(diskKey);
-      if (row) {
-        if (rowHash(diskKey, row.ok, row.payload) !== row.row_hash) {
+      // A row stored under a longer deadline than this one may not have met it: run the gold again.
+      if (row && row.deadline_ms <= this.#deadlineMs) {
+        if (rowHash(diskKey, row.ok, row.payload, row.deadline_ms) !== row.row_hash) {
           throw new InputFileError(this.#file!, `the cached gold result ${diskKey.slice(0, 12)} fails its row_hash check (changed or damaged)`, "delete the gold cache file (it only saves gold executions; they are re-run) or pass another --gold-cache FILE");
         }
         this.hits += 1;
@@ -153,7 +180,7 @@ export class GoldCache {
       const ok = result.ok ? 1 : 0;
       // a packed result is already the payload (the same v8 serialization of the rows)
       const payload = result.ok && result.packed !== undefined ? Buffer.from(result.packed.buffer, result.packed.byteOffset, result.packed.byteLength) : serialize(result.ok ? result.rows : result.error);
-      this.#pending.push([diskKey, ok, payload, rowHash(diskKey, ok, payload)]);
+      this.#pending.push([diskKey, ok, payload, this.#deadlineMs, rowHash(diskKey, ok, payload, this.#deadlineMs)]);
       if (this.#pending.length >= FLUSH_ROWS) this.#scheduleFlush();
     }
     return result;
@@ -186,6 +213,6 @@ export class GoldCache {
   }
 }
 
-function rowHash(key: string, ok: number, payload: Uint8Array): string {
-  return createHash("sha256").update(`${key}\u0000${ok}\u0000`).update(payload).digest("hex"); // the digest of the two concatenated
+function rowHash(key: string, ok: number, payload: Uint8Array, deadlineMs: number): string {
+  return createHash("sha256").update(`${key}\u0000${ok}\u0000${deadlineMs}\u0000`).update(payload).digest("hex"); // the digest of the two concatenated
 }

@@ -76,7 +76,7 @@ export class Oracle {
     this.executor = opts.executor ?? createExecutor(opts.engine ?? DEFAULT_ENGINE, opts);
     // What besides the database and the gold text decides the rows (part of the persisted key).
     const context = `text_errors=${this.#textErrors()} max_rows=${opts.maxRows ?? "default"} max_bytes=${opts.maxBytes ?? "default"}`;
-    this.gold = new GoldCache(opts.goldCacheFile ?? null, this.executor.engine, context);
+    this.gold = new GoldCache(opts.goldCacheFile ?? null, this.executor.engine, context, this.executor.timeoutMs);
   }
 
   /** The SQLite sandbox behind this oracle (its process pool, for tests and reports); throws for another engine. */

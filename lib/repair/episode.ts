@@ -254,9 +254,13 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
         method.memory,
         embedder,
       );
-      positives = result.positives.map((r) => r.entry);
-      negatives = result.negatives.map((r) => r.entry);
-      retrieved.push([...positives, ...negatives].map((e) => e.entry_id));
+      // Each entry goes under its own polarity's heading, whatever the pool layout: a combined pool
+      // (returned as `positives`) holds negatives too when the writer stores them, and a failed
+      // direction must never be shown as a confirmed success. By-polarity pools split the same way.
+      const ranked = [...result.positives, ...result.negatives].map((r) => r.entry);
+      positives = ranked.filter((e) => e.polarity === "positive");
+      negatives = ranked.filter((e) => e.polarity === "negative");
+      retrieved.push(ranked.map((e) => e.entry_id));
       retrievalLog.push(result.log);
       queryEmbeddings += result.embeddingCalls;
     } else if (hooks.memory) {

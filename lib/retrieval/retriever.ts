@@ -67,7 +67,10 @@ export interface RankedEntry {
 }
 
 export interface RetrievalResult {
-  /** Entries for the positive prompt section, ranked (dynamic_rag: its combined pool). */
+  /**
+   * The positive pool, ranked; a combined pool (dynamic_rag) comes here whole, entries of both
+   * polarities when its writer stores negatives (the episode shows each under its own heading).
+   */
   positives: RankedEntry[];
   /** Entries for the negative prompt section, ranked. */
   negatives: RankedEntry[];

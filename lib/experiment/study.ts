@@ -15,6 +15,7 @@ import { allowTypeScriptImports } from "../compiled.mjs";
 import { datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { getMethod } from "../methods/index.ts";
+import { importErrorText } from "../plugin-files.ts";
 import { parseConfig, SubsetSchema, type ExperimentConfig, type SubsetRule } from "./config.ts";
 import { TINY_CHAT, TINY_EMBEDDER } from "./quick-config.ts";
 
@@ -212,8 +213,7 @@ export async function loadStudyFile(file: string): Promise<Study> {
     await allowTypeScriptImports();
     mod = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
   } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new InputFileError(file, `failed to load (${message})`, "fix the study file");
+    throw new InputFileError(file, `failed to load (${importErrorText(error)})`, "fix the study file");
   }
   const study = mod.default as Partial<Study> | undefined;
   if (study === undefined || typeof study !== "object" || !Array.isArray(study.comparisons)) {

@@ -1,7 +1,9 @@
 /**
  * The one module a plugin file imports (README "Write a follow-up study"; DESIGN.md §1): every
  * registry a study can add to — methods and their parts, datasets, SQL executors, inference
- * engines — and the types their entries implement. A plugin file lives anywhere outside lib/
+ * engines — the types their entries implement, and the bundled entries the README's "How to add …"
+ * sections start from (`MERIT_PARTS`, `spider`, `bird`, `createExecutor`, `getEngine`;
+ * test/foundation/readme-snippets.test.ts compiles those sections' snippets). A plugin file lives anywhere outside lib/
  * (`studies/NAME/`, `examples/`) and is loaded with `--plugin FILE.ts` or the config's `plugins`.
  * @module
  */
@@ -17,8 +19,13 @@ export type { ErrorType } from "./classify.ts";
 export type { MemoryEntry, Polarity } from "./memory/entry.ts";
 export { pyRound } from "./retrieval/rank.ts";
 export { registerDataset } from "./data/dataset-registry.ts";
+/** The bundled Spider and BIRD adapters a dataset plugin starts from: `registerDataset({ ...spider, name, title, layout })`. */
+export { spider } from "./data/datasets/spider.ts";
+export { bird } from "./data/datasets/bird.ts";
 export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./data/adapter.ts";
 export { packedResult, registerExecutor } from "./oracle/executor.ts";
+/** A registered engine's executor (`createExecutor("sqlite", opts)`, the bundled sandbox), for an executor that wraps one. */
+export { createExecutor } from "./oracle/executors.ts";
 export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./oracle/executor.ts";
 export type { Rows, SqlValue } from "./oracle/types.ts";
 /** The engine-independent worker pool (slots, FIFO queue, deadline kill-and-replace, crash replacement) an executor can run its engine in. */

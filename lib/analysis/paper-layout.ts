@@ -4,6 +4,7 @@
  * names. Everything else stays reachable (`merit report --all-methods`, `--all-comparisons`).
  * @module
  */
+import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
 import type { RunSummary } from "./run-summary.ts";
 import type { TableSelection } from "./table-selection.ts";
 
@@ -32,6 +33,16 @@ export const PAPER_LABELS: Readonly<Record<string, string>> = {
   cross_database_only: "Cross-database only",
   transductive_batch: "Transductive batch",
 };
+
+/**
+ * Display names of the `datasets` the paper does not name: each registered one's adapter `title`
+ * (`Spider-Syn dev`, a plugin dataset's title), so no table shows a registry name; `--labels` still
+ * wins, and an unregistered name stays as it is.
+ */
+export function datasetTitles(datasets: readonly string[]): Record<string, string> {
+  const known = datasetNames();
+  return Object.fromEntries([...new Set(datasets)].filter((d) => PAPER_LABELS[d] === undefined && known.includes(d)).map((d) => [d, datasetAdapter(d).title]));
+}
 
 /** Where the paper's tables abbreviate a name (Tables 1–3); figures and COMPARISON.md keep PAPER_LABELS. */
 export const PAPER_TABLE_LABELS: Readonly<Record<string, string>> = { dynamic_rag: "Dyn. RAG" };

@@ -19,7 +19,7 @@ export class RunMismatchError extends MeritError {
     fix: string,
   ) {
     super(
-      `report: runs differ in ${field}: ${first.dir} (${first.method}, seed ${first.stream_seed}) has ${valueOf(first)} but ` +
+      `runs differ in ${field}: ${first.dir} (${first.method}, seed ${first.stream_seed}) has ${valueOf(first)} but ` +
         `${second.dir} (${second.method}, seed ${second.stream_seed}) has ${valueOf(second)}; ${fix}`,
     );
   }
@@ -55,7 +55,7 @@ const GLOBAL: Control[] = [
  * shared K.
  */
 export function assertAlignedRuns(runs: readonly RunIdentity[]): number {
-  if (runs.length === 0) throw new MeritError("report: no runs to align; pass run directories");
+  if (runs.length === 0) throw new MeritError("no runs to align; pass run directories");
   const firstOf = new Map<string, RunIdentity>();
   for (const run of runs) {
     const first = firstOf.get(run.dataset);
@@ -72,7 +72,7 @@ export function assertAlignedRuns(runs: readonly RunIdentity[]): number {
   for (const run of runs) {
     const key = `${run.dataset}\u0000${run.method}\u0000${run.stream_seed}`;
     const other = seen.get(key);
-    if (other) throw new MeritError(`report: ${other.dir} and ${run.dir} are both (${run.dataset}, ${run.method}, seed ${run.stream_seed}); pass each run once`);
+    if (other) throw new MeritError(`${other.dir} and ${run.dir} are both (${run.dataset}, ${run.method}, seed ${run.stream_seed}); pass each run once`);
     seen.set(key, run);
   }
   return runs[0].max_repair_steps;

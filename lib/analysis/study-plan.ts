@@ -125,6 +125,11 @@ export interface ComparisonPower extends PlannedPower {
   b: string;
   queries: number;
   seeds: number;
+  /**
+   * The pilot of this comparison: `used` (its variance), `no-variance` (identical outcomes),
+   * `unpaired` (its runs do not pair up) or `none` (no finished runs of both methods).
+   */
+  pilot: "used" | "no-variance" | "unpaired" | "none";
 }
 
 /**
@@ -138,12 +143,15 @@ export function comparisonPowers(study: Study, streams: readonly DatasetStreams[
     for (const [a, b] of study.comparisons) {
       let planned: PlannedPower | null = null;
       let fallback = "";
+      let state: ComparisonPower["pilot"] = "none";
       if (pilot.some((r) => r.dataset === s.dataset && r.method === a) && pilot.some((r) => r.dataset === s.dataset && r.method === b)) {
         try {
           const m = pairedMatrices(pilot, s.dataset, a, b);
           planned = powerFromPilot(pairedPower(m.a, m.b, { resamples: 2000, seed: 0 }), s.queries, seeds, target);
+          state = planned === null ? "no-variance" : "used";
           if (planned === null) fallback = " (the pilot shows identical outcomes, so no variance: the paper's is used)";
         } catch {
+          state = "unpaired";
           fallback = " (the pilot runs do not pair up: the paper's variance is used)";
         }
       }
@@ -151,11 +159,23 @@ export function comparisonPowers(study: Study, streams: readonly DatasetStreams[
         const { variance, source } = paperVarianceFor(paper, s.dataset, a, b);
         planned = powerFromPaper(variance, source + fallback, s.queries, seeds, target, mdeFactor());
       }
-      rows.push({ dataset: s.dataset, a, b, queries: s.queries, seeds, ...planned });
+      rows.push({ dataset: s.dataset, a, b, queries: s.queries, seeds, pilot: state, ...planned });
     }
   }
   return rows;
 }
+
+/**
+ * The "orders for MDE ≤ target" cell when no count is known: no number of orders up to 100 reaches
+ * the target (a pilot's variance), or the paper's variance, which cannot be split across orders,
+ * until a pilot (a larger one when the pilot ran with identical outcomes) measures it.
+ */
+const ORDERS_UNKNOWN: Record<ComparisonPower["pilot"], string> = {
+  used: "none ≤ 100",
+  none: "needs a pilot",
+  "no-variance": "needs a larger pilot (identical outcomes)",
+  unpaired: "needs a pilot whose runs pair up",
+};
 
 /** The plan as lines for stdout (a Markdown table for the power). */
 export function planLines(study: Study, streams: readonly DatasetStreams[], budgets: readonly GridBudget[], rate: CallRate, tokensPerCall: { tokens: number; source: string }, powers: readonly ComparisonPower[], target: number): string[] {
@@ -174,14 +194,14 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
     ? "merit grid --plan's count: calls repeated across streams counted once, those the call cache holds not left to compute"
     : `K = ${study.max_repair_steps} repairs per initially failed query and stream, reflections K + 1 more${budgets.some((b) => b.planned) ? "; the grid plan's count where the initial cache exists" : "; memoryless methods repeat across orders, so the call cache answers many"}`;
   lines.push(`most model calls: ${int(calls)} (${how}), ${int(left)} of them still to compute`);
-  lines.push(`most tokens: ${int(Math.round(left * tokensPerCall.tokens))} (prompt + output, ${tokensPerCall.source})`);
+  lines.push(left === 0 ? "most tokens: none left to compute (no model call left)" : `most tokens: ${int(Math.round(left * tokensPerCall.tokens))} (prompt + output, ${tokensPerCall.source})`);
   lines.push(left === 0 ? "estimated time: no model call left to compute (merit study run audits and reports)" : `estimated time: at most ${durationText(left * rate.seconds)} (${rate.source}; the progress line gives the real ETA)`);
   lines.push("");
   lines.push(`power (α = 0.05, 80% power; MDE = 2.80 × SE; target Δ = ${fixed(target, 2)} pp):`);
   lines.push("| dataset | comparison | queries | orders | MDE (pp) | queries for MDE ≤ target | orders for MDE ≤ target | variance from |");
   lines.push("|---|---|---|---|---|---|---|---|");
   for (const p of powers) {
-    const orders = p.seedsNeeded === null ? (p.source.startsWith("pilot") ? `none ≤ 100` : "needs a pilot") : String(p.seedsNeeded);
+    const orders = p.seedsNeeded !== null ? String(p.seedsNeeded) : ORDERS_UNKNOWN[p.pilot];
     const available = streams.find((s) => s.dataset === p.dataset)?.available ?? Number.POSITIVE_INFINITY;
     const queries = `${int(p.queriesNeeded)}${p.queriesNeeded > available ? ` (more than the ${int(available)} the dataset holds)` : ""}`;
     lines.push(`| ${p.dataset} | ${p.a} vs ${p.b} | ${p.queries} | ${p.seeds} | ${fixed(p.mde, 2)} | ${queries} | ${orders} | ${p.source} |`);

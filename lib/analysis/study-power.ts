@@ -62,14 +62,21 @@ export function paperVariances(paper: PaperNumbers): PaperVariance[] {
   });
 }
 
-/** The paper's variance for comparing `a` with `b` on `dataset`: the pair itself, else the largest σ (see the module comment). */
+/**
+ * The paper's variance for comparing `a` with `b` on `dataset`: the pair itself, else the largest σ
+ * (see the module comment); `source` names the pair borrowed and why it was chosen.
+ */
 export function paperVarianceFor(list: readonly PaperVariance[], dataset: string, a: string, b: string): { variance: PaperVariance; source: string } {
   const pair = list.find((v) => v.dataset === dataset && ((v.reference === a && v.other === b) || (v.reference === b && v.other === a)));
   if (pair) return { variance: pair, source: `paper Table 2, ${pair.reference} vs ${pair.other} on ${dataset}` };
-  const pool = list.some((v) => v.dataset === dataset) ? list.filter((v) => v.dataset === dataset) : list;
+  const covered = list.some((v) => v.dataset === dataset);
+  const pool = covered ? list.filter((v) => v.dataset === dataset) : list;
   if (pool.length === 0) throw new Error("paperVarianceFor: the paper numbers hold no Table 2 row");
   const widest = pool.reduce((x, y) => (y.sd > x.sd ? y : x));
-  return { variance: widest, source: `paper Table 2, largest σ${widest.dataset === dataset ? ` on ${dataset}` : ""} (${widest.reference} vs ${widest.other} on ${widest.dataset}; the pair is not in the paper)` };
+  const why = covered
+    ? `the paper does not compare ${a} with ${b}; this is its largest σ on ${dataset}, the conservative choice`
+    : `the paper has no ${dataset} runs; this is its largest σ over ${[...new Set(list.map((v) => v.dataset))].join(" and ")}, the conservative choice`;
+  return { variance: widest, source: `paper Table 2, ${widest.reference} vs ${widest.other} on ${widest.dataset} (${why})` };
 }
 
 /** Planned power from the paper's variance: `queries` × `seeds`, target Δ in pp. */

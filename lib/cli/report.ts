@@ -18,7 +18,7 @@ import { mdeFigure } from "../analysis/figure-power.ts";
 import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
 import type { RunIdentity } from "../analysis/run-directory.ts";
 import { paperComparison, readPaperNumbers } from "../analysis/paper-comparison.ts";
-import { paperAblationSelection, paperSelection, paperTableSelection, PAPER_TABLE_LABELS, reportComparisons } from "../analysis/paper-layout.ts";
+import { datasetTitles, paperAblationSelection, paperSelection, paperTableSelection, PAPER_TABLE_LABELS, reportComparisons } from "../analysis/paper-layout.ts";
 import { withVerdicts } from "../analysis/comparison-verdict.ts";
 import { methodsSelection, pairsComparisonTable, parseComparisonPairs } from "../analysis/study-layout.ts";
 import { difficultyTable } from "../analysis/table-difficulty.ts";
@@ -110,12 +110,14 @@ export const reportCommand: Command = {
     };
     const minGold = values["min-gold-labels"] === undefined ? undefined : numberFlag(values["min-gold-labels"], "min-gold-labels", 150, { integer: true, min: 1 });
     if (minGold !== undefined && values["gold-labels"] === undefined) throw new UsageError(`--min-gold-labels needs --gold-labels FILE\n${USAGE}`);
-    const labels = parseLabels(values.labels);
+    const given = parseLabels(values.labels);
 
     const runDirs = [...new Map(inputs.flatMap(listRuns).map((d) => [resolve(d), d])).values()];
     if (runDirs.length === 0) throw new InputFileError(inputs.join(", "), `holds no ${RUN_FILES.trajectories}`, "pass directories written by `merit run`");
     await loadCommandPlugins(values.plugin, { runDirs }, io);
     const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(runDirs);
+    // a dataset the paper does not name (a plugin's) under its adapter's title, unless --labels names it
+    const labels = { ...datasetTitles(runs.map((r) => r.dataset)), ...given };
     const known = [...new Set(runs.map((r) => r.method))].sort();
     if (values.reference !== undefined) assertRunMethod(values.reference, "reference", known);
     const ablation = values.full === undefined && values.ablations === undefined ? undefined : ablationFlags(values.full, values.ablations, known);

@@ -25,7 +25,7 @@ import { readRunJson, runFile } from "../experiment/run-dir.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
 import { buildStream } from "../experiment/stream.ts";
 import {
-  checkStudyNames, datasetRunRoot, initialPredictions, loadStudyFile, STUDY_NAME, studyCallCache, studyConfig, studyPaths, studyPluginFiles, subsetText,
+  checkStudyFiles, checkStudyNames, datasetRunRoot, initialPredictions, loadStudyFile, STUDY_NAME, studyCallCache, studyConfig, studyPaths, studyPluginFiles, subsetText,
   type Study, type StudyPaths,
 } from "../experiment/study.ts";
 import { loadPlugins, type PluginRecord } from "../methods/index.ts";
@@ -40,7 +40,8 @@ const USAGE = `usage: merit study new NAME [--dir DIR]
   study's own, registered by its plugin files), stream seeds, the reference method, the comparisons,
   how many queries, and the models (the tiny test models by default; realModels() or server({...})).
   new   writes DIR/NAME/ (default studies/NAME/) from studies/template: study.ts, my-method.ts (the
-        study's method, a plugin) and my-method.test.ts (found by \`make test\`); refuses an existing folder
+        study's method, a plugin) and study.test.ts (the study's test, whatever it lists; found by
+        \`make test\`); refuses an existing folder
   plan  before any compute: runs, the most model calls and tokens, an estimated time (the rate this
         machine measured in the study's last run, else a stated assumption), and each comparison's
         MDE at α = 0.05 and 80% power for its queries and orders (variance from the study's finished
@@ -106,6 +107,7 @@ function newStudy(argv: string[], io: CommandIO): number {
 /** A study file with its plugins loaded and its names checked. */
 async function openStudy(file: string): Promise<{ study: Study; plugins: PluginRecord[] }> {
   const study = await loadStudyFile(file);
+  checkStudyFiles(study, file);
   const plugins = await loadPlugins(studyPluginFiles(study, file));
   checkStudyNames(study);
   return { study, plugins };
@@ -209,11 +211,11 @@ function seedCallCache(study: Study, paths: StudyPaths, io: CommandIO): void {
   io.err(`study: ${cache} starts as a copy of ${REPLAY_CACHE} (${cacheRows(cache)} stored calls of the tiny models)`);
 }
 
-/** Builds a dataset's initial cache when it is missing: from the study's (or the bundled) predictions, else with the model. */
-async function ensureInitialCache(study: Study, dataset: string, config: ExperimentConfig, paths: StudyPaths, io: CommandIO): Promise<void> {
+/** Builds a dataset's initial cache when it is missing: from the study's `initial` (relative to the study file) or the bundled predictions, else with the model. */
+async function ensureInitialCache(study: Study, file: string, dataset: string, config: ExperimentConfig, paths: StudyPaths, io: CommandIO): Promise<void> {
   if (existsSync(config.initial_cache)) return;
   const configFile = join(paths.runs, "configs", `${dataset}.json`);
-  const predictions = initialPredictions(study, dataset);
+  const predictions = initialPredictions(study, dataset, file);
   io.err(`study: initial cache of ${dataset} ${predictions ? `from ${predictions}` : "from the model (one greedy call per query)"} -> ${config.initial_cache}`);
   const quiet = { out: (line: string) => io.err(line), err: (line: string) => io.err(line) };
   // Each phase's commands load when it runs, not when `merit study` starts (issue 22 §2).
@@ -248,7 +250,7 @@ async function runStudy(argv: string[], io: CommandIO): Promise<number> {
     const configFile = join(paths.runs, "configs", `${dataset}.json`);
     mkdirSync(dirname(configFile), { recursive: true });
     writeFileSync(configFile, JSON.stringify(config, null, 2) + "\n");
-    await ensureInitialCache(study, dataset, config, paths, io);
+    await ensureInitialCache(study, file, dataset, config, paths, io);
     const root = datasetRunRoot(paths, dataset);
     roots.push(root);
     const all = planStreams(study.methods, study.seeds, root);

@@ -7,7 +7,7 @@
  * read it; every run it implies is an ordinary experiment config built here (`studyConfig`).
  * @module
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
@@ -15,6 +15,7 @@ import { allowTypeScriptImports } from "../compiled.mjs";
 import { datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { getMethod } from "../methods/index.ts";
+import { importErrorText, type PluginSource } from "../plugin-files.ts";
 import { parseConfig, SubsetSchema, type ExperimentConfig, type SubsetRule } from "./config.ts";
 import { TINY_CHAT, TINY_EMBEDDER } from "./quick-config.ts";
 
@@ -97,9 +98,9 @@ export const StudySchema = z
     /** K, repair generations per initially failed query. */
     max_repair_steps: z.number().int().nonnegative().default(7),
     models: ModelsSchema.default({ kind: "tiny" }),
-    /** Plugin files (paths relative to the study file) registering the study's methods, parts, datasets. */
+    /** Plugin files registering the study's methods, parts, datasets (paths relative to the study file). */
     plugins: z.array(z.string().min(1)).default([]),
-    /** Per dataset, the predictions file (one SQL per line) the shared initial cache is built from. */
+    /** Per dataset, the predictions file (one SQL per line) the shared initial cache is built from (paths relative to the study file). */
     initial: z.record(z.string().min(1)).default({}),
   })
   .strict();
@@ -154,9 +155,14 @@ export function studyCallCache(paths: StudyPaths): string {
   return join(paths.runs, "llm-call-cache.sqlite");
 }
 
-/** The predictions file of a dataset's initial cache, or null when none is known (then the model builds it). */
-export function initialPredictions(study: Study, dataset: string): string | null {
-  return study.initial[dataset] ?? DEFAULT_PREDICTIONS[dataset] ?? null;
+/**
+ * The predictions file of a dataset's initial cache, or null when none is known (then the model
+ * builds it): the study's `initial` entry resolved against the study file's folder (`file`), else the
+ * bundled default (a path of the kit, relative to the working folder like a config's paths).
+ */
+export function initialPredictions(study: Study, dataset: string, file: string): string | null {
+  const given = study.initial[dataset];
+  return given !== undefined ? resolve(dirname(file), given) : (DEFAULT_PREDICTIONS[dataset] ?? null);
 }
 
 /** The experiment config of one dataset of the study: the kit's defaults, the study's K, subset and models. */
@@ -198,9 +204,28 @@ export function checkStudyNames(study: Study): void {
   for (const d of study.datasets) if (!known.includes(d)) throw new MeritError(`study ${study.name}: unknown dataset "${d}"; registered: ${known.join(", ")}`);
 }
 
-/** The study's plugin files, resolved against the study file's folder. */
-export function studyPluginFiles(study: Study, file: string): string[] {
-  return study.plugins.map((p) => resolve(dirname(file), p));
+/** The study's plugin files, resolved against the study file's folder; an error names the study file's `plugins` entry. */
+export function studyPluginFiles(study: Study, file: string): PluginSource[] {
+  return study.plugins.map((p) => ({ file: resolve(dirname(file), p), label: `${file}: plugins entry "${p}"` }));
+}
+
+/**
+ * Every file the study file names (`plugins`, `initial`; relative to the study file) exists, and so
+ * does each bundled default predictions file it relies on: the first missing one fails with one line
+ * naming the study field, the path it resolved to, and the fix.
+ */
+export function checkStudyFiles(study: Study, file: string): void {
+  const isFile = (path: string) => existsSync(path) && statSync(path).isFile();
+  for (const p of study.plugins) {
+    const path = resolve(dirname(file), p);
+    if (!isFile(path)) throw new InputFileError(file, `plugins entry "${p}" is not a file (${path})`, "give the plugin's path relative to the study file");
+  }
+  for (const dataset of study.datasets) {
+    const path = initialPredictions(study, dataset, file);
+    if (path === null || isFile(path)) continue;
+    if (study.initial[dataset] !== undefined) throw new InputFileError(file, `initial.${dataset} "${study.initial[dataset]}" is not a file (${path})`, "give the predictions file's path relative to the study file");
+    throw new InputFileError(file, `the bundled predictions of ${dataset}, ${path}, are not here`, `run merit from the kit's folder, or set initial: { ${dataset}: "FILE.sql" } (relative to the study file)`);
+  }
 }
 
 /** Imports a study file and returns its validated default export. */
@@ -212,8 +237,7 @@ export async function loadStudyFile(file: string): Promise<Study> {
     await allowTypeScriptImports();
     mod = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
   } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new InputFileError(file, `failed to load (${message})`, "fix the study file");
+    throw new InputFileError(file, `failed to load (${importErrorText(error)})`, "fix the study file");
   }
   const study = mod.default as Partial<Study> | undefined;
   if (study === undefined || typeof study !== "object" || !Array.isArray(study.comparisons)) {

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { classifierValidation, type AnnotationRow } from "../../lib/analysis/classifier-validation.ts";
 import { difference, differenceInterval, signed } from "../../lib/analysis/number-format.ts";
 import { paperComparison, readPaperNumbers } from "../../lib/analysis/paper-comparison.ts";
-import { paperAblationSelection, paperSelection, paperTableSelection } from "../../lib/analysis/paper-layout.ts";
+import { datasetTitles, paperAblationSelection, paperSelection, paperTableSelection } from "../../lib/analysis/paper-layout.ts";
+import { registerDataset } from "../../lib/data/datasets/index.ts";
+import { spider } from "../../lib/data/datasets/spider.ts";
 import { summarizeRun, type RunSummary } from "../../lib/analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown } from "../../lib/analysis/table.ts";
 import { ablationTable, comparisonTable, exTable, failureTable, repairTable } from "../../lib/analysis/tables.ts";
@@ -167,5 +169,14 @@ describe("COMPARISON.md: every one of the paper's 130 numbers", () => {
     const t4 = md.slice(md.indexOf("## Table 4"), md.indexOf("## Table 5"));
     expect(t4).toContain("| spider | no_bm25 | EX std | — | 0.20 | — |");
     expect(t4.split("\n").filter((l) => l.includes("| EX std |"))).toHaveLength(14);
+  });
+});
+
+describe("datasetTitles", () => {
+  it("names a dataset the paper does not name by its adapter's title (a plugin's too), never by its registry name", () => {
+    registerDataset({ ...spider, name: "geo-plugin", title: "GeoQuery (plugin)" });
+    expect(datasetTitles(["spider", "bird", "spider-syn", "geo-plugin", "geo-plugin", "unregistered"])).toEqual({ "spider-syn": "Spider-Syn dev", "geo-plugin": "GeoQuery (plugin)" });
+    const sel = paperTableSelection([], { labels: { ...datasetTitles(["geo-plugin"]), "spider-syn": "Syn" } });
+    expect(sel.labels).toMatchObject({ spider: "Spider", "geo-plugin": "GeoQuery (plugin)", "spider-syn": "Syn" });
   });
 });

@@ -24,7 +24,7 @@ describe("assertAlignedRuns: database set", () => {
     const runs = [id("r/merit-0"), id("r/iterative-0", { method: "iterative", database_set: "single", database_manifest_hash: "db-B" })];
     expect(() => assertAlignedRuns(runs)).toThrow(RunMismatchError);
     expect(() => assertAlignedRuns(runs)).toThrow(
-      "report: runs differ in database set (single vs test-suite databases): r/merit-0 (merit, seed 0) has test-suite but r/iterative-0 (iterative, seed 0) has single; score every run on the same set: all on the test-suite databases (`merit data download spider-testsuite`), or all with --allow-single-db",
+      "runs differ in database set (single vs test-suite databases): r/merit-0 (merit, seed 0) has test-suite but r/iterative-0 (iterative, seed 0) has single; score every run on the same set: all on the test-suite databases (`merit data download spider-testsuite`), or all with --allow-single-db",
     );
   });
   it("a manifest that did not record its set is not mixed with one that did; same sets pass", () => {

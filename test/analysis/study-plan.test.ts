@@ -64,5 +64,17 @@ describe("study plan", () => {
     expect(p.source).toMatch(/^pilot: the study's runs \(8 queries × 2 orders, σ_b² [\d.]+, σ_w² [\d.]+ pp²\)$/);
     const [bigger] = comparisonPowers(s, [{ dataset: "spider", queries: 32, failed: 8, exact: true, available: 1034 }], paperVariances(readPaperNumbers().numbers), 2, pilot);
     expect(bigger.mde).toBeCloseTo(p.mde / 2, 9);
+    expect(p.pilot).toBe("used");
+  });
+
+  it("a finished study: no tokens left (not \"most tokens: 0\"), and a pilot without variance asks for a larger pilot, not for a pilot", () => {
+    const runOf = (method: string) => summarizeRun(Array.from({ length: 4 }, (_, q) => buildTrajectory({ query_id: String(q), attempts: [`SELECT ${q}`], statuses: [q < 2 ? "CORRECT" : "DENOTATION_MISMATCH"], dataset: "spider", method, stream_seed: 0 })));
+    const s = defineStudy({ name: "p", methods: ["iterative", "merit"], seeds: [0], reference: "merit", queries: 4 });
+    const done = [{ dataset: "spider", queries: 4, failed: 2, exact: true, available: 1034 }];
+    const powers = comparisonPowers(s, done, paperVariances(readPaperNumbers().numbers), 2, [runOf("merit"), runOf("iterative")]);
+    expect(powers[0]).toMatchObject({ pilot: "no-variance", seedsNeeded: null });
+    const lines = planLines(s, done, gridBudget(s, done, () => true), { seconds: 1, source: "assumed" }, { tokens: 1234, source: "1234 per call, the mean of the study's finished runs" }, powers, 2);
+    expect(lines).toContain("most tokens: none left to compute (no model call left)");
+    expect(lines.find((l) => l.startsWith("| spider | merit vs iterative |"))).toMatch(/\| needs a larger pilot \(identical outcomes\) \| paper Table 2, merit vs iterative on spider \(the pilot shows identical outcomes/);
   });
 });

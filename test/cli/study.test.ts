@@ -33,7 +33,7 @@ describe("merit study new, plan, run on the tiny models", () => {
   it("new writes the template under the name and refuses an existing folder or a bad name", () => {
     const r = merit("study", "new", "demo-study", "--dir", studies);
     expect(r.code, r.stderr).toBe(0);
-    for (const f of ["study.ts", "my-method.ts", "my-method.test.ts"]) expect(existsSync(join(studies, "demo-study", f))).toBe(true);
+    for (const f of ["study.ts", "my-method.ts", "study.test.ts"]) expect(existsSync(join(studies, "demo-study", f))).toBe(true);
     expect(readFileSync(file, "utf8")).toContain('name: "demo-study",');
     const again = merit("study", "new", "demo-study", "--dir", studies);
     expect(again.code).toBe(2);

@@ -1,10 +1,10 @@
 // Tests lib/experiment/study.ts: defineStudy's defaults and refusals, the experiment config each
-// model preset gives, and loading a study file.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// model preset gives, loading a study file, and the paths it names (relative to the study file).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkStudyNames, defineStudy, loadStudyFile, realModels, server, studyConfig, studyPaths, subsetText, tinyModels } from "../../lib/experiment/study.ts";
+import { checkStudyFiles, checkStudyNames, defineStudy, initialPredictions, loadStudyFile, realModels, server, studyConfig, studyPaths, studyPluginFiles, subsetText, tinyModels } from "../../lib/experiment/study.ts";
 import { TINY_CHAT, TINY_EMBEDDER } from "../../lib/experiment/quick-config.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "merit-study-lib-"));
@@ -77,5 +77,27 @@ describe("loadStudyFile", () => {
     writeFileSync(join(tmp, "package.json"), '{"type":"module"}\n');
     writeFileSync(join(tmp, "empty.ts"), "export const x = 1;\n");
     await expect(loadStudyFile(join(tmp, "empty.ts"))).rejects.toThrow(/has no `export default defineStudy/);
+  });
+});
+
+describe("the paths a study file names", () => {
+  const dir = join(tmp, "studies", "paths");
+  const file = join(dir, "study.ts");
+  mkdirSync(join(dir, "data"), { recursive: true });
+  writeFileSync(join(dir, "data", "preds.sql"), "SELECT 1\n");
+  writeFileSync(join(dir, "plugin.ts"), "export {};\n");
+  const study = defineStudy({ ...minimal, plugins: ["./plugin.ts"], initial: { spider: "data/preds.sql" } });
+
+  it("resolves plugins and initial against the study file's folder, whatever the working folder; the bundled default stays the kit's", () => {
+    expect(studyPluginFiles(study, file)).toEqual([{ file: join(dir, "plugin.ts"), label: `${file}: plugins entry "./plugin.ts"` }]);
+    expect(initialPredictions(study, "spider", file)).toBe(join(dir, "data", "preds.sql"));
+    expect(initialPredictions(defineStudy(minimal), "spider", file)).toBe("data/predictions/spider_dev__Deepseek-Coder-7B.sql");
+    expect(() => checkStudyFiles(study, file)).not.toThrow();
+  });
+
+  it("a missing file fails with one line naming the study field and where it looked, never a flag the user did not pass", () => {
+    const missing = defineStudy({ ...minimal, initial: { spider: "preds.sql" } });
+    expect(() => checkStudyFiles(missing, file)).toThrow(`${file}: initial.spider "preds.sql" is not a file (${join(dir, "preds.sql")}); give the predictions file's path relative to the study file`);
+    expect(() => checkStudyFiles(defineStudy({ ...minimal, plugins: ["my-method.ts"] }), file)).toThrow(`${file}: plugins entry "my-method.ts" is not a file (${join(dir, "my-method.ts")}); give the plugin's path relative to the study file`);
   });
 });

@@ -1,12 +1,14 @@
 // Tests lib/methods/plugins.ts and `merit methods`: a plugin file registers a ranker and a method
 // before names are resolved; the record is its path relative to the working folder and the sha256 of
-// its content; a missing file, a file that throws and a name clash each fail with one line.
+// its content; a missing file, a file that throws and a name clash each fail with one line; how an import
+// error becomes that line (importErrorText; the CLI's own, in test/cli/plugin-load-errors.test.ts).
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { methodsCommand } from "../../lib/cli/methods.ts";
 import type { CommandIO } from "../../lib/cli/command.ts";
 import { getMethod, isMethodName, loadPlugins } from "../../lib/methods/index.ts";
+import { importErrorText } from "../../lib/plugin-files.ts";
 
 const FIXTURES = "test/fixtures/plugins";
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
@@ -24,6 +26,15 @@ describe("loadPlugins", () => {
     await expect(loadPlugins([`${FIXTURES}/throws.ts`])).rejects.toThrow(/^--plugin test\/fixtures\/plugins\/throws\.ts: failed to load \(this plugin is broken\)$/);
     await expect(loadPlugins([`${FIXTURES}/clash.ts`])).rejects.toThrow(/^--plugin test\/fixtures\/plugins\/clash\.ts: method "merit" is already registered; choose another name$/);
     expect(getMethod("merit").description).toMatch(/^dual-polarity memory/);
+  });
+  it("importErrorText: esbuild's first error with its place (+ how many more), a link error's file:line, else the first line", () => {
+    const esbuild = new Error('Transform failed with 2 errors:\n/repo/studies/x/a.ts:3:7: ERROR: Unexpected "}"\n/repo/studies/x/a.ts:9:1: ERROR: Expected ";" but found "x"');
+    expect(importErrorText(esbuild, "/repo")).toBe('studies/x/a.ts:3:8: Unexpected "}" (+1 more)'); // esbuild's column 7 counts from 0
+    expect(importErrorText(esbuild, "/elsewhere")).toBe('/repo/studies/x/a.ts:3:8: Unexpected "}" (+1 more)');
+    const link = new SyntaxError("The requested module '../../lib/plugin.ts' does not provide an export named 'spidr'");
+    link.stack = `/repo/studies/x/a.ts:1\nimport { spidr } from "../../lib/plugin.ts";\n         ^\n\nSyntaxError: ${link.message}`;
+    expect(importErrorText(link, "/repo")).toBe(`studies/x/a.ts:1: ${link.message}`);
+    expect(importErrorText(new Error("this plugin is broken\nsecond line"))).toBe("this plugin is broken");
   });
 });
 

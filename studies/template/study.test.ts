@@ -1,0 +1,45 @@
+// The study's test (run by `make test`, which finds studies/**/*.test.ts): whatever the study file
+// lists, its plugin files load and each registers something, every method and dataset it names
+// exists, each method of its own (registered by its plugins) that it runs is compared and differs from
+// every method it is compared with, and each part its plugins register builds from its defaults.
+// It reads the study file, so it stays true when you change the methods or the plugins; add tests of
+// your plugin's own behaviour below.
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { checkStudyNames, studyPluginFiles } from "../../lib/experiment/study.ts";
+import { getMethod, loadPlugins, PARTS, type PartRole, type PluginRecord } from "../../lib/methods/index.ts";
+import { registrationOrigin, registrationsOf } from "../../lib/registry.ts";
+import study from "./study.ts";
+
+let plugins: PluginRecord[] = [];
+beforeAll(async () => {
+  plugins = await loadPlugins(studyPluginFiles(study, fileURLToPath(new URL("./study.ts", import.meta.url))));
+});
+/** Whether one of the study's plugin files registered `name` in the registry of `kind`. */
+const ours = (kind: string, name: string) => plugins.some((p) => registrationOrigin(kind, name) === p.path);
+
+describe(`study ${study.name} and its plugins`, () => {
+  it("loads each plugin file, which registers something, and knows every method and dataset the study names", () => {
+    expect(plugins).toHaveLength(study.plugins.length);
+    for (const p of plugins) expect(registrationsOf(p.path), `${p.path} registers nothing`).not.toEqual([]);
+    expect(() => checkStudyNames(study)).not.toThrow();
+  });
+
+  it("compares each method of its own that it runs, with methods that differ from it", () => {
+    const own = study.methods.filter((m) => ours("method", m));
+    for (const m of own) {
+      const others = study.comparisons.filter((pair) => pair.includes(m)).map(([a, b]) => (a === m ? b : a));
+      expect(others, `${m} is in no comparison`).not.toEqual([]);
+      for (const other of others) expect(getMethod(m).parts, `${m} is ${other} under another name: their Δ is 0 by construction`).not.toEqual(getMethod(other).parts);
+    }
+  });
+
+  it("builds each part its plugins register from the part's defaults", () => {
+    for (const role of Object.keys(PARTS) as PartRole[]) {
+      for (const name of PARTS[role].names().filter((n) => ours(PARTS[role].kind, n))) {
+        const factory = PARTS[role].get(name);
+        expect(() => factory.build({ ...factory.defaults }), `${PARTS[role].kind} "${name}"`).not.toThrow();
+      }
+    }
+  });
+});

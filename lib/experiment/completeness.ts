@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { InputFileError } from "../errors.ts";
 import { checkTrajectoryVocabulary, getMethod, isMethodName, retrievesMemory, type HooksRecord } from "../methods/index.ts";
+import { FEEDBACK } from "../repair/feedback.ts";
 import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
 import { RUN_FILES, runFile } from "./run-dir.ts";
 import { checkRunRecords } from "./run-records.ts";
@@ -81,7 +82,12 @@ export function checkRunComplete(dir: string): Trajectory[] {
   const known = parts !== null || registered !== undefined;
   // Call kinds and failure types: the method's declared vocabularies (its hooks' record), else the kit's.
   const hooks = parts ? parts.hooks : registered?.hooks;
-  trajectories.forEach((t, i) => checkTrajectoryVocabulary(hooks, t, `${trajFile} line ${i + 1}`));
+  const judgeKinds = (regime: string) => {
+    if (!FEEDBACK.has(regime)) return ["*"]; // a plugin's regime, not loaded: its call kinds are not known here
+    const kind = FEEDBACK.get(regime).call?.kind;
+    return kind ? [kind] : [];
+  };
+  trajectories.forEach((t, i) => checkTrajectoryVocabulary(hooks, t, `${trajFile} line ${i + 1}`, judgeKinds(t.feedback_regime)));
   const expected = expectedJournalLines(trajectories, parts ? parts.planner !== undefined || parts.hooks?.memory !== undefined : Boolean(registered && retrievesMemory(registered)));
   const prompts = countLines(runFile(dir, "prompts"));
   if (prompts !== expected.prompts) throw new InputFileError(runFile(dir, "prompts"), `has ${prompts} lines but the ${trajectories.length} trajectories made ${expected.prompts} prompts`, FIX);

@@ -164,7 +164,14 @@ export const ExperimentConfigSchema = z
     test_suite_databases: z.string().min(1).optional(),
     /** Spider oracle protocol; repair runs use the MERIT reference oracle (§11.6). Ignored for BIRD. */
     protocol: z.enum(["official", "merit", "strict"]).default("merit"),
-    feedback_regime: z.enum(["denotation_confirmed", "dbms_only"]).default("denotation_confirmed"),
+    /**
+     * What the agent is told about each attempt (lib/repair/feedback.ts): `denotation_confirmed` (the
+     * paper; `oracle` is the same regime), `dbms_only`, `llm_judge`, `noisy_oracle` or a plugin's
+     * registered regime (checked when the run starts).
+     */
+    feedback_regime: z.preprocess((v) => (v === "oracle" ? "denotation_confirmed" : v), z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "must be a feedback regime name (denotation_confirmed, oracle, dbms_only, llm_judge, noisy_oracle or a plugin's)")).default("denotation_confirmed"),
+    /** `noisy_oracle`'s flip probability; absent = 0.1 (left out, so the hashes of configs without it are unchanged). */
+    feedback_noise: z.number().min(0).max(1).optional(),
     /** K: repair generations per failed query (METHOD.md §6.1). */
     max_repair_steps: z.number().int().nonnegative().default(7),
     /** Seconds per SQL statement (§11.1); at most what one Node timer can hold. */

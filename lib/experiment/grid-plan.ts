@@ -31,6 +31,9 @@
  *   consulted for them); a method with a memory hook counts every repair episode in full (its
  *   memory may hold notes from the second episode on); a classify hook's labels are part of the
  *   replayed prompts. With no repair succeeding and every declared call made, `computed` is exact.
+ * - Under a feedback regime that calls the model (`llm_judge`), whether an attempt ends the episode
+ *   is the judge's answer: every episode is counted in full as computed — K repairs (2K + 1 with
+ *   reflections), the hooks' declared calls and a judge call per attempt (K + 1).
  * Two counts come out. `computed` assumes that no repair succeeds in an episode the cache does not
  * already answer (every such episode runs to K; an unrepaired episode stores a negative where the
  * writer keeps negatives, and nothing where it keeps positives only, so `dynamic_rag`'s and
@@ -59,6 +62,7 @@ import { finalizeEpisode } from "../memory/finalize.ts";
 import { configureMethod, episodeCallBound, getMethod, hookCallBound, type MethodSpec } from "../methods/index.ts";
 import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
+import { getFeedback } from "../repair/feedback.ts";
 import { executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import type { Stream } from "./grid.ts";
@@ -159,6 +163,7 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
   // The first uncomputed call of every group already counted, in each scenario (module comment).
   const seen = { fail: new Set<string>(), bound: new Set<string>() };
   const plans = new Map<string, MethodPlan>();
+  const judging = getFeedback(config.feedback_regime).call ?? null;
 
   const keyOf = (request: GenerateRequest) => (input.identity ? callKey(input.identity, request) : contentHash({ request: { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens } }));
 
@@ -171,6 +176,15 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     const stream = buildStream(dataset, initialCache, s.seed, input.limit ?? undefined, config.subset);
     plan.episodes += stream.length;
     if (!method.repairs) continue;
+    if (judging) {
+      // A regime that calls the model decides termination itself: every episode counted in full —
+      // its repairs, its hooks' declared calls and a judge call per attempt — as computed.
+      const full = stream.length * (episodeCallBound(method, k) + hookCallBound(method) + judging.perAttempt * (k + 1));
+      plan.repairEpisodes += stream.length;
+      plan.computed += full;
+      plan.computedAtMost += full;
+      continue;
+    }
     const bound = episodeCallBound(method, k);
     const writes = method.memory?.writes ?? null;
     // A method's hooks: their declared calls in every episode (a write hook runs after each one,

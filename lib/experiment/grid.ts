@@ -15,6 +15,7 @@ import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
 import { aliasTarget, configureMethod, getMethod, needsEmbedder, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
+import { getFeedback } from "../repair/feedback.ts";
 import { configHash, executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import { readInitialCache } from "./initial-cache.ts";
@@ -111,6 +112,7 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
   checkStreams(streams);
   // A config retrieval setting that conflicts with a method's own arg is refused before anything loads.
   for (const s of streams) configureMethod(getMethod(s.method), config.retrieval);
+  getFeedback(config.feedback_regime); // an unknown regime (a plugin not loaded?) stops here, before any model loads
   const { dataset, databaseSet, warnings } = await loadConfigDataset(config, opts.data ?? {});
   for (const line of warnings) log(line);
   const missing = missingDatabases(dataset);
@@ -130,7 +132,7 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
       const method = configureMethod(getMethod(s.method), config.retrieval);
       const key = `${s.method}/s${s.seed}`;
       // only the plugins whose registrations this stream uses are part of its identity
-      const used = pluginsUsedBy(plugins, { method: s.method, dataset: config.dataset, executor: executorOf(config), engine: config.model.backend === "openai" ? config.model.engine : null });
+      const used = pluginsUsedBy(plugins, { method: s.method, dataset: config.dataset, executor: executorOf(config), engine: config.model.backend === "openai" ? config.model.engine : null, feedback: config.feedback_regime });
       const extras = { ...shared, ...(used.length > 0 ? { plugins: used.map((p) => ({ ...p })) } : {}) };
       runs.push({
         stream: s,

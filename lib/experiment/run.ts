@@ -19,6 +19,7 @@ import type { MemoryStore } from "../memory/store.ts";
 import { DEFAULT_ENGINE } from "../oracle/executors.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeSpec } from "../repair/episode.ts";
+import { getFeedback } from "../repair/feedback.ts";
 import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
 import { checkTrajectoryVocabulary, type NoteView } from "../methods/hooks.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
@@ -230,7 +231,8 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
   committed.forEach((t, i) => {
     if (t.query_id !== stream[i].example.id) throw new InputFileError(trajPath, `line ${i + 1} is query ${t.query_id} but stream position ${i} is ${stream[i].example.id}`, "the run directory is damaged or mixed; start it again in a fresh --out");
   });
-  committed.forEach((t, i) => checkTrajectoryVocabulary(opts.method.hooks, t, `${trajPath} line ${i + 1}`));
+  const judgeKind = getFeedback(spec.config.feedback_regime).call?.kind;
+  committed.forEach((t, i) => checkTrajectoryVocabulary(opts.method.hooks, t, `${trajPath} line ${i + 1}`, judgeKind ? [judgeKind] : []));
   const expected = expectedJournalLines(committed, retrievesMemory(opts.method));
   for (const [file, need] of [[RUN_FILES.prompts, expected.prompts], [RUN_FILES.retrievalLog, expected.retrievals]] as const) {
     const have = new JsonlJournal(join(outDir, file)).completeLines();
@@ -402,6 +404,7 @@ export function episodeSpecOf(spec: RunSpec, method: MethodSpec, dataset: Datase
     schema: schemaOf(dataset, item),
     initial: item.initial,
     feedbackRegime: spec.config.feedback_regime,
+    feedbackNoise: spec.config.feedback_noise,
     maxRepairSteps: spec.config.max_repair_steps,
     maxOutputTokens: spec.config.decoding.max_output_tokens,
     promptsDir: spec.config.prompts_dir,

@@ -299,10 +299,11 @@ export function vocabularyOf(hooks: Pick<MethodHooks, "calls" | "classify"> | Pi
   };
 }
 
-/** Refuses a trajectory whose call kinds or failure types are not the method's (`where`: file and line). */
-export function checkTrajectoryVocabulary(hooks: Pick<MethodHooks, "calls" | "classify"> | Pick<HooksRecord, "calls" | "classify"> | undefined, t: { call_kinds: readonly string[]; error_types: readonly (string | null)[] }, where: string): void {
+/** Refuses a trajectory whose call kinds (besides its feedback regime's, `feedbackKinds`) or failure types are not the method's (`where`: file and line). */
+export function checkTrajectoryVocabulary(hooks: Pick<MethodHooks, "calls" | "classify"> | Pick<HooksRecord, "calls" | "classify"> | undefined, t: { call_kinds: readonly string[]; error_types: readonly (string | null)[] }, where: string, feedbackKinds: readonly string[] = []): void {
   const v = vocabularyOf(hooks);
-  const kind = t.call_kinds.find((k) => !v.callKinds.has(k));
+  // "*": the regime is not registered here (a plugin's, not loaded), so its kinds are unknown.
+  const kind = feedbackKinds.includes("*") ? undefined : t.call_kinds.find((k) => !v.callKinds.has(k) && !feedbackKinds.includes(k));
   if (kind !== undefined) throw new MeritError(`${where}: call kind "${kind}" is not one its method declares (${[...v.callKinds].join(", ")}); the run was made by another version of the method: start it again in a fresh --out`);
   const type = t.error_types.find((e) => e !== null && !v.errorTypes.has(e));
   if (type !== undefined) throw new MeritError(`${where}: error type "${type}" is not one its method's classifier declares (${[...v.errorTypes].join(", ")}); the run was made by another classifier: start it again in a fresh --out`);

@@ -13,6 +13,7 @@
 import { DATASETS } from "../data/datasets/index.ts";
 import { ENGINES } from "../llm/engines/index.ts";
 import { EXECUTORS } from "../oracle/executors.ts";
+import { FEEDBACK } from "../repair/feedback.ts";
 import "./builtin-parts.ts";
 import "./paper.ts";
 import { importPluginFiles, type PluginRecord, type PluginSource } from "../plugin-files.ts";
@@ -34,6 +35,8 @@ export interface RegistryUse {
   executor: string;
   /** The inference engine (`model.engine`) when the run talks to a server; null for a local GGUF. */
   engine: string | null;
+  /** The config's feedback regime (lib/repair/feedback.ts); absent = the oracle's. */
+  feedback?: string;
 }
 
 /** The `kind`/`name` pairs of the registries a run uses (the method, its alias target and parts, the dataset, executor, engine). */
@@ -47,6 +50,7 @@ export function registryUses(use: RegistryUse): [kind: string, name: string][] {
   }
   for (const step of parts.steps) pairs.push([PARTS.step.kind, step.name]);
   if (use.engine !== null) pairs.push([ENGINES.kind, use.engine]);
+  if (use.feedback !== undefined) pairs.push([FEEDBACK.kind, use.feedback]);
   return pairs;
 }
 

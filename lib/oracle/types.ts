@@ -15,8 +15,11 @@ export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 export const STATUSES = [...ATTEMPT_STATUSES, "NO_DATABASE", "GOLD_ERROR"] as const;
 export type Status = (typeof STATUSES)[number];
 
-/** Feedback regime (METHOD.md §2.5); every paper run uses `denotation_confirmed`. */
-export type FeedbackRegime = "denotation_confirmed" | "dbms_only";
+/**
+ * Feedback regime (METHOD.md §2.5, §12.3): a name registered in lib/repair/feedback.ts —
+ * `denotation_confirmed` (every paper run), `dbms_only`, `llm_judge`, `noisy_oracle` or a plugin's.
+ */
+export type FeedbackRegime = string;
 
 /**
  * One SQLite value as returned by the sandbox: integers are bigint (exact beyond 2^53), reals are

@@ -23,6 +23,7 @@ import type { Verdict } from "../oracle/oracle.ts";
 import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
+import { DEFAULT_FEEDBACK_NOISE, getFeedback, ORACLE_REGIME, rowsPreview } from "./feedback.ts";
 import { callKindsOf, eligibleNotes, renderNotes, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
@@ -55,7 +56,10 @@ export interface EpisodeSpec {
   example: Example;
   schema: string;
   initial: InitialAttempt;
+  /** A registered feedback regime (lib/repair/feedback.ts). */
   feedbackRegime: FeedbackRegime;
+  /** `noisy_oracle`'s flip probability (config `feedback_noise`; default 0.1). */
+  feedbackNoise?: number;
   /** K (METHOD.md §6.1: 7). */
   maxRepairSteps: number;
   maxOutputTokens: number;
@@ -95,6 +99,8 @@ export interface AttemptRecord extends EpisodeAttempt {
   /** The classifier's type (METHOD.md §3), or the method's classify hook's label. */
   errorType: ErrorType | string | null;
   dbExecutions: number;
+  /** Whether the feedback regime accepted it (the loop stops on an accepted attempt). */
+  accepted: boolean;
 }
 
 /** A prompt sent in this episode (logged for the causal audit). */
@@ -145,6 +151,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const hooks = method.hooks;
   const view: QuestionView = { dataset: spec.dataset, queryId: example.id, dbId: example.dbId, question: example.question, evidence: example.evidence, schema: spec.schema, streamPosition: spec.streamPosition };
   const classify = hooks.classify ? hookClassifier(method.name, hooks.classify, view) : undefined;
+  const regime = getFeedback(spec.feedbackRegime);
 
   const score = async (sql: string): Promise<AttemptRecord> => {
     const verdict = await services.score(example, sql);
@@ -154,27 +161,22 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     if (verdict.status === "NO_DATABASE" || verdict.status === "GOLD_ERROR") {
       throw new MeritError(`query ${example.id} cannot be scored (${verdict.status}: ${verdict.dbError}); it should have been dropped from the stream`);
     }
-    return toAttempt(sql, verdict, spec.feedbackRegime, classify);
+    // What the feedback regime tells the agent (the paper's two regimes read the verdict directly).
+    const correct = verdict.status === "CORRECT";
+    let accepted: boolean;
+    if (spec.feedbackRegime === ORACLE_REGIME) accepted = correct;
+    else if (spec.feedbackRegime === "dbms_only") accepted = verdict.predictedExecOk;
+    else {
+      const input = { ...view, attempt: attempts.length, streamSeed: spec.streamSeed, sql, executed: verdict.predictedExecOk, dbError: verdict.dbError, rowsPreview: rowsPreview(verdict.predictedExecOk ? verdict.predictedRows : null), oracleCorrect: regime.usesOracle ? correct : null, noise: spec.feedbackNoise ?? DEFAULT_FEEDBACK_NOISE };
+      accepted = await regime.accept(input, hookModel);
+      if (typeof accepted !== "boolean") throw new MeritError(`feedback regime "${spec.feedbackRegime}" returned ${JSON.stringify(accepted)} for query ${example.id}; accept must return true or false`);
+    }
+    return toAttempt(sql, verdict, spec.feedbackRegime, accepted, classify);
   };
 
-  // Attempt 0: the cached initial SQL, never regenerated.
-  const first = await score(spec.initial.initial_sql);
-  if (spec.feedbackRegime === "denotation_confirmed" && first.status !== spec.initial.execution_status) {
-    throw new InitialLabelMismatchError(example.id, spec.initial.execution_status, first.status);
-  }
-  attempts.push(first);
-  calls.push({
-    kind: "initial_cache",
-    promptTokens: spec.initial.prompt_tokens ?? 0,
-    outputTokens: spec.initial.output_tokens ?? 0,
-    truncatedPromptTokens: 0,
-    cached: true,
-    promptHash: spec.initial.prompt_hash,
-    failure: null,
-  });
-
   const question = { dataset: spec.dataset, schema: spec.schema, question: example.question, evidence: example.evidence };
-  const terminal = (a: AttemptRecord) => (spec.feedbackRegime === "denotation_confirmed" ? a.status === "CORRECT" : a.predictedExecOk);
+  // The loop stops on an accepted attempt: under dbms_only one that executed, else one shown as CORRECT.
+  const terminal = (a: AttemptRecord) => (spec.feedbackRegime === "dbms_only" ? a.predictedExecOk : a.status === "CORRECT");
   const asPrompt = (a: AttemptRecord): PromptAttempt => ({ sql: a.sql, status: a.status, dbError: a.dbError });
   const generate = async (kind: string, prompt: string): Promise<GenerateResult> => {
     const hash = promptHash(prompt);
@@ -202,12 +204,13 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     return result;
   };
   // The model as the method's hooks see it: declared kinds only, at most their declared count per episode.
-  const declared = new Set(callKindsOf(hooks));
+  const declared = new Set([...callKindsOf(hooks), ...(regime.call ? [regime.call.kind] : [])]);
   const made = new Map<string, number>();
+  const mostOf = (kind: string): number | undefined => (regime.call?.kind === kind ? regime.call.perAttempt * (spec.maxRepairSteps + 1) : 0) + (hooks.calls?.[kind]?.most ?? 0) || undefined;
   const hookModel: HookModel = {
     async generate(kind, prompt) {
       if (!declared.has(kind) || kind === "initial_cache") throw new MeritError(`method "${method.name}": a hook called the model with kind "${kind}", which it does not declare; add it to the method's hooks.calls (declared: ${[...declared].slice(1).join(", ")})`);
-      const most = hooks.calls?.[kind]?.most;
+      const most = mostOf(kind);
       const n = (made.get(kind) ?? 0) + 1;
       if (most !== undefined && n > most) throw new MeritError(`method "${method.name}": its hooks made ${n} "${kind}" calls in the episode of query ${example.id} but declare at most ${most}; raise hooks.calls.${kind}.most (merit grid --plan counts it)`);
       made.set(kind, n);
@@ -221,6 +224,23 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     },
   };
   const attemptView = (a: AttemptRecord): AttemptView => ({ sql: a.sql, status: a.status, dbError: a.dbError, executed: a.predictedExecOk, errorType: a.errorType });
+
+  // Attempt 0: the cached initial SQL, never regenerated (its call is accounted first, before any
+  // call a feedback regime makes to judge it).
+  calls.push({
+    kind: "initial_cache",
+    promptTokens: spec.initial.prompt_tokens ?? 0,
+    outputTokens: spec.initial.output_tokens ?? 0,
+    truncatedPromptTokens: 0,
+    cached: true,
+    promptHash: spec.initial.prompt_hash,
+    failure: null,
+  });
+  const first = await score(spec.initial.initial_sql);
+  if (spec.feedbackRegime === ORACLE_REGIME && first.status !== spec.initial.execution_status) {
+    throw new InitialLabelMismatchError(example.id, spec.initial.execution_status, first.status);
+  }
+  attempts.push(first);
   const reflect = async () => {
     const last = attempts[attempts.length - 1];
     const prompt = reflectionPrompt({ ...question, attempts: attempts.map(asPrompt), currentErrorType: last.errorType ?? "Unknown" }, spec.promptsDir);
@@ -350,10 +370,13 @@ function noteRetrievalRecord(method: string, queryId: string, iteration: number,
  * A verdict as an attempt; under dbms_only the model never learns correctness (METHOD.md §2.5). The
  * failure type is the method's classify hook's label when it has one, else the classifier's (§3).
  */
-function toAttempt(sql: string, verdict: Verdict, regime: FeedbackRegime, classify?: (a: { sql: string; status: AttemptStatus; dbError: string | null; predictedExecOk: boolean }) => string): AttemptRecord {
+function toAttempt(sql: string, verdict: Verdict, regime: FeedbackRegime, accepted: boolean, classify?: (a: { sql: string; status: AttemptStatus; dbError: string | null; predictedExecOk: boolean }) => string): AttemptRecord {
   const confirmedCorrect = verdict.status === "CORRECT";
-  const status: AttemptStatus =
-    regime === "dbms_only" && verdict.status === "CORRECT" ? "DENOTATION_MISMATCH" : (verdict.status as AttemptStatus);
+  const shownWrong = (): AttemptStatus => (verdict.status === "CORRECT" ? "DENOTATION_MISMATCH" : (verdict.status as AttemptStatus));
+  // The oracle shows its verdict; dbms_only never shows CORRECT; any other regime shows CORRECT
+  // exactly for the attempts it accepts, and otherwise what the DBMS said (an executed attempt it
+  // rejects shows as DENOTATION_MISMATCH).
+  const status: AttemptStatus = regime === ORACLE_REGIME ? (verdict.status as AttemptStatus) : regime === "dbms_only" ? shownWrong() : accepted ? "CORRECT" : shownWrong();
   const classification =
     status === "CORRECT" ? null : classify ? { errorType: classify({ sql, status, dbError: verdict.dbError, predictedExecOk: verdict.predictedExecOk }) } : classifyFailure({ status, dbError: verdict.dbError, predictedExecOk: verdict.predictedExecOk });
   return {
@@ -361,9 +384,10 @@ function toAttempt(sql: string, verdict: Verdict, regime: FeedbackRegime, classi
     status,
     predictedExecOk: verdict.predictedExecOk,
     dbError: verdict.dbError,
-    oracleCorrect: regime === "denotation_confirmed" ? confirmedCorrect : null,
+    oracleCorrect: regime === ORACLE_REGIME ? confirmedCorrect : regime === "dbms_only" ? null : accepted,
     confirmedCorrect,
     errorType: classification ? classification.errorType : null,
     dbExecutions: verdict.dbExecutions,
+    accepted,
   };
 }

@@ -69,6 +69,7 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
   // Only written when a server refused a call, so trajectories without failures keep their bytes.
   const failures = calls.flatMap((c, i) => (c.failure === null ? [] : [{ call: i, message: c.failure }]));
   if (failures.length > 0) trajectory.failed_generations = failures;
+  if (spec.feedbackRegime !== "denotation_confirmed") trajectory.feedback = { accepted: attempts.map((a) => a.accepted), oracle_correct: attempts.map((a) => a.confirmedCorrect) };
   // Only for a method with a memory hook, so the paper's methods keep their bytes.
   if (result.notes !== null) trajectory.memory_writes = result.notes;
   return TrajectorySchema.parse(trajectory);
@@ -83,7 +84,8 @@ export function finishedFromTrajectory(t: Trajectory, example: Example, schema: 
       status: t.statuses[i],
       predictedExecOk: executed,
       dbError: t.db_errors[i],
-      oracleCorrect: t.feedback_regime === "denotation_confirmed" ? t.statuses[i] === "CORRECT" : null,
+      // The feedback's acceptance as memory reads it: shown as CORRECT, except under dbms_only (§2.5).
+      oracleCorrect: t.feedback_regime === "dbms_only" ? null : t.statuses[i] === "CORRECT",
       errorType: t.error_types[i],
     };
   });

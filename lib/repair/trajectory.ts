@@ -108,7 +108,7 @@ export const TrajectorySchema = z
     /** Stream-order seed of the run (0, 1 or 2 in the paper). */
     stream_seed: count,
     /** Feedback regime of the run (METHOD.md §2.5). */
-    feedback_regime: z.enum(["denotation_confirmed", "dbms_only"]),
+    feedback_regime: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/),
     /** SQL of every attempt, attempt 0 = cached initial SQL; "" when the model output had no SQL. */
     attempts: z.array(z.string()).min(1),
     /** Oracle status of every attempt. */
@@ -152,6 +152,12 @@ export const TrajectorySchema = z
      * stored after this line is committed; present ([] when none) exactly for methods with a memory hook.
      */
     memory_writes: z.array(NoteSchema).optional(),
+    /**
+     * Under every regime but the oracle (`denotation_confirmed`): per attempt, whether the feedback
+     * accepted it and whether the oracle scores it correct (for the report's confusion table). Absent
+     * under the oracle, whose statuses already say both.
+     */
+    feedback: z.object({ accepted: z.array(z.boolean()), oracle_correct: z.array(z.boolean()) }).strict().optional(),
   })
   .strict()
   .superRefine((t, ctx) => {
@@ -180,6 +186,8 @@ export const TrajectorySchema = z
       if (t.initial_correct !== (t.statuses[0] === "CORRECT")) issue("initial_correct", "disagrees with statuses[0]");
       if (t.final_correct !== (t.statuses[n - 1] === "CORRECT")) issue("final_correct", "disagrees with the last status");
     }
+    if (t.feedback && (t.feedback.accepted.length !== n || t.feedback.oracle_correct.length !== n)) issue("feedback", `has ${t.feedback.accepted.length} and ${t.feedback.oracle_correct.length} entries but attempts has ${n}; write one per attempt`);
+    if (t.feedback && t.final_correct !== t.feedback.oracle_correct[n - 1]) issue("final_correct", "disagrees with feedback.oracle_correct of the last attempt");
     for (const n of t.memory_writes ?? []) {
       if (n.source_query_id !== t.query_id || n.source_stream_position !== t.stream_position) issue("memory_writes", `note ${n.note_id} names query ${n.source_query_id} at position ${n.source_stream_position}, not this episode`);
     }

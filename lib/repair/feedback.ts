@@ -1,0 +1,158 @@
+/**
+ * Repair stage, feedback regimes (METHOD.md §2.5, §12.3; issue 29 §3): what the episode loop is told
+ * about each scored attempt — whether it is accepted (the loop stops, memory records a success) — by
+ * a regime an experiment config (or a study arm) names in `feedback_regime`:
+ *
+ * - `denotation_confirmed` (also spelled `oracle`): the execution-accuracy oracle's verdict (the paper).
+ * - `dbms_only`: the agent learns only whether its SQL executed (§2.5).
+ * - `llm_judge`: the same frozen model judges its own attempt from the question, the schema, the SQL
+ *   and a bounded preview of the result rows (one `judge` call per executed attempt; an attempt that
+ *   did not execute is rejected without a call). It never reads the gold; the oracle's verdict is
+ *   computed for the record only.
+ * - `noisy_oracle`: the oracle's verdict flipped with probability `feedback_noise` (config; default
+ *   0.1), each attempt's draw a hash of (stream seed, query, attempt), so a resumed or repeated run
+ *   flips the same attempts.
+ *
+ * A plugin registers its own regime with `registerFeedback`. A regime receives the oracle's verdict
+ * only when it declares `usesOracle`; it never receives the gold. Under every regime but the oracle
+ * the trajectory records, per attempt, what the agent was told and what the oracle said
+ * (`feedback`), and the report tabulates their confusion.
+ * @module
+ */
+import { MeritError } from "../errors.ts";
+import { contentHash } from "../hash.ts";
+import type { HookModel, QuestionView } from "../methods/hooks.ts";
+import { Registry } from "../registry.ts";
+
+/** What a regime reads about one scored attempt. */
+export interface FeedbackInput extends QuestionView {
+  /** 0 = the initial SQL, n = repair n. */
+  attempt: number;
+  streamSeed: number;
+  sql: string;
+  executed: boolean;
+  dbError: string | null;
+  /** Up to PREVIEW_ROWS result rows, one JSON array per line ("" when the SQL did not execute). */
+  rowsPreview: string;
+  /** The oracle's verdict: a boolean only for a regime that declares `usesOracle`, else null. */
+  oracleCorrect: boolean | null;
+  /** The config's `feedback_noise` (noisy regimes). */
+  noise: number;
+}
+
+/** A feedback regime. */
+export interface FeedbackRegimeDef {
+  /** One line for `merit methods` and the docs. */
+  summary: string;
+  /** Reads the oracle's verdict (ground truth). */
+  usesOracle: boolean;
+  /** The call kind of its model calls and the most per scored attempt; absent = no model calls. */
+  call?: { kind: string; perAttempt: number };
+  /** Whether the attempt is accepted. */
+  accept(input: FeedbackInput, model: HookModel): boolean | Promise<boolean>;
+}
+
+/** The regimes; the kit's four are registered below. */
+export const FEEDBACK = new Registry<FeedbackRegimeDef>("feedback regime");
+
+/** Adds a feedback regime (a plugin's), by a lower_snake_case name. */
+export function registerFeedback(name: string, def: FeedbackRegimeDef): void {
+  if (!/^[a-z][a-z0-9_]{0,39}$/.test(name)) throw new MeritError(`feedback regime "${name}": the name must be lower_snake_case (it is written in trajectories and manifests)`);
+  if (typeof def.accept !== "function") throw new MeritError(`feedback regime "${name}": accept must be a function (input, model) => boolean`);
+  if (def.call && (!/^[a-z][a-z0-9_]{0,39}$/.test(def.call.kind) || !Number.isInteger(def.call.perAttempt) || def.call.perAttempt < 1)) {
+    throw new MeritError(`feedback regime "${name}": call must be { kind: lower_snake_case, perAttempt: a positive integer }`);
+  }
+  FEEDBACK.register(name, def);
+}
+
+/** The regime of a name (throws one line naming the known ones). */
+export function getFeedback(name: string): FeedbackRegimeDef {
+  return FEEDBACK.get(name);
+}
+
+/** The regime whose verdict the paper uses (and the on-disk name of `oracle`). */
+export const ORACLE_REGIME = "denotation_confirmed";
+
+/** `noisy_oracle`'s flip probability when the config sets no `feedback_noise`. */
+export const DEFAULT_FEEDBACK_NOISE = 0.1;
+
+/** Rows a judge sees at most, and characters per row. */
+export const PREVIEW_ROWS = 5;
+const PREVIEW_ROW_CHARS = 200;
+
+/** A bounded preview of result rows: the first PREVIEW_ROWS rows as JSON arrays (bigints as digits, blobs as hex), each cut to 200 characters. */
+export function rowsPreview(rows: readonly (readonly unknown[])[] | null): string {
+  if (rows === null) return "";
+  const cell = (v: unknown) => (typeof v === "bigint" ? Number.isSafeInteger(Number(v)) ? Number(v) : v.toString() : v instanceof Uint8Array ? `x'${Buffer.from(v).toString("hex")}'` : v);
+  const lines = rows.slice(0, PREVIEW_ROWS).map((r) => {
+    const text = JSON.stringify(r.map(cell));
+    return text.length > PREVIEW_ROW_CHARS ? `${text.slice(0, PREVIEW_ROW_CHARS - 3)}...` : text;
+  });
+  const more = rows.length > PREVIEW_ROWS ? [`(${rows.length - PREVIEW_ROWS} more rows)`] : [];
+  return [...lines, ...more].join("\n") || "(no rows)";
+}
+
+/** The judge prompt (format `merit-judge-v1`): question, schema, SQL and result preview; never the gold. */
+export function judgePrompt(input: FeedbackInput): string {
+  return [
+    "PROMPT_VERSION: merit-judge-v1",
+    "You check whether a SQLite query answers a question. Judge only from the question, the schema and the query's result.",
+    "",
+    "DATABASE SCHEMA:",
+    input.schema,
+    "",
+    "QUESTION:",
+    input.question,
+    ...(input.evidence ? ["", "EVIDENCE:", input.evidence] : []),
+    "",
+    "QUERY:",
+    input.sql,
+    "",
+    "RESULT (first rows):",
+    input.rowsPreview,
+    "",
+    "Does the query answer the question? Reply with <verdict>correct</verdict> or <verdict>incorrect</verdict>.",
+  ].join("\n");
+}
+
+/** The judge's verdict: the first `<verdict>` tag, else the first of the words correct / incorrect; anything else rejects. */
+export function parseJudgeVerdict(response: string): boolean {
+  const tagged = /<verdict>\s*(correct|incorrect)\s*<\/verdict>/i.exec(response);
+  if (tagged) return tagged[1].toLowerCase() === "correct";
+  const word = /\b(incorrect|correct)\b/i.exec(response);
+  return word !== null && word[1].toLowerCase() === "correct";
+}
+
+/** A uniform draw in [0, 1) for one attempt of one query in one stream order (noisy_oracle). */
+export function noiseDraw(streamSeed: number, queryId: string, attempt: number): number {
+  const hex = contentHash(["noisy_oracle", streamSeed, queryId, attempt]);
+  return parseInt(hex.slice(0, 13), 16) / 16 ** 13;
+}
+
+registerFeedback(ORACLE_REGIME, {
+  summary: "the execution-accuracy oracle's verdict (the paper; also spelled `oracle`)",
+  usesOracle: true,
+  accept: (input) => input.oracleCorrect === true,
+});
+
+registerFeedback("dbms_only", {
+  summary: "only whether the SQL executed; correctness is never shown (METHOD.md §2.5)",
+  usesOracle: false,
+  accept: (input) => input.executed,
+});
+
+registerFeedback("llm_judge", {
+  summary: "the frozen model judges its own attempt from question, schema, SQL and up to 5 result rows (1 judge call per executed attempt)",
+  usesOracle: false,
+  call: { kind: "judge", perAttempt: 1 },
+  async accept(input, model) {
+    if (!input.executed) return false;
+    return parseJudgeVerdict(await model.generate("judge", judgePrompt(input)));
+  },
+});
+
+registerFeedback("noisy_oracle", {
+  summary: "the oracle's verdict flipped with probability feedback_noise (default 0.1), seeded per attempt",
+  usesOracle: true,
+  accept: (input) => (input.oracleCorrect === true) !== noiseDraw(input.streamSeed, input.queryId, input.attempt) < input.noise,
+});

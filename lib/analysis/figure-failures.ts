@@ -2,7 +2,9 @@
  * Analysis stage, failure-composition figure (METHOD.md §8 initial/final failure breakdowns, §9):
  * stacked bars of failures per coarse type, for the initial attempt and the final attempt of every
  * method (mean count over seeds). The initial bars show the shared cache's failures, the final bars
- * what each method left unrepaired.
+ * what each method left unrepaired. Every label present is shown: METHOD.md §3's types first in their
+ * order, then any other label (a method's classify hook's, lib/methods/hooks.ts) sorted, as Table 5
+ * lists them; a label is never dropped.
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
@@ -18,19 +20,31 @@ export interface FailureSegment {
   method: string;
   phase: "Initial" | "Final";
   type: string;
-  /** Position of `type` in METHOD.md §3 order (stack and legend order). */
+  /** Position of `type` in {@link failureTypes} order (stack and legend order). */
   order: number;
   count: number;
 }
 
+/**
+ * The figure's failure labels (stack order and colour domain): METHOD.md §3's types in their order
+ * (all of them, so a type keeps its colour across figures), then every other label in the runs'
+ * initial and final breakdowns (a classify hook's) sorted.
+ */
+export function failureTypes(runs: readonly RunSummary[]): string[] {
+  const known = ERROR_TYPES as readonly string[];
+  const others = new Set(runs.flatMap((r) => [...Object.keys(r.metrics.initial_failure_breakdown), ...Object.keys(r.metrics.final_failure_breakdown)]).filter((t) => !known.includes(t)));
+  return [...known, ...[...others].sort()];
+}
+
 /** Data of failureCompositionFigure: segments with a non-zero mean, in dataset, method, phase, type order. */
 export function failureComposition(runs: readonly RunSummary[], sel: TableSelection = {}): FailureSegment[] {
+  const types = failureTypes(runs);
   return tableDatasets(runs, sel).flatMap((dataset) =>
     tableMethods(runs, sel).flatMap((method) => {
       const selected = runsOf(runs, dataset, method);
       if (selected.length === 0) return [];
       return (["Initial", "Final"] as const).flatMap((phase) =>
-        ERROR_TYPES.flatMap((type, order) => {
+        types.flatMap((type, order) => {
           const counts = selected.map((r) => (phase === "Initial" ? r.metrics.initial_failure_breakdown : r.metrics.final_failure_breakdown)[type] ?? 0);
           const count = meanStd(counts).mean;
           return count === 0 ? [] : [{ dataset: displayName(dataset, sel), method: displayName(method, sel), phase, type, order, count }];
@@ -43,6 +57,7 @@ export function failureComposition(runs: readonly RunSummary[], sel: TableSelect
 /** Figure: stacked bars of failure counts by type; columns = initial / final, rows = datasets. */
 export function failureCompositionFigure(runs: readonly RunSummary[], sel: TableSelection = {}): TopLevelSpec {
   const values = failureComposition(runs, sel);
+  const types = failureTypes(runs);
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: "Failure composition by type (mean over seeds)",
@@ -60,7 +75,7 @@ export function failureCompositionFigure(runs: readonly RunSummary[], sel: Table
       encoding: {
         x: { field: "method", type: "nominal", title: "Method", sort: null, axis: { labelAngle: -30 } },
         y: { field: "count", type: "quantitative", title: "Failed queries", stack: "zero" },
-        color: { field: "type", type: "nominal", title: "Failure type", sort: [...ERROR_TYPES], scale: { domain: [...ERROR_TYPES] } },
+        color: { field: "type", type: "nominal", title: "Failure type", sort: types, scale: { domain: types } },
         order: { field: "order", type: "quantitative" },
         tooltip: [{ field: "type" }, { field: "count", format: ".1f" }],
       },

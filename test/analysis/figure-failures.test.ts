@@ -1,6 +1,6 @@
 // Tests lib/analysis/figure-failures.ts: failure-composition data by hand (mean over seeds, zero segments dropped) and its SVG/PNG with text.
 import { describe, expect, it } from "vitest";
-import { failureComposition, failureCompositionFigure } from "../../lib/analysis/figure-failures.ts";
+import { failureComposition, failureCompositionFigure, failureTypes } from "../../lib/analysis/figure-failures.ts";
 import { renderSvg, svgToPng } from "../../lib/analysis/figure-render.ts";
 import { summarizeRun } from "../../lib/analysis/run-summary.ts";
 import { buildTrajectory, repairTrajectory } from "./build-trajectory.ts";
@@ -44,6 +44,21 @@ describe("failureComposition", () => {
       // merit: only q3 stays failed; no final Syntax segment (count 0 is dropped)
       "MERIT Final Result Mismatch 1",
     ]);
+  });
+  it("shows a classify hook's labels too: METHOD.md §3's types first, the others after, sorted", async () => {
+    // a method whose classifier splits Result Mismatch: q2 "Mismatch: join", q3 "Mismatch: filter"; it repairs q2
+    const fine = summarizeRun([
+      buildTrajectory({ query_id: "1", attempts: ["SELEC 1", "SELECT 1"], statuses: ["EXECUTION_ERROR", "CORRECT"], method: "fine" }),
+      buildTrajectory({ query_id: "2", attempts: ["SELECT a FROM t JOIN u", "SELECT 2"], statuses: ["DENOTATION_MISMATCH", "CORRECT"], error_types: ["Mismatch: join" as never, null], method: "fine" }),
+      buildTrajectory({ query_id: "3", attempts: ["SELECT a FROM t WHERE b", "SELECT 3 FROM t WHERE c"], statuses: ["DENOTATION_MISMATCH", "DENOTATION_MISMATCH"], error_types: ["Mismatch: filter" as never, "Mismatch: filter" as never], method: "fine" }),
+    ]);
+    expect(failureTypes([fine]).slice(-2)).toEqual(["Mismatch: filter", "Mismatch: join"]);
+    const rows = failureComposition([fine]).map((s) => `${s.phase} ${s.type} ${s.count} ${s.order}`);
+    expect(rows).toEqual(["Initial Syntax 1 1", "Initial Mismatch: filter 1 7", "Initial Mismatch: join 1 8", "Final Mismatch: filter 1 7"]);
+    // the paper's runs keep their segments, order and colours
+    expect(failureTypes(runs)).toEqual(["Schema Linking", "Syntax", "Aggregation", "Filter/Value", "Execution", "Result Mismatch", "Unknown"]);
+    const svg = await renderSvg(failureCompositionFigure([fine]));
+    for (const text of ["Mismatch: filter", "Mismatch: join"]) expect(svg).toContain(`>${text}</text>`);
   });
   it("renders to SVG and a PNG with drawn text", async () => {
     const svg = await renderSvg(failureCompositionFigure(runs, { labels: { spider: "Spider", merit: "MERIT" } }));

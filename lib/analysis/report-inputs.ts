@@ -8,7 +8,7 @@ import { InputFileError } from "../errors.ts";
 import { readTrajectories, RUN_FILES, runFile } from "../experiment/run-dir.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import type { RunMemory } from "./memory-growth.ts";
-import { assertAlignedRuns, assertSharedInputs } from "./run-alignment.ts";
+import { assertAlignedRuns, assertSharedInputs, type RunCondition } from "./run-alignment.ts";
 import { readEntryBirths, readRunIdentity, type RunIdentity } from "./run-directory.ts";
 import { summarizeRun, type RunSummary } from "./run-summary.ts";
 
@@ -29,10 +29,11 @@ export interface ReportInputs {
  * refuses misaligned runs and runs made with other inputs (run-alignment.ts) and runs whose
  * trajectories disagree with their manifest, and summarises each with the shared K.
  */
-export function readReportInputs(dirs: readonly string[]): ReportInputs {
+export function readReportInputs(dirs: readonly string[], opts: { conditions?: readonly RunCondition[] } = {}): ReportInputs {
+  const conditions = opts.conditions ?? [];
   const identities = dirs.map(readRunIdentity);
-  const maxRepairSteps = assertAlignedRuns(identities);
-  assertSharedInputs(identities); // config, model, code: what resume compares, besides method and seed
+  const maxRepairSteps = assertAlignedRuns(identities, conditions);
+  assertSharedInputs(identities, conditions); // config, model, code: what resume compares, besides method, seed and the study's conditions
   const runs: RunSummary[] = [];
   const memories: RunMemory[] = [];
   const firstTrajectories = new Map<string, Trajectory[]>();
@@ -40,7 +41,7 @@ export function readReportInputs(dirs: readonly string[]): ReportInputs {
     const file = runFile(id.dir, "trajectories");
     const trajectories = readTrajectories(id.dir);
     if (trajectories.length === 0) throw new InputFileError(file, "has no trajectories", "finish the run before reporting it");
-    const run = summarizeRun(trajectories, { maxRepairSteps });
+    const run = summarizeRun(trajectories, { maxRepairSteps: conditions.includes("max_repair_steps") ? id.max_repair_steps : maxRepairSteps });
     if (run.dataset !== id.dataset || run.method !== id.method || run.stream_seed !== id.stream_seed) {
       throw new InputFileError(
         file,

@@ -44,6 +44,22 @@ const PER_DATASET: Control[] = [
   { field: "initial cache (cache_hash)", value: (r) => r.cache_hash, fix: "run every method from the same initial cache (`initial_cache` in the config)" },
 ];
 
+/**
+ * The experiment conditions a study's arms may vary (lib/experiment/study.ts `arms`): runs that
+ * differ only in these (and their method) are still paired, when the report is told so
+ * (`merit report --conditions`, which `merit study run` passes).
+ */
+export const RUN_CONDITIONS = ["feedback_regime", "feedback_noise", "max_repair_steps"] as const;
+export type RunCondition = (typeof RUN_CONDITIONS)[number];
+
+/** Shared inputs without the config fields of `conditions`. */
+function withoutConditions(inputs: SharedInputs, conditions: readonly RunCondition[]): SharedInputs {
+  if (conditions.length === 0) return inputs;
+  const config = { ...(inputs.config.config as Record<string, unknown>) };
+  for (const c of conditions) delete config[c];
+  return { ...inputs, config: { ...inputs.config, config } };
+}
+
 /** Compared across all runs: the Steps metric and repair budgets assume one K. */
 const GLOBAL: Control[] = [
   { field: "K (max_repair_steps in config.json)", value: (r) => String(r.max_repair_steps), fix: "run every method with the same max_repair_steps" },
@@ -54,7 +70,7 @@ const GLOBAL: Control[] = [
  * first run (in input order) of its dataset, resp. with the very first run for K. Returns the
  * shared K.
  */
-export function assertAlignedRuns(runs: readonly RunIdentity[]): number {
+export function assertAlignedRuns(runs: readonly RunIdentity[], conditions: readonly RunCondition[] = []): number {
   if (runs.length === 0) throw new MeritError("no runs to align; pass run directories");
   const firstOf = new Map<string, RunIdentity>();
   for (const run of runs) {
@@ -65,8 +81,10 @@ export function assertAlignedRuns(runs: readonly RunIdentity[]): number {
     }
     for (const c of PER_DATASET) if (c.value(first) !== c.value(run)) throw new RunMismatchError(c.field, first, run, c.value, c.fix);
   }
-  for (const run of runs) {
-    for (const c of GLOBAL) if (c.value(runs[0]) !== c.value(run)) throw new RunMismatchError(c.field, runs[0], run, c.value, c.fix);
+  if (!conditions.includes("max_repair_steps")) {
+    for (const run of runs) {
+      for (const c of GLOBAL) if (c.value(runs[0]) !== c.value(run)) throw new RunMismatchError(c.field, runs[0], run, c.value, c.fix);
+    }
   }
   const seen = new Map<string, RunIdentity>();
   for (const run of runs) {
@@ -85,11 +103,12 @@ export function assertAlignedRuns(runs: readonly RunIdentity[]): number {
  * every run with the first run of its dataset. Run after assertAlignedRuns, whose messages are more
  * specific for the data, the initial cache and K.
  */
-export function assertSharedInputs(runs: readonly RunIdentity[]): void {
+export function assertSharedInputs(runs: readonly RunIdentity[], conditions: readonly RunCondition[] = []): void {
   const firstOf = new Map<string, { run: RunIdentity; inputs: SharedInputs }>();
   for (const run of runs) {
-    const inputs = readSharedInputs(run.dir, "restore the run's files or re-run it");
-    if (inputs === null) continue; // readRunIdentity has required both files; nothing to compare otherwise
+    const read = readSharedInputs(run.dir, "restore the run's files or re-run it");
+    if (read === null) continue; // readRunIdentity has required both files; nothing to compare otherwise
+    const inputs = withoutConditions(read, conditions);
     const first = firstOf.get(run.dataset);
     if (first === undefined) {
       firstOf.set(run.dataset, { run, inputs });

@@ -30,6 +30,41 @@ export interface RunSummary {
   metrics: RunMetrics;
   /** Per-query outcomes in ascending source_index order. */
   queries: QueryOutcome[];
+  /** Under a feedback regime other than the oracle: what the agent was told against the oracle (absent under the oracle). */
+  feedback?: FeedbackSummary;
+}
+
+/** Attempts by (told correct?, oracle-correct?): tp told correct and correct, fp told correct but wrong, fn told wrong but correct, tn both wrong. */
+export interface FeedbackCounts {
+  tp: number;
+  fp: number;
+  fn: number;
+  tn: number;
+}
+
+/** A run's feedback against the oracle, over all attempts and by quarter of the stream (positions in four equal blocks). */
+export interface FeedbackSummary {
+  regime: string;
+  total: FeedbackCounts;
+  quarters: [FeedbackCounts, FeedbackCounts, FeedbackCounts, FeedbackCounts];
+}
+
+/** The feedback summary of a run's trajectories; null when they hold no feedback record (the oracle's regime). */
+export function feedbackSummary(trajectories: readonly Trajectory[]): FeedbackSummary | null {
+  const withFeedback = trajectories.filter((t) => t.feedback !== undefined);
+  if (withFeedback.length === 0) return null;
+  const zero = (): FeedbackCounts => ({ tp: 0, fp: 0, fn: 0, tn: 0 });
+  const total = zero();
+  const quarters: FeedbackSummary["quarters"] = [zero(), zero(), zero(), zero()];
+  for (const t of withFeedback) {
+    const q = quarters[Math.min(3, Math.floor((4 * t.stream_position) / trajectories.length))];
+    t.feedback!.accepted.forEach((told, i) => {
+      const key = told ? (t.feedback!.oracle_correct[i] ? "tp" : "fp") : t.feedback!.oracle_correct[i] ? "fn" : "tn";
+      total[key] += 1;
+      q[key] += 1;
+    });
+  }
+  return { regime: withFeedback[0].feedback_regime, total, quarters };
 }
 
 /** Summarise one run's trajectories (see runMetrics for the checks). */
@@ -47,7 +82,8 @@ export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetri
       repair_steps: t.repair_steps,
     }))
     .sort((x, y) => x.source_index - y.source_index);
-  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, metrics, queries };
+  const feedback = feedbackSummary(trajectories);
+  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, metrics, queries, ...(feedback ? { feedback } : {}) };
 }
 
 /** Runs of one (dataset, method), in ascending seed order; throws if a seed appears twice. */

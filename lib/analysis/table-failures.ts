@@ -88,6 +88,8 @@ export function failureTable(runs: readonly RunSummary[], opts: FailureTableOpti
   const notes = [
     "Shares (%) of the initial failures of the shared initial cache by the classifier's coarse type (unclassified → Result Mismatch); Other = Aggregation + Execution + Syntax + Unknown (+ Filter/Value, which the paper does not list).",
   ];
+  const hookLabels = types.filter((t) => !(ERROR_TYPES as readonly string[]).includes(t));
+  if (hookLabels.length > 0) notes.push(`Labels of a method's classify hook (${hookLabels.join(", ")}) are not METHOD.md §3's types: they count under Other here; the CSV gives each label's count.`);
   const validated = datasets.filter((d) => opts.validation?.[d] !== undefined);
   if (validated.length > 0 && opts.paperLayout) {
     notes.push(...weightingNotes(validated, opts));

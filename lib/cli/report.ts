@@ -23,10 +23,12 @@ import { withVerdicts } from "../analysis/comparison-verdict.ts";
 import { methodsSelection, pairsComparisonTable, parseComparisonPairs } from "../analysis/study-layout.ts";
 import { difficultyTable } from "../analysis/table-difficulty.ts";
 import { readReportInputs } from "../analysis/report-inputs.ts";
+import { RUN_CONDITIONS, type RunCondition } from "../analysis/run-alignment.ts";
 import { reportManifest, type ReportExtras } from "../analysis/report-manifest.ts";
 import { expandRunArgs } from "../analysis/run-paths.ts";
 import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
+import { feedbackTable } from "../analysis/table-feedback.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
 import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
 import { listRuns, readRunDataDir, readRunManifest, RUN_FILES } from "../experiment/run-dir.ts";
@@ -36,7 +38,7 @@ import { exampleEpisodeSvg } from "../report/example-episode.ts";
 import { readExampleEpisode } from "../report/example-run.ts";
 import { writeHtmlReport } from "../report/html-report.ts";
 import { loadDatasetContext } from "../report/query-context.ts";
-import { listFlag, numberFlag, parseFlags, required, type Command } from "./command.ts";
+import { listFlag, numberFlag, parseFlags, required, seeHelp, type Command } from "./command.ts";
 import { assertWritableDir } from "./output-paths.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 
@@ -44,7 +46,7 @@ const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out 
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
-                    [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--paper-numbers] [--example [DATASET:]QUERY_ID]
+                    [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--conditions LIST] [--paper-numbers] [--example [DATASET:]QUERY_ID]
                     [--plugin FILE.ts ...]
 
 Each RUN_DIR is a run directory (with trajectories.jsonl) or a folder searched for them; --runs takes
@@ -64,7 +66,10 @@ attempt, the retrieved precedents and the repair) from the --reference method's 
 seed; DATASET:QUERY_ID when several datasets hold the id. The query must have failed initially.
 A study's layout (merit study run passes it): --methods a,b,... shows exactly these methods, in this
 order, in Tables 1 and 3 and the figures; --comparisons a:b,... makes Table 2 these pairs
-(Δ = EX(a) − EX(b)) instead of --reference against the paper's comparisons.
+(Δ = EX(a) − EX(b)) instead of --reference against the paper's comparisons (with the Holm p over
+the pairs); --conditions feedback_regime,feedback_noise,max_repair_steps lets runs differ in those
+config fields (a study's arms) and still be paired; any other difference is refused. Runs under a
+feedback regime other than the oracle's add the feedback-confusion table.
 Table 2's notes say in words when a comparison is uninformative (identical outcomes, a degenerate
 interval, an MDE above |Δ|).
 --paper-numbers writes DIR/COMPARISON.md: every cell next to the paper's number (data/paper-numbers.json).
@@ -90,7 +95,7 @@ export const reportCommand: Command = {
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
-        methods: { type: "string" }, comparisons: { type: "string" },
+        methods: { type: "string" }, comparisons: { type: "string" }, conditions: { type: "string" },
         ...PLUGIN_FLAG,
       },
       USAGE,
@@ -115,7 +120,8 @@ export const reportCommand: Command = {
     const runDirs = [...new Map(inputs.flatMap(listRuns).map((d) => [resolve(d), d])).values()];
     if (runDirs.length === 0) throw new InputFileError(inputs.join(", "), `holds no ${RUN_FILES.trajectories}`, "pass directories written by `merit run`");
     await loadCommandPlugins(values.plugin, { runDirs }, io);
-    const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(runDirs);
+    const conditions = parseConditions(values.conditions);
+    const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(runDirs, { conditions });
     // a dataset the paper does not name (a plugin's) under its adapter's title, unless --labels names it
     const labels = { ...datasetTitles(runs.map((r) => r.dataset)), ...given };
     const known = [...new Set(runs.map((r) => r.method))].sort();
@@ -141,6 +147,8 @@ export const reportCommand: Command = {
       tables.push(withVerdicts(comparisonTable(runs, { ...tableSel, reference, others, ...boot }), tableSel));
     }
     tables.push(repairTable(runs, tableSel));
+    const confusion = feedbackTable(runs, sel);
+    if (confusion !== null) tables.push(confusion);
     if (ablation) tables.push(ablationTable(runs, { ...paperAblationSelection(tableSel, ablation.full, labels), ...ablation, ...boot }));
     if (values.annotations !== undefined && values["gold-labels"] !== undefined) throw new UsageError(`pass --annotations or --gold-labels, not both`);
     const validation =
@@ -182,7 +190,7 @@ export const reportCommand: Command = {
     if (example !== undefined) extras.example_episode = { dataset: example.dataset, query_id: example.queryId, method: example.method, stream_seed: example.seed };
     extras.executors = executors;
     if (transport !== null) extras.transport = transport;
-    extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}) };
+    extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}), ...(conditions.length > 0 ? { conditions } : {}) };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
       write(join(out, "COMPARISON.md"), paperComparison(tables, paper.numbers, sel, modelNotes(model)));
@@ -230,6 +238,16 @@ function transportTotals(identities: readonly RunIdentity[]): { transient_retrie
     retried_calls: met.reduce((n, id) => n + id.transport!.retried_calls, 0),
     runs: met.length,
   };
+}
+
+/** `--conditions a,b`: config fields runs may differ in (RUN_CONDITIONS); one line naming a bad one. */
+function parseConditions(text: string | undefined): RunCondition[] {
+  if (text === undefined) return [];
+  return text.split(",").map((c) => {
+    const name = c.trim();
+    if (!(RUN_CONDITIONS as readonly string[]).includes(name)) throw new UsageError(`--conditions: "${name}" is not a condition runs may differ in; use ${RUN_CONDITIONS.join(", ")}${seeHelp(USAGE)}`);
+    return name as RunCondition;
+  });
 }
 
 /** `--methods` and `--comparisons`: methods of the runs, not mixed with the paper-layout flags they replace. */

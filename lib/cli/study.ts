@@ -25,7 +25,7 @@ import { readRunJson, runFile } from "../experiment/run-dir.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
 import { buildStream } from "../experiment/stream.ts";
 import {
-  checkStudyFiles, checkStudyNames, datasetRunRoot, initialPredictions, loadStudyFile, STUDY_NAME, studyCallCache, studyConfig, studyPaths, studyPluginFiles, subsetText,
+  armConditions, checkStudyFiles, checkStudyNames, datasetRunRoot, initialPredictions, loadStudyFile, registerStudyArms, STUDY_NAME, studyCallCache, studyConditions, studyConfig, studyPaths, studyPluginFiles, subsetText,
   type Study, type StudyPaths,
 } from "../experiment/study.ts";
 import { loadPlugins, type PluginRecord } from "../methods/index.ts";
@@ -109,6 +109,7 @@ async function openStudy(file: string): Promise<{ study: Study; plugins: PluginR
   const study = await loadStudyFile(file);
   checkStudyFiles(study, file);
   const plugins = await loadPlugins(studyPluginFiles(study, file));
+  registerStudyArms(study);
   checkStudyNames(study);
   return { study, plugins };
 }
@@ -122,6 +123,16 @@ function modelsLine(study: Study, config: ExperimentConfig): string {
   if (study.models.kind === "tiny") return `models: the TINY RANDOM test models (${config.model.path}): real mechanics, SMOKE-SCALE AND MEANINGLESS numbers; switch to realModels() or server({...}) in the study file for real ones`;
   if (study.models.kind === "real") return `models: ${config.model.path} and ${config.embedder.path} (local GGUFs; \`make models\`)`;
   return `models: ${config.model.model_name} at ${config.model.base_urls.join(", ")}`;
+}
+
+/** Streams grouped by their arm's conditions (the study's own first), each group run as one grid with its config. */
+function byConditions<T extends { method: string }>(study: Study, streams: readonly T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const s of streams) {
+    const key = JSON.stringify(armConditions(study, s.method));
+    groups.set(key, [...(groups.get(key) ?? []), s]);
+  }
+  return [...groups.values()];
 }
 
 /** Whether a stream's run directory holds a finished run (metrics.json is written last). */
@@ -157,12 +168,18 @@ async function plannedCalls(study: Study, streams: readonly DatasetStreams[], pa
   const planned = new Map<string, PlannedCalls>();
   for (const s of streams) {
     if (!s.exact) continue;
-    const config = studyConfig(study, s.dataset, paths);
     const all = planStreams(study.methods, study.seeds, datasetRunRoot(paths, s.dataset));
     const left = all.filter((x) => !complete(s.dataset, x.method, x.seed));
     const limit = study.queries ?? null;
-    const calls = (await planGrid(config, all, { limit, consultCache: false })).computedAtMost;
-    const callsLeft = left.length === 0 ? 0 : (await planGrid(config, left, { limit })).computedAtMost;
+    let calls = 0;
+    let callsLeft = 0;
+    // Arms under other conditions (feedback regime, K) are planned with their own config.
+    for (const group of byConditions(study, all)) {
+      const config = studyConfig(study, s.dataset, paths, group[0].method);
+      const open = group.filter((x) => left.includes(x));
+      calls += (await planGrid(config, group, { limit, consultCache: false })).computedAtMost;
+      callsLeft += open.length === 0 ? 0 : (await planGrid(config, open, { limit })).computedAtMost;
+    }
     planned.set(s.dataset, { calls, callsLeft });
   }
   return planned;
@@ -263,7 +280,11 @@ async function runStudy(argv: string[], io: CommandIO): Promise<number> {
     const before = cacheRows(config.call_cache);
     const started = Date.now();
     const { applyOverrides, runGridWithProgress } = await import("./run.ts");
-    await runGridWithProgress(applyOverrides(config, {}, missing.length), missing, study.queries, true, io, {}, plugins);
+    // One grid per set of conditions: a study's arms may run under another feedback regime or K.
+    for (const group of byConditions(study, missing)) {
+      const armConfig = studyConfig(study, dataset, paths, group[0].method);
+      await runGridWithProgress(applyOverrides(armConfig, {}, group.length), group, study.queries, true, io, {}, plugins);
+    }
     seconds += (Date.now() - started) / 1000;
     computed += cacheRows(config.call_cache) - before;
   }
@@ -288,7 +309,8 @@ async function runStudy(argv: string[], io: CommandIO): Promise<number> {
     io.err(`study ${study.name}: the causal audit found ${violations} violations (listed above); the report is not written`);
     return 1;
   }
-  const reportArgs = [...roots, "--out", paths.results, "--methods", study.methods.join(","), "--comparisons", study.comparisons.map((p) => p.join(":")).join(","), ...(values["no-html"] ? [] : ["--html"])];
+  const conditions = studyConditions(study);
+  const reportArgs = [...roots, "--out", paths.results, "--methods", study.methods.join(","), "--comparisons", study.comparisons.map((p) => p.join(":")).join(","), ...(conditions.length > 0 ? ["--conditions", conditions.join(",")] : []), ...(values["no-html"] ? [] : ["--html"])];
   const { reportCommand } = await import("./report.ts");
   return reportCommand.run(reportArgs, io);
 }

@@ -14,7 +14,8 @@ import { z } from "zod";
 import { allowTypeScriptImports } from "../compiled.mjs";
 import { datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
-import { getMethod } from "../methods/index.ts";
+import { canonicalJson, type JsonValue } from "../hash.ts";
+import { getMethod, isMethodName, methodDefinition, registerMethod } from "../methods/index.ts";
 import { importErrorText, type PluginSource } from "../plugin-files.ts";
 import { parseConfig, SubsetSchema, type ExperimentConfig, type SubsetRule } from "./config.ts";
 import { TINY_CHAT, TINY_EMBEDDER } from "./quick-config.ts";
@@ -77,6 +78,33 @@ export const STUDY_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 /** The bundled real predictions each dataset's initial cache is built from when the study names none. */
 export const DEFAULT_PREDICTIONS: Readonly<Record<string, string>> = { spider: "data/predictions/spider_dev__Deepseek-Coder-7B.sql" };
 
+/** Part args an arm changes (JSON values), per role. */
+const ArmArgsSchema = z.object({ planner: z.record(z.any()).optional(), ranker: z.record(z.any()).optional(), writer: z.record(z.any()).optional() }).strict();
+
+/**
+ * An arm: a registered method run under other conditions or with other part args (issue 29 §5) —
+ * `{ method: "merit", feedback: "llm_judge" }`, `{ method: "merit", args: { planner: { max_positive: 5 } } }`.
+ * Its name is a method name of the study (listed in `methods`, compared like any method) and part of
+ * every run's identity; its conditions are its runs' config, its args its method's parts.
+ */
+export const ArmSchema = z
+  .object({
+    /** The registered method the arm runs (not another arm). */
+    method: z.string().min(1),
+    /** Feedback regime (lib/repair/feedback.ts): denotation_confirmed/oracle, dbms_only, llm_judge, noisy_oracle, a plugin's. */
+    feedback: z.preprocess((v) => (v === "oracle" ? "denotation_confirmed" : v), z.string().regex(/^[a-z][a-z0-9_]{0,39}$/)).optional(),
+    /** noisy_oracle's flip probability. */
+    feedback_noise: z.number().min(0).max(1).optional(),
+    /** K for this arm (the study's otherwise). */
+    max_repair_steps: z.number().int().nonnegative().optional(),
+    /** Part args that differ from the method's (each must be an arg of that part). */
+    args: ArmArgsSchema.optional(),
+    /** One line for tables and manifests; default: the method's, with the arm's changes. */
+    description: z.string().min(1).optional(),
+  })
+  .strict();
+export type Arm = z.infer<typeof ArmSchema>;
+
 export const StudySchema = z
   .object({
     /** Folder name under studies/, runs/studies/ and results/studies/. */
@@ -102,6 +130,8 @@ export const StudySchema = z
     plugins: z.array(z.string().min(1)).default([]),
     /** Per dataset, the predictions file (one SQL per line) the shared initial cache is built from (paths relative to the study file). */
     initial: z.record(z.string().min(1)).default({}),
+    /** Named arms: a method plus other conditions or part args (ArmSchema); each arm name must be listed in `methods`. */
+    arms: z.record(ArmSchema).default({}),
   })
   .strict();
 
@@ -130,6 +160,13 @@ export function defineStudy(input: StudyInput): Study {
   if (stray !== undefined) throw new MeritError(`defineStudy: initial names "${stray}", which is not in datasets (${s.datasets.join(", ")})`);
   const self = comparisons.find(([a, b]) => a === b);
   if (self) throw new MeritError(`defineStudy: the comparison [${self[0]}, ${self[1]}] compares a method with itself`);
+  for (const [name, arm] of Object.entries(s.arms)) {
+    if (!STUDY_NAME.test(name) || /[.-]/.test(name)) throw new MeritError(`defineStudy: arm name "${name}" must be lower_snake_case (a method name)`);
+    if (!s.methods.includes(name)) throw new MeritError(`defineStudy: arm "${name}" is not in methods (${s.methods.join(", ")}); add it to methods to run it`);
+    if (arm.method === name || s.arms[arm.method] !== undefined) throw new MeritError(`defineStudy: arm "${name}" runs "${arm.method}", which is ${arm.method === name ? "itself" : "another arm"}; an arm runs a registered method`);
+    const changes = Object.keys(arm).filter((k) => k !== "method" && k !== "description");
+    if (changes.length === 0) throw new MeritError(`defineStudy: arm "${name}" changes nothing of "${arm.method}" (give feedback, feedback_noise, max_repair_steps or args); list "${arm.method}" in methods instead`);
+  }
   return { ...s, comparisons };
 }
 
@@ -165,8 +202,59 @@ export function initialPredictions(study: Study, dataset: string, file: string):
   return given !== undefined ? resolve(dirname(file), given) : (DEFAULT_PREDICTIONS[dataset] ?? null);
 }
 
-/** The experiment config of one dataset of the study: the kit's defaults, the study's K, subset and models. */
-export function studyConfig(study: Study, dataset: string, paths: StudyPaths): ExperimentConfig {
+/** The config fields an arm sets (its conditions), for the runs of `method` ({} for a method that is not an arm). */
+export function armConditions(study: Study, method: string): { feedback_regime?: string; feedback_noise?: number; max_repair_steps?: number } {
+  const arm = study.arms[method];
+  if (arm === undefined) return {};
+  return {
+    ...(arm.feedback !== undefined ? { feedback_regime: arm.feedback } : {}),
+    ...(arm.feedback_noise !== undefined ? { feedback_noise: arm.feedback_noise } : {}),
+    ...(arm.max_repair_steps !== undefined ? { max_repair_steps: arm.max_repair_steps } : {}),
+  };
+}
+
+/** The config fields the study's arms vary (what `merit report --conditions` lets differ). */
+export function studyConditions(study: Study): ("feedback_regime" | "feedback_noise" | "max_repair_steps")[] {
+  const fields = new Set(study.methods.flatMap((m) => Object.keys(armConditions(study, m))));
+  return (["feedback_regime", "feedback_noise", "max_repair_steps"] as const).filter((f) => fields.has(f));
+}
+
+/** Arms registered in this process, by name: the study and arm they came from (a study loaded twice registers once). */
+const REGISTERED_ARMS = new Map<string, string>();
+
+/**
+ * Registers each arm of the study as a method (after the study's plugins are loaded): the arm's
+ * method's definition — parts, hooks — with the arm's part args laid over the method's, under the
+ * arm's name. An arg the part does not have, or a name already taken, fails with one line.
+ */
+export function registerStudyArms(study: Study): void {
+  for (const [name, arm] of Object.entries(study.arms)) {
+    const key = canonicalJson({ study: study.name, arm } as unknown as JsonValue);
+    if (REGISTERED_ARMS.get(name) === key) continue;
+    if (isMethodName(name)) throw new MeritError(`study ${study.name}: arm "${name}" has the name of a registered method; name the arm otherwise`);
+    const def = methodDefinition(arm.method);
+    const parts = { ...def.parts };
+    for (const role of ["planner", "ranker", "writer"] as const) {
+      const args = arm.args?.[role];
+      if (args === undefined) continue;
+      const part = parts[role];
+      if (part === undefined) throw new MeritError(`study ${study.name}: arm "${name}" gives ${role} args but method "${arm.method}" has no ${role}`);
+      parts[role] = { name: part.name, args: { ...(part.args ?? {}), ...(args as Record<string, JsonValue>) } };
+    }
+    const conditions = Object.entries(armConditions(study, name)).map(([k, v]) => `${k} ${v}`);
+    const changed = [...conditions, ...Object.entries(arm.args ?? {}).flatMap(([role, a]) => Object.entries(a ?? {}).map(([k, v]) => `${role} ${k}=${canonicalJson(v as JsonValue)}`))];
+    try {
+      registerMethod({ ...def, name, armOf: arm.method, description: arm.description ?? `${def.description} [arm of ${arm.method}: ${changed.join(", ")}]`, parts });
+    } catch (error) {
+      if (error instanceof MeritError) throw new MeritError(`study ${study.name}: arm "${name}": ${error.message}`);
+      throw error;
+    }
+    REGISTERED_ARMS.set(name, key);
+  }
+}
+
+/** The experiment config of one dataset of the study: the kit's defaults, the study's K, subset and models, and the arm's conditions when `method` is an arm. */
+export function studyConfig(study: Study, dataset: string, paths: StudyPaths, method?: string): ExperimentConfig {
   const m = study.models;
   const models =
     m.kind === "tiny"
@@ -192,6 +280,7 @@ export function studyConfig(study: Study, dataset: string, paths: StudyPaths): E
       max_repair_steps: study.max_repair_steps,
       ...(study.subset ? { subset: study.subset } : {}),
       ...models,
+      ...(method === undefined ? {} : armConditions(study, method)),
     },
     `study ${study.name} (${dataset})`,
   );

@@ -194,6 +194,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (typeof c.name !== "string" || c.name === "") fail("classify.name must be a non-empty string");
     if (typeof c.classify !== "function") fail("classify.classify must be a function (attempt) => label");
     if (!Array.isArray(c.types) || c.types.length === 0) fail("classify.types must list every label the classifier returns");
+    if (c.types.length > 24) fail(`classify.types lists ${c.types.length} labels; at most 24 (the report's explorer filters failure labels with a 31-bit mask beside METHOD.md's 7)`);
     if (new Set(c.types).size !== c.types.length) fail("classify.types lists a label twice");
     for (const t of c.types) if (typeof t !== "string" || t.trim() === "" || t.length > 60) fail(`classify.types: ${JSON.stringify(t)} is not a label (a non-empty string of at most 60 characters)`);
   }

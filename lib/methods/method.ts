@@ -30,6 +30,8 @@ export interface MethodDefinition {
   parts: MethodPartsRequest;
   /** Behaviour over one episode (lib/methods/hooks.ts): a classifier, a memory, extra call kinds. */
   hooks?: MethodHooks;
+  /** The method this one is an arm of (a study's `arms`): its plugin is recorded with the arm's runs. */
+  armOf?: string;
 }
 
 /** A method's parts with every arg, as the manifest records them (`method_parts`). */

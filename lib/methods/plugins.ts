@@ -19,7 +19,7 @@ import "./paper.ts";
 import { importPluginFiles, type PluginRecord, type PluginSource } from "../plugin-files.ts";
 import { registrationOrigin } from "../registry.ts";
 import { PARTS } from "./parts.ts";
-import { getMethod } from "./registry.ts";
+import { getMethod, methodDefinition } from "./registry.ts";
 
 export type { PluginRecord, PluginSource } from "../plugin-files.ts";
 
@@ -44,6 +44,8 @@ export function registryUses(use: RegistryUse): [kind: string, name: string][] {
   const method = getMethod(use.method);
   const parts = method.parts;
   const pairs: [string, string][] = [["method", use.method], ["method", method.canonicalName], [DATASETS.kind, use.dataset], [EXECUTORS.kind, use.executor]];
+  const armOf = methodDefinition(use.method).armOf;
+  if (armOf !== undefined) pairs.push(["method", armOf]); // a study arm: the plugin of the method it runs
   for (const role of ["planner", "ranker", "writer"] as const) {
     const part = parts[role];
     if (part) pairs.push([PARTS[role].kind, part.name]);

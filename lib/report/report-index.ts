@@ -4,6 +4,7 @@
  * row per episode sorted by query, method, seed and run label.
  * @module
  */
+import { MeritError } from "../errors.ts";
 import { ATTEMPT_STATUSES } from "../oracle/types.ts";
 import { ERROR_TYPES, type Trajectory } from "../repair/trajectory.ts";
 import { memoryGrowth } from "./memory-growth.ts";
@@ -84,7 +85,12 @@ export function buildIndex(runs: readonly RunInput[], opts: IndexOptions): Built
 
   const rows: RowColumns = { run: [], query: [], initial: [], final: [], failure: [], failureMask: [], initialCorrect: [], finalCorrect: [], steps: [], tokens: [], initialTokensKnown: [], position: [] };
   const statusCode = (s: string) => (STATUSES as readonly string[]).indexOf(s);
-  const typeCode = (s: string | null) => (s === null ? -1 : (ERROR_TYPES as readonly string[]).indexOf(s));
+  // METHOD.md §3's types in their order, then any classify hook's labels present, sorted (the
+  // explorer's failure filter is a bit mask: at most 31 labels, which checkHooks' cap keeps).
+  const present = new Set(placed.flatMap((p) => p.trajectory.error_types.filter((e): e is string => e !== null)));
+  const errorTypes = [...ERROR_TYPES, ...[...present].filter((t) => !(ERROR_TYPES as readonly string[]).includes(t)).sort()];
+  if (errorTypes.length > 31) throw new MeritError(`the runs hold ${errorTypes.length} failure labels; the report's explorer filters at most 31 (report fewer runs at once)`);
+  const typeCode = (s: string | null) => (s === null ? -1 : errorTypes.indexOf(s));
   const episodes = placed.map((p, row) => {
     const t = p.trajectory;
     rows.run.push(p.run);
@@ -109,7 +115,7 @@ export function buildIndex(runs: readonly RunInput[], opts: IndexOptions): Built
     title: opts.title,
     datasets,
     statuses: [...STATUSES],
-    errorTypes: [...ERROR_TYPES],
+    errorTypes,
     runs: reportRuns,
     queries,
     rows,

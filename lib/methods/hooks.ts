@@ -153,11 +153,22 @@ export interface MemoryHook {
   heading: string;
   /** Embed every note's key once when it is written (billed to the writing episode); notes then carry `vector`. */
   embedsNotes?: boolean;
-  /** After the episode is final: the notes to store ([] for none). */
-  write(episode: EpisodeView, model: HookModel): NoteDraft[] | Promise<NoteDraft[]>;
-  /** Before each repair: the notes to show, best first, from the eligible view only. */
-  retrieve(request: RetrieveRequest, memory: readonly NoteView[], model: HookModel): PickedNote[] | Promise<PickedNote[]>;
+  /**
+   * After the episode is final: the notes to store ([] for none). `memory` is the eligible view at
+   * this episode (the same notes `retrieve` is given), for a memory that updates its earlier state.
+   */
+  write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): NoteDraft[] | Promise<NoteDraft[]>;
+  /** Before each repair: the notes to show, best first, from the eligible view only (or those notes with the text made from them). */
+  retrieve(request: RetrieveRequest, memory: readonly NoteView[], model: HookModel): RetrieveResult | Promise<RetrieveResult>;
 }
+
+/**
+ * What a retrieve hook returns: the picked notes, which the prompt shows one block each under the
+ * hook's heading; or `{ picked, text }`, the picked notes with a text the hook made from them (a
+ * synthesized sheet, say), which the prompt shows under the heading instead ("" shows nothing). The
+ * picked notes are logged in retrieval_log.jsonl either way.
+ */
+export type RetrieveResult = PickedNote[] | { picked: PickedNote[]; text: string };
 
 /** Extra calls of one kind: at most `most` per episode. */
 export interface CallDeclaration {
@@ -266,6 +277,13 @@ export function renderNotes(heading: string, picked: readonly PickedNote[]): str
   if (picked.length === 0) return "";
   const blocks = picked.map((p, i) => [`[${p.note.kind} ${i + 1}]`, `Note ID: ${p.note.note_id}`, p.note.text.trim()].join("\n"));
   return `${heading}:\n${blocks.join("\n")}`;
+}
+
+/** The picked notes of a retrieve hook's result, and its prompt section (renderNotes, or the hook's own text under its heading). */
+export function retrievedSection(heading: string, result: RetrieveResult): { picked: PickedNote[]; text: string } | null {
+  if (Array.isArray(result)) return { picked: result, text: renderNotes(heading, result) };
+  if (typeof result !== "object" || result === null || !Array.isArray(result.picked) || typeof result.text !== "string") return null;
+  return { picked: result.picked, text: result.text.trim() === "" ? "" : `${heading}:\n${result.text.trim()}` };
 }
 
 /** Cosine similarity of two L2-normalised vectors (their dot product). */

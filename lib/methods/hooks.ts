@@ -6,7 +6,8 @@
  *   (default: the deterministic classifier of METHOD.md §3). It reads the attempt (SQL, status, DBMS
  *   message) and the question, never the gold.
  * - `memory`: `write` runs once the episode is final and returns notes (lessons, insights, …) to
- *   store; `retrieve` runs before each repair over the **eligible view** only — notes written by
+ *   store, given the same eligible view `retrieve` sees (a memory that revises its state reads it
+ *   there); `retrieve` runs before each repair over the **eligible view** only — notes written by
  *   episodes at strictly earlier stream positions, never by the current query — and picks the notes
  *   that reach the repair prompt. The kit stamps every note with its source query, database, stream
  *   position and episode, records the written notes in the episode's trajectory line (so the commit

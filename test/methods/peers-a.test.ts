@@ -5,7 +5,10 @@
 // answers the methods' own prompts (judge, distill, curate, synthesize, induce) with fixed text and
 // passes repairs to the scenario's ScriptedBackend. Each test shows what a success and a failure store,
 // what reaches the repair prompt (only from earlier positions), that the call kinds the trajectories
-// count stay within what the method declares, and that `merit audit` finds the run clean.
+// count stay within what the method declares, and that `merit audit` finds the run clean; the
+// stateful ones (a sheet, a workflow set, a synthesis reused within an episode) resume from a kill to
+// the same bytes.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CommandIO } from "../../lib/cli/command.ts";
@@ -32,8 +35,11 @@ class PeerDouble implements ChatBackend {
     readonly repairs: ChatBackend,
     /** The question the judge wrongly calls a failure. */
     readonly misjudged: string,
+    /** The call (1-based) that throws, as a killed run would stop. */
+    readonly failAt = Infinity,
   ) {}
   async generate(request: GenerateRequest): Promise<GenerateResult> {
+    if (this.prompts.length + 1 >= this.failAt) throw new Error("scripted crash");
     this.prompts.push(request.prompt);
     const p = request.prompt;
     const question = /^Question: (.*)$/m.exec(p)?.[1] ?? "";
@@ -80,10 +86,11 @@ afterAll(() => closeScenario(fx));
 const questionOf = (id: string) => fx.dataset.examples.find((e) => e.id === id)!.question;
 
 /** Runs `method` on the scenario; returns the run's files, by query id, and the double. */
-async function run(method: string) {
-  const dir = join(fx.root, method);
-  const double = new PeerDouble(new ScriptedBackend(scenarioScript(fx.dataset)), questionOf(C));
+async function run(method: string, opts: { dir?: string; failAt?: number; resume?: boolean } = {}) {
+  const dir = opts.dir ?? join(fx.root, method);
+  const double = new PeerDouble(new ScriptedBackend(scenarioScript(fx.dataset)), questionOf(C), opts.failAt);
   await runExperiment({
+    resume: opts.resume,
     spec: { config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath }), method, seed: SCENARIO_SEED, limit: SCENARIO_LIMIT },
     method: getMethod(method),
     dataset: fx.dataset,
@@ -262,4 +269,20 @@ describe("awm", () => {
     expect(r.retrievals.filter((x) => x.query_id !== A).every((x) => x.retrieved_entry_ids[0] === sets[1][0].note_id)).toBe(true);
     expect(r.repairPrompts(C)[0]).toContain(`WORKFLOWS INDUCED FROM EARLIER SUCCESSES:\n[workflows 1]\nNote ID: ${sets[1][0].note_id}\nWorkflow induced from 2 successes`);
   }, 120_000);
+});
+
+describe("a run killed mid-stream resumes to the same bytes (the memory state is rebuilt from the committed notes)", () => {
+  for (const [method, failAt] of [["dynamic_cheatsheet", 9], ["dynamic_cheatsheet_rs", 9], ["awm", 9]] as const) {
+    it(method, async () => {
+      const whole = join(fx.root, `${method}-whole`);
+      const killed = join(fx.root, `${method}-killed`);
+      await run(method, { dir: whole });
+      await expect(run(method, { dir: killed, failAt })).rejects.toThrow(/scripted crash/);
+      expect(readRun(killed).trajectories.length).toBeLessThan(SCENARIO_LIMIT);
+      await run(method, { dir: killed, resume: true });
+      for (const file of ["trajectories.jsonl", "prompts.jsonl", "retrieval_log.jsonl", "metrics.json"]) {
+        expect(readFileSync(join(killed, file), "utf8"), file).toBe(readFileSync(join(whole, file), "utf8"));
+      }
+    }, 120_000);
+  }
 });

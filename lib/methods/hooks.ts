@@ -6,7 +6,8 @@
  *   (default: the deterministic classifier of METHOD.md §3). It reads the attempt (SQL, status, DBMS
  *   message) and the question, never the gold.
  * - `memory`: `write` runs once the episode is final and returns notes (lessons, insights, …) to
- *   store; `retrieve` runs before each repair over the **eligible view** only — notes written by
+ *   store, given the same eligible view `retrieve` sees (a memory that revises its state reads it
+ *   there); `retrieve` runs before each repair over the **eligible view** only — notes written by
  *   episodes at strictly earlier stream positions, never by the current query — and picks the notes
  *   that reach the repair prompt. The kit stamps every note with its source query, database, stream
  *   position and episode, records the written notes in the episode's trajectory line (so the commit
@@ -153,11 +154,22 @@ export interface MemoryHook {
   heading: string;
   /** Embed every note's key once when it is written (billed to the writing episode); notes then carry `vector`. */
   embedsNotes?: boolean;
-  /** After the episode is final: the notes to store ([] for none). */
-  write(episode: EpisodeView, model: HookModel): NoteDraft[] | Promise<NoteDraft[]>;
-  /** Before each repair: the notes to show, best first, from the eligible view only. */
-  retrieve(request: RetrieveRequest, memory: readonly NoteView[], model: HookModel): PickedNote[] | Promise<PickedNote[]>;
+  /**
+   * After the episode is final: the notes to store ([] for none). `memory` is the eligible view at
+   * this episode (the same notes `retrieve` is given), for a memory that updates its earlier state.
+   */
+  write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): NoteDraft[] | Promise<NoteDraft[]>;
+  /** Before each repair: the notes to show, best first, from the eligible view only (or those notes with the text made from them). */
+  retrieve(request: RetrieveRequest, memory: readonly NoteView[], model: HookModel): RetrieveResult | Promise<RetrieveResult>;
 }
+
+/**
+ * What a retrieve hook returns: the picked notes, which the prompt shows one block each under the
+ * hook's heading; or `{ picked, text }`, the picked notes with a text the hook made from them (a
+ * synthesized sheet, say), which the prompt shows under the heading instead ("" shows nothing). The
+ * picked notes are logged in retrieval_log.jsonl either way.
+ */
+export type RetrieveResult = PickedNote[] | { picked: PickedNote[]; text: string };
 
 /** Extra calls of one kind: at most `most` per episode. */
 export interface CallDeclaration {
@@ -267,6 +279,13 @@ export function renderNotes(heading: string, picked: readonly PickedNote[]): str
   if (picked.length === 0) return "";
   const blocks = picked.map((p, i) => [`[${p.note.kind} ${i + 1}]`, `Note ID: ${p.note.note_id}`, p.note.text.trim()].join("\n"));
   return `${heading}:\n${blocks.join("\n")}`;
+}
+
+/** The picked notes of a retrieve hook's result, and its prompt section (renderNotes, or the hook's own text under its heading). */
+export function retrievedSection(heading: string, result: RetrieveResult): { picked: PickedNote[]; text: string } | null {
+  if (Array.isArray(result)) return { picked: result, text: renderNotes(heading, result) };
+  if (typeof result !== "object" || result === null || !Array.isArray(result.picked) || typeof result.text !== "string") return null;
+  return { picked: result.picked, text: result.text.trim() === "" ? "" : `${heading}:\n${result.text.trim()}` };
 }
 
 /** Cosine similarity of two L2-normalised vectors (their dot product). */

@@ -32,6 +32,10 @@ export interface MethodDefinition {
   hooks?: MethodHooks;
   /** The method this one is an arm of (a study's `arms`): its plugin is recorded with the arm's runs. */
   armOf?: string;
+  /** The method's source (paper, venue, arXiv id) when it ports another work. */
+  citation?: string;
+  /** true when the method's memory relies on the oracle's verdict (ground truth), not only on what the agent saw. */
+  groundTruth?: boolean;
 }
 
 /** A method's parts with every arg, as the manifest records them (`method_parts`). */

@@ -3,13 +3,15 @@
  * whether the method repairs and each part as `{ name, args }` with every arg (after the config's
  * retrieval settings were applied), as canonical JSON, so a run directory says exactly which method
  * produced it. `methodFromManifest` rebuilds the method from that record — the parts must be
- * registered (a plugin's parts: load the plugin first).
+ * registered (a plugin's parts: load the plugin first). A method with hooks (functions) is the
+ * registered method of that name, whose record must equal the manifest's.
  * @module
  */
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import { buildMethod, type MethodParts, type MethodSpec } from "./method.ts";
 import type { PartRef } from "./parts.ts";
+import { getMethod, isMethodName } from "./registry.ts";
 
 /** The record of a method's parts, canonical JSON values only. */
 export function methodRecord(method: MethodSpec): JsonValue {
@@ -21,7 +23,15 @@ export function methodFromManifest(manifest: Record<string, unknown>, file = "ma
   const { method: name, method_description: description, method_parts: parts } = manifest;
   if (typeof name !== "string" || typeof description !== "string") throw new InputFileError(file, "lacks method or method_description", "pass the manifest.json of a run directory");
   if (!isParts(parts)) throw new InputFileError(file, "has no method_parts record (written by an older kit?)", "rebuild the method by its name with `merit methods`");
-  const { repairs, planner, ranker, writer, steps } = parts;
+  const { repairs, planner, ranker, writer, steps, hooks } = parts;
+  if (hooks !== undefined) {
+    // Hooks are functions: only the registered method has them, and its record must be the manifest's.
+    const registered = isMethodName(name) ? getMethod(name) : null;
+    if (registered === null || canonicalJson(methodRecord(registered)) !== canonicalJson(parts as unknown as JsonValue)) {
+      throw new InputFileError(file, `records method "${name}" with hooks ${registered === null ? "but no method of that name is registered" : "that differ from the registered method's"}`, "load the plugin that registers it (--plugin), in the version the run used");
+    }
+    return registered;
+  }
   try {
     return buildMethod({ name, description, repairs, parts: { planner, ranker, writer, steps } }, name);
   } catch (error) {

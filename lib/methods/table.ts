@@ -1,13 +1,15 @@
 /**
  * Methods, the method table as `merit methods` prints it and docs/DESIGN.md §1 shows it (a test
  * keeps the two equal): one Markdown row per registered method — its parts with the args that
- * differ from each part's defaults, and its description. Aliases name their target.
+ * differ from each part's defaults, and its description. Aliases name their target. Methods that
+ * port another work (a `citation`, or a `groundTruth` flag) are listed again in a second table: their
+ * source and whether their memory relies on the oracle's verdict (the first table's rows stay as they are).
  * @module
  */
 import { canonicalJson } from "../hash.ts";
 import type { MethodParts } from "./method.ts";
 import { PARTS, type PartRef, type PartRole } from "./parts.ts";
-import { aliasTarget, getMethod, methodNames } from "./registry.ts";
+import { aliasTarget, getMethod, methodDefinition, methodNames } from "./registry.ts";
 
 /** `name(arg=value, ...)` with the args that differ from the part's defaults (`name` when none). */
 export function partLabel(role: PartRole, ref: PartRef): string {
@@ -50,4 +52,16 @@ export function methodTable(names: readonly string[] = methodNames()): string[] 
     return `| \`${name}\` | ${target === null ? partsLabel(method.parts) : `alias of \`${target}\``} | ${method.description.replaceAll("|", "\\|")} |`;
   });
   return ["| method | parts (args that differ from the defaults) | description |", "| --- | --- | --- |", ...rows];
+}
+
+/** The Markdown table of the methods that declare a citation or a groundTruth flag ([] when none): source, and whether the memory relies on the oracle's verdict. */
+export function sourcesTable(names: readonly string[] = methodNames()): string[] {
+  const rows = names.flatMap((name) => {
+    if (aliasTarget(name) !== null) return [];
+    const def = methodDefinition(name);
+    if (def.citation === undefined && def.groundTruth === undefined) return [];
+    const truth = def.groundTruth === undefined ? "not stated" : def.groundTruth ? "yes (oracle verdict)" : "no";
+    return [`| \`${name}\` | ${(def.citation ?? "").replaceAll("|", "\\|")} | ${truth} |`];
+  });
+  return rows.length === 0 ? [] : ["| method | source | memory needs ground truth |", "| --- | --- | --- |", ...rows];
 }

@@ -24,7 +24,7 @@ import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback, ORACLE_REGIME, rowsPreview } from "./feedback.ts";
-import { callKindsOf, eligibleNotes, renderNotes, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { callKindsOf, eligibleNotes, retrievedSection, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import type { MethodSpec } from "./methods.ts";
@@ -285,12 +285,13 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       queryEmbeddings += result.embeddingCalls;
     } else if (hooks.memory) {
       const eligible = eligibleNotes(services.notes ?? [], spec.streamPosition, example.id);
-      const picked = await hooks.memory.retrieve({ ...view, iteration, attempts: attempts.map(attemptView) }, eligible, hookModel);
+      const section = retrievedSection(hooks.memory.heading, await hooks.memory.retrieve({ ...view, iteration, attempts: attempts.map(attemptView) }, eligible, hookModel));
       const allowed = new Set(eligible);
-      if (!Array.isArray(picked) || picked.some((p) => !p || !allowed.has(p.note) || (p.score !== undefined && !Number.isFinite(p.score)))) {
-        throw new MeritError(`method "${method.name}": memory.retrieve must return notes from the memory it was given ([{ note, score? }], finite scores), not copies or other objects`);
+      if (section === null || section.picked.some((p) => !p || !allowed.has(p.note) || (p.score !== undefined && !Number.isFinite(p.score)))) {
+        throw new MeritError(`method "${method.name}": memory.retrieve must return notes from the memory it was given ([{ note, score? }] or { picked: [{ note, score? }], text }, finite scores), not copies or other objects`);
       }
-      notesText = renderNotes(hooks.memory.heading, picked);
+      const picked = section.picked;
+      notesText = section.text;
       retrieved.push(picked.map((p) => p.note.note_id));
       retrievalLog.push(noteRetrievalRecord(method.name, example.id, iteration, currentErrorType, eligible.length, picked));
     } else {
@@ -320,7 +321,8 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   let notes: Note[] | null = null;
   if (hooks.memory) {
     const last = attempts[attempts.length - 1];
-    const drafts = await hooks.memory.write({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, hookModel);
+    const eligible = eligibleNotes(services.notes ?? [], spec.streamPosition, example.id);
+    const drafts = await hooks.memory.write({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, hookModel, eligible);
     const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
     notes = stampNotes(method.name, source, drafts);
   }

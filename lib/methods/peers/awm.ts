@@ -1,0 +1,77 @@
+/**
+ * Peer memory methods (METHOD.md §13.4): Agent Workflow Memory (Wang et al. 2024, arXiv 2409.07429)
+ * ported to the repair loop as `awm`. Workflows are induced from successful episodes only: after a
+ * successful episode one `induce` call gives the frozen model the successes so far (this one and the
+ * AWM_WINDOW - 1 latest earlier ones, each question with its final SQL) and asks for the workflows
+ * they share; the new set replaces the old, as one `workflows` note that also carries the successes
+ * it was induced from (so the next induction needs no memory beyond the eligible view). A failed
+ * episode writes nothing and makes no call. Before each repair the latest workflow set of the eligible
+ * view goes into the prompt whole, capped at AWM_CAP characters (capText). Success is the feedback's
+ * verdict (EpisodeView.success), not the original's LLM autoeval: the memory relies on the oracle.
+ * @module
+ */
+import type { EpisodeView, HookModel, NoteDraft, NoteView, PickedNote } from "../hooks.ts";
+import type { JsonValue } from "../../hash.ts";
+import { registerMethod } from "../registry.ts";
+import { capText, finalAttempt, latestOfKind, questionLines, tagged } from "./episode-text.ts";
+
+export const AWM_CITATION = "Agent Workflow Memory: Wang et al. 2024, arXiv 2409.07429";
+/** The most successes one induction reads (the latest ones). */
+export const AWM_WINDOW = 20;
+/** The most characters of a workflow set. */
+export const AWM_CAP = 2000;
+
+/** One success as an induction reads it. */
+export interface Success {
+  question: string;
+  db_id: string;
+  sql: string;
+}
+
+/** The successes a workflows note carries (its `data.successes`); [] for none. */
+export function successesOf(note: NoteView | null): Success[] {
+  const data = note?.data as { successes?: Success[] } | null | undefined;
+  const list = data?.successes;
+  return Array.isArray(list) ? list : [];
+}
+
+/** The induction prompt: the successes, oldest first. */
+export function inducePrompt(successes: readonly Success[]): string {
+  return [
+    "AWM-INDUCE v1",
+    "Below are questions that were answered correctly with SQLite SQL over various databases, each with the SQL that answered it.",
+    "Find the reusable workflows behind them: for each kind of question, the steps that lead from the question to a correct query (e.g. which tables to find, how to join, how to filter, group or order).",
+    "Write each workflow in general terms, without the particular table, column or value names.",
+    "",
+    ...successes.map((s, i) => `[${i + 1}] Question: ${s.question}\nDatabase: ${s.db_id}\nSQL: ${s.sql}`),
+    "",
+    "Reply with the workflows between <workflows> and </workflows>, each as a title line followed by numbered steps.",
+  ].join("\n");
+}
+
+registerMethod({
+  name: "awm",
+  description: "Agent Workflow Memory (Wang et al. 2024): workflows re-induced by an induce call over the successes so far after each success, latest set shown whole",
+  citation: AWM_CITATION,
+  groundTruth: true,
+  parts: {},
+  hooks: {
+    calls: { induce: { most: 1 } },
+    memory: {
+      name: "awm",
+      heading: "WORKFLOWS INDUCED FROM EARLIER SUCCESSES",
+      async write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): Promise<NoteDraft[]> {
+        if (!episode.success) return [];
+        const previous = latestOfKind(memory, "workflows");
+        const successes = [...successesOf(previous), { question: episode.question, db_id: episode.dbId, sql: finalAttempt(episode).sql.trim() }].slice(-AWM_WINDOW);
+        const workflows = capText(tagged(await model.generate("induce", inducePrompt(successes)), "workflows") ?? "", AWM_CAP);
+        // No workflows in the response: the successes are still carried forward; the text says so.
+        return [{ kind: "workflows", text: workflows === "" ? "(no workflows induced yet)" : workflows, polarity: "positive", data: { successes: successes as unknown as JsonValue } }];
+      },
+      retrieve(_request, memory: readonly NoteView[]): PickedNote[] {
+        const note = latestOfKind(memory, "workflows");
+        return note ? [{ note }] : [];
+      },
+    },
+  },
+});

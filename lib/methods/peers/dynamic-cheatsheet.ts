@@ -1,0 +1,69 @@
+/**
+ * Peer memory methods (METHOD.md §13.2): Dynamic Cheatsheet, cumulative variant DC-Cu (Suzgun et al.
+ * 2025, arXiv 2504.07952) ported to the repair loop as `dynamic_cheatsheet`. The memory is one
+ * free-text cheatsheet. Once an episode is final, one `curate` call gives the frozen model the
+ * previous sheet (the latest sheet of the eligible view: written at a strictly earlier stream
+ * position) and the episode as the agent saw it, and asks for the whole revised sheet; that sheet is
+ * the episode's one note (kind `cheatsheet`). Before each repair the latest sheet of the eligible view
+ * goes into the prompt whole. The original curates within the query, after each generation round; the
+ * kit curates once, at episode end, so memory is written only after the episode (METHOD.md §4.7). The
+ * sheet is capped at DC_SHEET_CAP characters, cut deterministically (capText: whole lines).
+ * @module
+ */
+import type { EpisodeView, HookModel, NoteDraft, NoteView, PickedNote } from "../hooks.ts";
+import { registerMethod } from "../registry.ts";
+import { attemptsBlock, capText, latestOfKind, questionLines, tagged } from "./episode-text.ts";
+
+export const DC_CITATION = "Dynamic Cheatsheet: Suzgun et al. 2025, arXiv 2504.07952";
+/** The most characters of a sheet (about 500 tokens at 4 characters a token). */
+export const DC_SHEET_CAP = 2000;
+
+/** The curator's prompt: the previous sheet, then the finished episode; asks for the whole new sheet. */
+export function curatePrompt(episode: EpisodeView, previous: string | null): string {
+  return [
+    "DC-CURATE v1",
+    "You keep a short cheatsheet of reusable advice for writing and fixing SQLite SQL queries over many different databases.",
+    "Below are the current cheatsheet and one more finished attempt to answer a question. Revise the cheatsheet: keep what is still useful, add what this attempt teaches (a pattern that worked, a mistake to avoid), merge repeats, drop what is wrong.",
+    `Keep it under ${DC_SHEET_CAP} characters, as short bullet lines.`,
+    "",
+    `Current cheatsheet:\n${previous ?? "(empty)"}`,
+    "",
+    ...questionLines(episode),
+    "",
+    `Attempts (initial SQL first):\n${attemptsBlock(episode.attempts)}`,
+    "",
+    "Reply with the complete revised cheatsheet between <cheatsheet> and </cheatsheet>.",
+  ].join("\n");
+}
+
+/** The sheet of a curator's response, capped; null when the response holds none (the previous sheet then stays). */
+export function parseSheet(response: string): string | null {
+  const sheet = tagged(response, "cheatsheet");
+  return sheet === null || sheet.trim() === "" ? null : capText(sheet, DC_SHEET_CAP);
+}
+
+registerMethod({
+  name: "dynamic_cheatsheet",
+  description: "Dynamic Cheatsheet DC-Cu (Suzgun et al. 2025): one cheatsheet rewritten by a curate call at each episode end, shown whole (capped at 2,000 characters)",
+  citation: DC_CITATION,
+  groundTruth: false,
+  parts: {},
+  hooks: {
+    calls: { curate: { most: 1 } },
+    memory: {
+      name: "dynamic_cheatsheet",
+      heading: "CHEATSHEET FROM EARLIER EPISODES",
+      async write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): Promise<NoteDraft[]> {
+        const previous = latestOfKind(memory, "cheatsheet");
+        const sheet = parseSheet(await model.generate("curate", curatePrompt(episode, previous?.text ?? null)));
+        // No sheet in the response: nothing is written, so the previous sheet stays the latest.
+        if (sheet === null) return [];
+        return [{ kind: "cheatsheet", text: sheet, data: { previous_note_id: previous?.note_id ?? null, chars: sheet.length } }];
+      },
+      retrieve(_request, memory: readonly NoteView[]): PickedNote[] {
+        const sheet = latestOfKind(memory, "cheatsheet");
+        return sheet ? [{ note: sheet }] : [];
+      },
+    },
+  },
+});

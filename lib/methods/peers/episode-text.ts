@@ -1,0 +1,58 @@
+/**
+ * Peer memory methods (METHOD.md §13), the text they share: an attempt and an episode as the frozen
+ * model reads them in a judge, distill, curate, induce or synthesize prompt (what the agent saw —
+ * SQL, status, DBMS message, failure type — never the gold), the latest note of a kind, a deterministic
+ * length cap and the parsing of tagged fields.
+ * @module
+ */
+import type { AttemptView, EpisodeView, NoteView } from "../hooks.ts";
+
+/** The outcome of one attempt in one line, as the agent was shown it. */
+export function outcomeLine(a: AttemptView): string {
+  return [`status ${a.status}`, a.dbError ? `DBMS message: ${a.dbError}` : null, a.errorType ? `failure type: ${a.errorType}` : null].filter((p) => p !== null).join("; ");
+}
+
+/** Every attempt of an episode, numbered, the initial SQL first. */
+export function attemptsBlock(attempts: readonly AttemptView[]): string {
+  return attempts.map((a, i) => `(${i === 0 ? "initial" : `repair ${i}`}) ${a.sql.trim() || "(no SQL)"}\n  -> ${outcomeLine(a)}`).join("\n");
+}
+
+/** The final attempt of an episode. */
+export function finalAttempt(episode: Pick<EpisodeView, "attempts">): AttemptView {
+  return episode.attempts[episode.attempts.length - 1];
+}
+
+/** The question lines of a prompt: question, BIRD evidence when there is some, database. */
+export function questionLines(q: { question: string; evidence: string; dbId: string }): string[] {
+  return [`Question: ${q.question}`, ...(q.evidence.trim() ? [`Evidence: ${q.evidence.trim()}`] : []), `Database: ${q.dbId}`];
+}
+
+/** The note of `kind` written at the latest stream position (ties: the later in memory order); null when none. */
+export function latestOfKind(memory: readonly NoteView[], kind: string): NoteView | null {
+  let best: NoteView | null = null;
+  for (const n of memory) if (n.kind === kind && (best === null || n.source_stream_position >= best.source_stream_position)) best = n;
+  return best;
+}
+
+/**
+ * `text` cut to at most `cap` characters, deterministically: whole lines while they fit; when even the
+ * first line is longer, its first `cap` characters. Trailing blanks are dropped.
+ */
+export function capText(text: string, cap: number): string {
+  const t = text.trim();
+  if (t.length <= cap) return t;
+  const lines = t.split("\n");
+  let out = "";
+  for (const line of lines) {
+    const next = out === "" ? line : `${out}\n${line}`;
+    if (next.length > cap) break;
+    out = next;
+  }
+  return (out === "" ? t.slice(0, cap) : out).trimEnd();
+}
+
+/** The text between `<tag>` and `</tag>` (first occurrence, trimmed); null when absent. */
+export function tagged(text: string, tag: string): string | null {
+  const m = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "i").exec(text);
+  return m ? m[1].trim() : null;
+}

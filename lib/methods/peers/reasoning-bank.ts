@@ -1,0 +1,132 @@
+/**
+ * Peer memory methods (METHOD.md §13.1): ReasoningBank (Ouyang et al. 2025, arXiv 2509.25140) ported
+ * to the repair loop, and its oracle variant.
+ *
+ * - `reasoning_bank`: once an episode is final, the frozen model first judges from what the agent saw
+ *   (question, schema, final SQL, the outcome and DBMS message it was shown; no gold) whether the
+ *   episode succeeded — one `judge` call — then one `distill` call writes at most 3 memory items
+ *   (title, description, content), with instructions that differ for a judged success (what worked)
+ *   and a judged failure (what to avoid). Items are appended, never merged or removed. Before each
+ *   repair the current question is embedded and the earlier episode whose question is nearest by
+ *   cosine (top-1, as the original) gives its items to the prompt.
+ * - `reasoning_bank_oracle`: the same, with the feedback's verdict (EpisodeView.success) in place of
+ *   the judge: no `judge` call, and the memory relies on the oracle.
+ * @module
+ */
+import type { EpisodeView, HookModel, MethodHooks, NoteDraft, NoteView, PickedNote } from "../hooks.ts";
+import { topByCosine } from "../hooks.ts";
+import { registerMethod } from "../registry.ts";
+import { attemptsBlock, finalAttempt, outcomeLine, questionLines, tagged } from "./episode-text.ts";
+
+export const RB_CITATION = "ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140";
+/** The most items one episode writes, and the earlier episodes whose items reach a prompt. */
+export const RB_MAX_ITEMS = 3;
+export const RB_EPISODES_SHOWN = 1;
+
+/** The judge prompt: the question, the schema and the final attempt as the agent saw it. */
+export function judgePrompt(episode: EpisodeView): string {
+  return [
+    "RB-JUDGE v1",
+    "You check whether an attempt to answer a question with one SQL query over the database below succeeded.",
+    "You see the question, the schema, the last SQL query written and the outcome the database reported for it.",
+    "",
+    ...questionLines(episode),
+    "",
+    `Schema:\n${episode.schema}`,
+    "",
+    `Last SQL query: ${finalAttempt(episode).sql.trim() || "(no SQL)"}`,
+    `Reported outcome: ${outcomeLine(finalAttempt(episode))}`,
+    "",
+    "Does the last query answer the question correctly? Reply with <verdict>success</verdict> or <verdict>failure</verdict>, nothing else.",
+  ].join("\n");
+}
+
+/** The judge's verdict: true for success; anything but a clear success counts as a failure. */
+export function parseVerdict(response: string): boolean {
+  return (tagged(response, "verdict") ?? response).trim().toLowerCase().startsWith("success");
+}
+
+/** The distill prompt: the episode's attempts and its (judged or fed-back) outcome; its instructions differ for a success and a failure. */
+export function rbDistillPrompt(episode: EpisodeView, success: boolean): string {
+  const task = success
+    ? "The episode is taken to have SUCCEEDED. Extract the reasoning that made it work: how the question was read, which schema facts mattered, which SQL pattern solved it."
+    : "The episode is taken to have FAILED. Analyse why it went wrong and state what to check or avoid next time, so that a later attempt does not repeat the mistake.";
+  return [
+    "RB-DISTILL v1",
+    "You turn one finished attempt at writing SQLite SQL for a question into reusable memory items for later questions on other databases.",
+    task,
+    "",
+    ...questionLines(episode),
+    "",
+    `Attempts (initial SQL first):\n${attemptsBlock(episode.attempts)}`,
+    "",
+    `Write at most ${RB_MAX_ITEMS} items, each general (no table or value names unless they are the point), in this form:`,
+    "<item><title>a short name</title><description>one sentence: when it applies</description><content>one to three sentences: what to do or avoid</content></item>",
+  ].join("\n");
+}
+
+/** The well-formed items of a distill response, at most RB_MAX_ITEMS, whitespace folded. */
+export function parseItems(response: string): { title: string; description: string; content: string }[] {
+  const fold = (s: string) => s.replace(/\s+/g, " ").trim();
+  const out: { title: string; description: string; content: string }[] = [];
+  for (const m of response.matchAll(/<item>([\s\S]*?)<\/item>/gi)) {
+    const [title, description, content] = ["title", "description", "content"].map((t) => fold(tagged(m[1], t) ?? ""));
+    if (title !== "" && content !== "") out.push({ title: title.slice(0, 120), description: description.slice(0, 300), content: content.slice(0, 600) });
+    if (out.length === RB_MAX_ITEMS) break;
+  }
+  return out;
+}
+
+/** ReasoningBank's hooks: `judged` = the judge call decides the outcome, else the feedback's verdict. */
+function reasoningBankHooks(judged: boolean): MethodHooks {
+  return {
+    calls: judged ? { judge: { most: 1 }, distill: { most: 1 } } : { distill: { most: 1 } },
+    memory: {
+      name: judged ? "reasoning_bank" : "reasoning_bank_oracle",
+      heading: "MEMORY ITEMS FROM A SIMILAR EARLIER QUESTION",
+      embedsNotes: true,
+      async write(episode: EpisodeView, model: HookModel): Promise<NoteDraft[]> {
+        const success = judged ? parseVerdict(await model.generate("judge", judgePrompt(episode))) : episode.success;
+        const items = parseItems(await model.generate("distill", rbDistillPrompt(episode, success)));
+        return items.map((item) => ({
+          kind: "memory_item",
+          text: `${item.title} — ${item.description}\n${item.content}`,
+          // Retrieval matches the source question (the original embeds the task query).
+          key: episode.question,
+          polarity: success ? "positive" : "negative",
+          data: { ...item, judged_success: success, verdict_from: judged ? "judge" : "feedback" },
+        }));
+      },
+      async retrieve(request, memory: readonly NoteView[], model): Promise<PickedNote[]> {
+        if (memory.length === 0) return [];
+        const [query] = await model.embed([request.question]);
+        // Every note ranked; the items of the RB_EPISODES_SHOWN nearest source episodes, in rank order.
+        const ranked = topByCosine(memory, query, memory.length);
+        const episodes: string[] = [];
+        for (const p of ranked) {
+          if (!episodes.includes(p.note.source_episode_id)) episodes.push(p.note.source_episode_id);
+          if (episodes.length === RB_EPISODES_SHOWN) break;
+        }
+        return ranked.filter((p) => episodes.includes(p.note.source_episode_id));
+      },
+    },
+  };
+}
+
+registerMethod({
+  name: "reasoning_bank",
+  description: "ReasoningBank (Ouyang et al. 2025): LLM judge + up to 3 distilled items per episode, items of the top-1 similar earlier question before each repair",
+  citation: RB_CITATION,
+  groundTruth: false,
+  parts: {},
+  hooks: reasoningBankHooks(true),
+});
+
+registerMethod({
+  name: "reasoning_bank_oracle",
+  description: "ReasoningBank (Ouyang et al. 2025) with the feedback verdict instead of the judge: up to 3 distilled items per episode, top-1 similar earlier question",
+  citation: RB_CITATION,
+  groundTruth: true,
+  parts: {},
+  hooks: reasoningBankHooks(false),
+});

@@ -153,8 +153,11 @@ export interface MemoryHook {
   heading: string;
   /** Embed every note's key once when it is written (billed to the writing episode); notes then carry `vector`. */
   embedsNotes?: boolean;
-  /** After the episode is final: the notes to store ([] for none). */
-  write(episode: EpisodeView, model: HookModel): NoteDraft[] | Promise<NoteDraft[]>;
+  /**
+   * After the episode is final: the notes to store ([] for none). `memory` is the eligible view at
+   * this episode (the same notes `retrieve` is given), for a memory that updates its earlier state.
+   */
+  write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): NoteDraft[] | Promise<NoteDraft[]>;
   /** Before each repair: the notes to show, best first, from the eligible view only. */
   retrieve(request: RetrieveRequest, memory: readonly NoteView[], model: HookModel): PickedNote[] | Promise<PickedNote[]>;
 }

@@ -6,6 +6,7 @@
  */
 import "./builtin-parts.ts";
 import "./paper.ts";
+import "./peers/index.ts";
 
 export * from "./hooks.ts";
 export * from "./method.ts";

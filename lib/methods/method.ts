@@ -30,6 +30,10 @@ export interface MethodDefinition {
   parts: MethodPartsRequest;
   /** Behaviour over one episode (lib/methods/hooks.ts): a classifier, a memory, extra call kinds. */
   hooks?: MethodHooks;
+  /** The method's source (paper, venue, arXiv id) when it ports another work. */
+  citation?: string;
+  /** true when the method's memory relies on the oracle's verdict (ground truth), not only on what the agent saw. */
+  groundTruth?: boolean;
 }
 
 /** A method's parts with every arg, as the manifest records them (`method_parts`). */

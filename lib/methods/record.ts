@@ -8,7 +8,9 @@
  */
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
+import { hooksRecord } from "./hooks.ts";
 import { buildMethod, type MethodParts, type MethodSpec } from "./method.ts";
+import { isMethodName, methodDefinition } from "./registry.ts";
 import type { PartRef } from "./parts.ts";
 
 /** The record of a method's parts, canonical JSON values only. */
@@ -22,8 +24,12 @@ export function methodFromManifest(manifest: Record<string, unknown>, file = "ma
   if (typeof name !== "string" || typeof description !== "string") throw new InputFileError(file, "lacks method or method_description", "pass the manifest.json of a run directory");
   if (!isParts(parts)) throw new InputFileError(file, "has no method_parts record (written by an older kit?)", "rebuild the method by its name with `merit methods`");
   const { repairs, planner, ranker, writer, steps } = parts;
+  // Hooks are functions, not data: they come from the registered method of that name when its hooks
+  // are the ones recorded (a built-in peer method, or a loaded plugin's).
+  const registered = parts.hooks && isMethodName(name) ? methodDefinition(name).hooks : undefined;
+  const hooks = registered && canonicalJson(hooksRecord(registered) as unknown as JsonValue) === canonicalJson(parts.hooks as unknown as JsonValue) ? registered : undefined;
   try {
-    return buildMethod({ name, description, repairs, parts: { planner, ranker, writer, steps } }, name);
+    return buildMethod({ name, description, repairs, parts: { planner, ranker, writer, steps }, ...(hooks ? { hooks } : {}) }, name);
   } catch (error) {
     if (error instanceof MeritError) throw new InputFileError(file, `records a method that cannot be rebuilt here: ${error.message}`, "load the plugin that registers its parts (--plugin)");
     throw error;

@@ -300,7 +300,8 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   let notes: Note[] | null = null;
   if (hooks.memory) {
     const last = attempts[attempts.length - 1];
-    const drafts = await hooks.memory.write({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, hookModel);
+    const eligible = eligibleNotes(services.notes ?? [], spec.streamPosition, example.id);
+    const drafts = await hooks.memory.write({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, hookModel, eligible);
     const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
     notes = stampNotes(method.name, source, drafts);
   }

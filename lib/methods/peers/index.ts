@@ -9,3 +9,6 @@ import "./reasoning-bank.ts";
 import "./dynamic-cheatsheet.ts";
 import "./dynamic-cheatsheet-rs.ts";
 import "./awm.ts";
+import "./expel-online.ts";
+import "./exprag.ts";
+import "./error-fix-memory.ts";

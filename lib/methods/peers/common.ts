@@ -1,0 +1,28 @@
+/**
+ * Peer memory methods (METHOD.md §13), helpers they share: how an attempt is shown in a note or a
+ * prompt, and the eligible notes of one kind.
+ * @module
+ */
+import type { AttemptView, NoteView } from "../hooks.ts";
+
+/** The feedback of one attempt in one line: its status, the DBMS message and the failure type when there are. */
+export function feedbackLine(a: AttemptView): string {
+  return [a.status, a.dbError ? `error: ${a.dbError}` : null, a.errorType ? `type: ${a.errorType}` : null].filter((p) => p !== null).join("; ");
+}
+
+/** One attempt as `SQL` then its feedback. */
+export function attemptLines(a: AttemptView, label: string): string {
+  return `${label} ${a.sql.trim() || "(no SQL)"}\nFeedback: ${feedbackLine(a)}`;
+}
+
+/** The notes of `kind`, in memory order. */
+export function notesOfKind(memory: readonly NoteView[], kind: string): NoteView[] {
+  return memory.filter((n) => n.kind === kind);
+}
+
+/** The note written at the latest stream position (the last of them in memory order); null when none. */
+export function latestNote(notes: readonly NoteView[]): NoteView | null {
+  let best: NoteView | null = null;
+  for (const n of notes) if (best === null || n.source_stream_position >= best.source_stream_position) best = n;
+  return best;
+}

@@ -1,0 +1,293 @@
+// The built-in peer memory methods expel_online, exprag, exprecent and error_fix_memory (METHOD.md
+// §13.5–13.7) on the scripted five-query Spider scenario (test/helpers/scripted-scenario.ts: 426
+// correct, A fails and is repaired at step 3, B is never repaired, C is repaired at step 1, 278
+// correct). Repairs come from the scenario's ScriptedBackend; a chat double answers expel_online's
+// `critique` prompts with fixed operations. For each method: what a success and a failure store,
+// what reaches the repair prompt (earlier stream positions only), the call kinds against the
+// declaration, and a clean `merit audit`.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditRun } from "../../lib/experiment/audit.ts";
+import { parseConfig } from "../../lib/experiment/config.ts";
+import { runExperiment } from "../../lib/experiment/run.ts";
+import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
+import { getMethod, hookCallBound, methodDefinition, methodTable, type AttemptView, type EpisodeView } from "../../lib/methods/index.ts";
+import { errorFixNotes, FIXES_SHOWN, SOLVED_SHOWN } from "../../lib/methods/peers/error-fix-memory.ts";
+import { applyOperations, critiquePrompt, IMPORTANCE, MAX_INSIGHTS, parseOperations, type Insight } from "../../lib/methods/peers/expel-online.ts";
+import { EXPERIENCES_SHOWN, experienceNote } from "../../lib/methods/peers/exprag.ts";
+import type { Trajectory } from "../../lib/repair/trajectory.ts";
+import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
+import { readRun, SPIDER_DIR, type RunFiles } from "../helpers/run-fixture.ts";
+import { ScriptedBackend } from "../helpers/scripted-backend.ts";
+import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+
+/** The first critique (empty list) and the second (the list of two that the first made). */
+const FIRST_CRITIQUE = "ADD: Copy table and column names from the schema exactly.\n- ADD: Finish every clause before running a query.\nthis line is not an operation\nAGREE 9\nREMOVE";
+const SECOND_CRITIQUE = "1. AGREE 1\n**EDIT 2:** Finish every clause, including the WHERE value.\nREMOVE 2\nADD: Group by a key column that exists.";
+
+/** Answers `critique` prompts with the fixed operations above; everything else goes to `repairs`. */
+class CritiqueDouble implements ChatBackend {
+  readonly identity = { kind: "test-scripted", model: "critique-double", modelHash: "none", params: {} };
+  readonly critiques: string[] = [];
+  constructor(readonly repairs: ChatBackend) {}
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    if (!request.prompt.startsWith("EXPEL-CRITIQUE v1")) return this.repairs.generate(request);
+    this.critiques.push(request.prompt);
+    const text = request.prompt.includes("CURRENT INSIGHTS ([importance]):\n(none yet)") ? FIRST_CRITIQUE : SECOND_CRITIQUE;
+    return { text, promptTokens: request.prompt.split(/\s+/).length, outputTokens: text.split(/\s+/).length, truncatedPromptTokens: 0, cached: false };
+  }
+  async close(): Promise<void> {}
+}
+
+let fx: ScenarioFixture;
+beforeAll(async () => {
+  fx = await openScenario("peers-b");
+}, 120_000);
+afterAll(() => closeScenario(fx));
+
+async function run(method: string): Promise<{ dir: string; files: RunFiles; byId: Map<string, Trajectory>; double: CritiqueDouble }> {
+  const dir = join(fx.root, method);
+  const double = new CritiqueDouble(new ScriptedBackend(scenarioScript(fx.dataset)));
+  await runExperiment({
+    spec: { config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath }), method, seed: SCENARIO_SEED, limit: SCENARIO_LIMIT },
+    method: getMethod(method),
+    dataset: fx.dataset,
+    initialCache: fx.cache,
+    outDir: dir,
+    services: { backend: double, oracle: fx.oracle, embedder: new HashedEmbedder() },
+  });
+  const files = readRun(dir);
+  expect(files.trajectories.map((t) => t.query_id)).toEqual(SCENARIO_IDS);
+  return { dir, files, byId: new Map(files.trajectories.map((t) => [t.query_id, t])), double };
+}
+
+/** Every retrieval picked notes from strictly earlier positions, never its own query; the audit is clean. */
+function expectCausalAndClean(dir: string, files: RunFiles, byId: Map<string, Trajectory>): void {
+  for (const r of files.retrievals) {
+    const pos = byId.get(r.query_id)!.stream_position;
+    expect(r.source_stream_positions.every((s) => s < pos)).toBe(true);
+  }
+  const writer = new Map(files.trajectories.flatMap((t) => (t.memory_writes ?? []).map((n) => [n.note_id, t.query_id] as const)));
+  for (const r of files.retrievals) for (const id of r.retrieved_entry_ids) expect(writer.get(id)).not.toBe(r.query_id);
+  expect(auditRun(dir, fx.dataset).violations).toEqual([]);
+}
+
+/** Call kinds of a method with no extra calls: the initial cache and the repairs only. */
+function expectNoExtraCalls(files: RunFiles): void {
+  for (const t of files.trajectories) {
+    expect(new Set(t.call_kinds.slice(1))).toEqual(new Set(t.repair_steps > 0 ? ["repair"] : []));
+    expect(t.accounting.llm_calls).toBe(t.call_kinds.length);
+  }
+}
+
+const repairPromptsOf = (files: RunFiles, id: string) => files.prompts.filter((p) => p.kind === "repair" && p.query_id === id).map((p) => p.prompt);
+
+describe("the peer methods are registered with their hooks, citation and ground-truth flag", () => {
+  it("lists each with its memory and declared calls", () => {
+    const table = methodTable();
+    expect(table.find((l) => l.startsWith("| `expel_online` |"))).toContain("memory:expel_insights + calls(critique<=1)");
+    expect(table.find((l) => l.startsWith("| `exprag` |"))).toContain("memory:experience_rag(embedded)");
+    expect(table.find((l) => l.startsWith("| `exprecent` |"))).toContain("memory:experience_recent |");
+    expect(table.find((l) => l.startsWith("| `error_fix_memory` |"))).toContain("memory:error_fix_pairs(embedded)");
+    expect(hookCallBound(getMethod("expel_online"))).toBe(1);
+    for (const name of ["exprag", "exprecent", "error_fix_memory"]) expect(hookCallBound(getMethod(name))).toBe(0);
+    expect(methodDefinition("expel_online").citation).toMatch(/arXiv:2308\.10144/);
+    expect(methodDefinition("exprag").citation).toMatch(/arXiv:2511\.20857/);
+    expect(methodDefinition("exprecent").citation).toMatch(/arXiv:2511\.20857/);
+    expect(methodDefinition("error_fix_memory").citation).toMatch(/^Memo-SQL-style \(error→fix memory for Text-to-SQL\)/);
+    for (const name of ["expel_online", "exprag", "exprecent", "error_fix_memory"]) expect(methodDefinition(name).groundTruth).toBe(true);
+  });
+});
+
+describe("expel_online: operations and importance counters", () => {
+  it("parses operations robustly: bullets, numbering and bold are skipped, bad lines ignored", () => {
+    expect(parseOperations(FIRST_CRITIQUE)).toEqual([
+      { op: "ADD", text: "Copy table and column names from the schema exactly." },
+      { op: "ADD", text: "Finish every clause before running a query." },
+      { op: "AGREE", index: 9 },
+    ]);
+    expect(parseOperations(SECOND_CRITIQUE)).toEqual([
+      { op: "AGREE", index: 1 },
+      { op: "EDIT", index: 2, text: "Finish every clause, including the WHERE value." },
+      { op: "REMOVE", index: 2 },
+      { op: "ADD", text: "Group by a key column that exists." },
+    ]);
+    expect(parseOperations("add: lower case works\nEDIT 3\nEDIT: no number\nAGREE\nREMOVE 0\nADDITION: not an op\nagree #2")).toEqual([
+      { op: "ADD", text: "lower case works" },
+      { op: "AGREE", index: 2 },
+    ]);
+    expect(parseOperations("")).toEqual([]);
+  });
+
+  it("ADD +2, AGREE +1, EDIT +1, REMOVE −1, dropped at 0, ordered by importance, capped", () => {
+    expect(IMPORTANCE).toEqual({ ADD: 2, AGREE: 1, EDIT: 1, REMOVE: -1 });
+    const start: Insight[] = [
+      { text: "a", importance: 3 },
+      { text: "b", importance: 1 },
+      { text: "c", importance: 2 },
+    ];
+    // b: 1 − 1 = 0 → dropped (a later AGREE of b is ignored); c: 2 + 1 (EDIT) + 1 (AGREE) = 4;
+    // a: 3 − 1 − 1 = 1; d: ADD 2; "A" again counts as AGREE of a: 2; index 7 is outside the list.
+    const { insights, applied } = applyOperations(start, [
+      { op: "REMOVE", index: 2 },
+      { op: "AGREE", index: 2 },
+      { op: "EDIT", index: 3, text: "c2" },
+      { op: "AGREE", index: 3 },
+      { op: "REMOVE", index: 1 },
+      { op: "REMOVE", index: 1 },
+      { op: "ADD", text: "d" },
+      { op: "ADD", text: " A " },
+      { op: "AGREE", index: 7 },
+    ]);
+    expect(insights).toEqual([
+      { text: "c2", importance: 4 },
+      { text: "a", importance: 2 },
+      { text: "d", importance: 2 },
+    ]);
+    expect(applied).toBe(7);
+    expect(start[1]).toEqual({ text: "b", importance: 1 }); // the input list is not changed
+    // A full list takes no ADD; removing one to 0 makes room for the next.
+    const full = Array.from({ length: MAX_INSIGHTS }, (_, i) => ({ text: `i${i}`, importance: 1 }));
+    expect(applyOperations(full, [{ op: "ADD", text: "new" }]).applied).toBe(0);
+    const room = applyOperations(full, [{ op: "REMOVE", index: 1 }, { op: "ADD", text: "new" }]).insights;
+    expect(room).toHaveLength(MAX_INSIGHTS);
+    expect(room.find((i) => i.text === "new")).toEqual({ text: "new", importance: 2 });
+    expect(room[0]).toEqual({ text: "new", importance: 2 });
+  });
+
+  it("one critique per repaired episode; the list it makes is stored and shown to later repairs", async () => {
+    const { dir, files, byId, double } = await run("expel_online");
+    // Only A and C failed and were then repaired: one critique each, after their repairs.
+    for (const t of files.trajectories) {
+      const pair = !t.initial_correct && t.final_correct;
+      expect(t.call_kinds.filter((k) => k === "critique")).toHaveLength(pair ? 1 : 0);
+      if (pair) expect(t.call_kinds[t.call_kinds.length - 1]).toBe("critique");
+      expect(t.accounting.llm_calls).toBe(t.call_kinds.length);
+      expect(t.accounting.embedding_calls).toBe(0);
+      expect((t.memory_writes ?? []).length).toBe(pair ? 1 : 0);
+    }
+    expect(double.critiques).toHaveLength(2);
+    // A's critique saw the empty list, its failed attempts and the accepted query.
+    expect(double.critiques[0]).toContain("CURRENT INSIGHTS ([importance]):\n(none yet)");
+    expect(double.critiques[0]).toContain("[Failed 1] SELECT series_nam FROM TV_Channel");
+    expect(double.critiques[0]).toContain("ACCEPTED QUERY:\nSELECT T1.series_name FROM TV_Channel AS T1 JOIN Cartoon");
+    const a = byId.get(A)!.memory_writes![0];
+    expect([a.kind, a.polarity, a.source_query_id]).toEqual(["insights", "neutral", A]);
+    expect(a.text).toBe("1. [2] Copy table and column names from the schema exactly.\n2. [2] Finish every clause before running a query.");
+    // C's critique read A's list (write() is given the eligible memory) and changed it.
+    expect(double.critiques[1]).toContain(`CURRENT INSIGHTS ([importance]):\n${a.text}`);
+    const c = byId.get(C)!.memory_writes![0];
+    expect(c.data).toMatchObject({
+      insights: [
+        { text: "Copy table and column names from the schema exactly.", importance: 3 },
+        { text: "Finish every clause, including the WHERE value.", importance: 2 },
+        { text: "Group by a key column that exists.", importance: 2 },
+      ],
+    });
+    // A's repairs (position 1) see nothing; B's and C's see A's list, whole, under the heading.
+    expect(files.retrievals.filter((r) => r.query_id === A).every((r) => r.retrieved_entry_ids.length === 0)).toBe(true);
+    for (const r of files.retrievals.filter((r) => r.query_id !== A)) expect(r.retrieved_entry_ids).toEqual([a.note_id]);
+    for (const id of [B, C]) for (const p of repairPromptsOf(files, id)) expect(p).toContain(`INSIGHTS FROM EARLIER EPISODES:\n[insights 1]\nNote ID: ${a.note_id}\n${a.text}`);
+    for (const p of repairPromptsOf(files, A)) expect(p).not.toContain("INSIGHTS FROM EARLIER EPISODES");
+    expectCausalAndClean(dir, files, byId);
+  }, 120_000);
+});
+
+describe("exprag and exprecent: raw experiences, by similarity or by recency", () => {
+  it("experience notes hold the question, the final SQL and the feedback", () => {
+    const episode: EpisodeView = {
+      dataset: "spider", queryId: "q", dbId: "db", question: "How many?", evidence: "", schema: "", streamPosition: 4,
+      attempts: [{ sql: "SELECT count(*) FROM t", status: "EXECUTION_ERROR", dbError: "no such table: t", executed: false, errorType: "Schema Linking" }],
+      success: false, reflections: [], retrieved: [],
+    };
+    expect(experienceNote(episode)).toEqual({
+      kind: "experience",
+      text: "Question: How many?\nDatabase: db\nFinal SQL: SELECT count(*) FROM t\nFeedback: not accepted (EXECUTION_ERROR; error: no such table: t; type: Schema Linking)",
+      key: "How many?",
+      polarity: "negative",
+      data: { question: "How many?", final_sql: "SELECT count(*) FROM t", status: "EXECUTION_ERROR", success: false },
+    });
+  });
+
+  for (const method of ["exprag", "exprecent"]) {
+    it(`${method}: one experience per episode, success or failure; earlier ones reach the prompt`, async () => {
+      const { dir, files, byId } = await run(method);
+      expectNoExtraCalls(files);
+      for (const t of files.trajectories) {
+        expect(t.memory_writes!.map((n) => [n.kind, n.polarity])).toEqual([["experience", t.final_correct ? "positive" : "negative"]]);
+        // exprag embeds each stored experience and the question at each repair; exprecent embeds nothing.
+        expect(t.accounting.embedding_calls).toBe(method === "exprag" ? 1 + t.repair_steps : 0);
+      }
+      expect(byId.get(B)!.memory_writes![0].text).toContain("Feedback: not accepted (DENOTATION_MISMATCH");
+      expect(byId.get("426")!.memory_writes![0].text).toMatch(/\nFeedback: accepted \(CORRECT\)$/);
+      const noteOf = (id: string) => byId.get(id)!.memory_writes![0].note_id;
+      // Position p sees the min(p, 4) experiences of positions 0..p−1.
+      for (const r of files.retrievals) expect(r.retrieved_entry_ids).toHaveLength(Math.min(byId.get(r.query_id)!.stream_position, EXPERIENCES_SHOWN));
+      const atC = files.retrievals.find((r) => r.query_id === C)!;
+      if (method === "exprecent") expect(atC.retrieved_entry_ids).toEqual([noteOf(B), noteOf(A), noteOf("426")]);
+      else expect(new Set(atC.retrieved_entry_ids)).toEqual(new Set([noteOf(B), noteOf(A), noteOf("426")]));
+      const heading = method === "exprag" ? "EXPERIENCES FROM EARLIER EPISODES" : "RECENT EXPERIENCES";
+      const question426 = fx.dataset.examples.find((e) => e.id === "426")!.question;
+      expect(repairPromptsOf(files, A)[0]).toContain(`${heading}:\n[experience 1]\nNote ID: ${noteOf("426")}\nQuestion: ${question426}\n`);
+      expectCausalAndClean(dir, files, byId);
+    }, 120_000);
+  }
+});
+
+describe("error_fix_memory: solved questions and error→fix pairs", () => {
+  it("a failure stores nothing; a repair stores its solved question and one pair per failure type", () => {
+    const at = (sql: string, errorType: string | null, dbError: string | null = null): AttemptView => ({ sql, status: errorType ? "EXECUTION_ERROR" : "CORRECT", dbError, executed: errorType === null, errorType });
+    const base = { dataset: "spider", queryId: "q", dbId: "db", question: "Q?", evidence: "", schema: "", streamPosition: 2, reflections: [], retrieved: [] };
+    expect(errorFixNotes({ ...base, attempts: [at("SELECT x", "Schema Linking", "no such column: x")], success: false })).toEqual([]);
+    const notes = errorFixNotes({ ...base, attempts: [at("SELECT x", "Schema Linking", "no such column: x"), at("SELECT", "Syntax", "incomplete input"), at("SELECT y", "Schema Linking", "no such column: y"), at("SELECT z", null)], success: true });
+    expect(notes.map((n) => [n.kind, n.polarity, (n.data as { error_type?: string }).error_type ?? null])).toEqual([
+      ["solved", "positive", null],
+      ["error_fix", "negative", "Schema Linking"],
+      ["error_fix", "negative", "Syntax"],
+    ]);
+    expect(notes[1].text).toBe("Question: Q?\nDatabase: db\nFailing SQL: SELECT y\nFeedback: EXECUTION_ERROR; error: no such column: y; type: Schema Linking\nFixed SQL: SELECT z");
+    expect(notes[0].text).toBe("Question: Q?\nDatabase: db\nAccepted SQL: SELECT z");
+    // An initially correct episode stores its solved question only.
+    expect(errorFixNotes({ ...base, attempts: [at("SELECT z", null)], success: true }).map((n) => n.kind)).toEqual(["solved"]);
+  });
+
+  it("shows pairs of the current failure type and similar solved questions", async () => {
+    const { dir, files, byId } = await run("error_fix_memory");
+    expectNoExtraCalls(files);
+    for (const t of files.trajectories) {
+      const types = new Set(t.error_types.slice(0, -1).filter((e) => e !== null));
+      const kinds = (t.memory_writes ?? []).map((n) => n.kind);
+      expect(kinds).toEqual(t.final_correct ? ["solved", ...[...types].map(() => "error_fix")] : []);
+      // Each stored note is embedded once, and the question once at each repair that had notes to rank.
+      expect(t.accounting.embedding_calls).toBeGreaterThanOrEqual(kinds.length);
+    }
+    expect(byId.get(B)!.memory_writes ?? []).toEqual([]);
+    const notes = files.trajectories.flatMap((t) => (t.memory_writes ?? []).map((n) => ({ n, pos: t.stream_position })));
+    // Every retrieval: the pairs of the step's failure type (at most 2), then solved questions (at most 2).
+    for (const r of files.retrievals) {
+      const pos = byId.get(r.query_id)!.stream_position;
+      const eligible = notes.filter((x) => x.pos < pos).map((x) => x.n);
+      const fixes = eligible.filter((n) => n.kind === "error_fix" && (n.data as { error_type: string }).error_type === r.current_error_type);
+      const solved = eligible.filter((n) => n.kind === "solved");
+      const expected = Math.min(fixes.length, FIXES_SHOWN) + Math.min(solved.length, SOLVED_SHOWN);
+      expect(r.retrieved_entry_ids).toHaveLength(expected);
+      expect(r.retrieved_error_types).toEqual([...Array(Math.min(fixes.length, FIXES_SHOWN)).fill("error_fix"), ...Array(Math.min(solved.length, SOLVED_SHOWN)).fill("solved")]);
+    }
+    // C (position 3) fails with the type A had first; it is shown A's pair for that type.
+    const cType = byId.get(C)!.error_types[0]!;
+    const aPair = byId.get(A)!.memory_writes!.find((n) => n.kind === "error_fix" && (n.data as { error_type: string }).error_type === cType)!;
+    expect(aPair).toBeDefined();
+    expect(repairPromptsOf(files, C)[0]).toContain(`ERROR FIXES AND SOLVED QUESTIONS FROM EARLIER EPISODES:\n[error_fix 1]\nNote ID: ${aPair.note_id}\n`);
+    expectCausalAndClean(dir, files, byId);
+  }, 120_000);
+
+  it("the critique prompt is built without the gold", () => {
+    const example = fx.dataset.examples.find((e) => e.id === A)!;
+    const prompt = critiquePrompt(
+      { dataset: "spider", queryId: A, dbId: example.dbId, question: example.question, evidence: "", schema: "", streamPosition: 1, attempts: [{ sql: "SELECT 1", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Result Mismatch" }, { sql: "SELECT 2", status: "CORRECT", dbError: null, executed: true, errorType: null }], success: true, reflections: [], retrieved: [] },
+      [],
+    );
+    expect(prompt).not.toContain(example.goldSql);
+    expect(prompt).toContain("[Failed 1] SELECT 1\nFeedback: DENOTATION_MISMATCH; type: Result Mismatch\n\nACCEPTED QUERY:\nSELECT 2");
+  });
+});

@@ -36,7 +36,7 @@ export { collectRows, dqsToLiteral, DQS_ERROR, LEADING_KEYWORD, NOT_AUTHORIZED, 
 /** URL of sql-rules.mjs, for an executor whose worker thread or process imports the rules itself. */
 export const SQL_RULES_URL: string = new URL("./oracle/sql-rules.mjs", import.meta.url).href;
 export { getEngine, registerEngine } from "./llm/engines/index.ts";
-/** Feedback regimes (what the agent is told about each attempt): lib/repair/feedback.ts. */
-export { judgePrompt, noiseDraw, parseJudgeVerdict, registerFeedback, rowsPreview } from "./repair/feedback.ts";
-export type { FeedbackInput, FeedbackRegimeDef } from "./repair/feedback.ts";
+/** Feedback regimes (what the agent is told about each attempt): lib/methods/feedback.ts. */
+export { judgePrompt, noiseDraw, parseJudgeVerdict, registerFeedback, rowsPreview } from "./methods/feedback.ts";
+export type { FeedbackInput, FeedbackRegimeDef } from "./methods/feedback.ts";
 export type { DecodingParams, EngineRequest, InferenceEngine } from "./llm/engine-request.ts";

@@ -1,7 +1,7 @@
 /**
  * Example study (issue 29 §6): MERIT under three feedback regimes — the oracle's verdict (the
  * paper), only whether the SQL executed (`dbms_only`), and the frozen model judging its own attempts
- * (`llm_judge`, lib/repair/feedback.ts) — as three arms of one study: the same method, the same
+ * (`llm_judge`, lib/methods/feedback.ts) — as three arms of one study: the same method, the same
  * queries, stream orders and initial cache, only the feedback differs. `merit study run` runs the
  * three grids, audits them, and reports Tables 1–3 with the arms paired (the report is told that they
  * differ in `feedback_regime` and nothing else) and the feedback-confusion table: how often each

@@ -32,6 +32,8 @@ export interface RunSummary {
   queries: QueryOutcome[];
   /** Under a feedback regime other than the oracle: what the agent was told against the oracle (absent under the oracle). */
   feedback?: FeedbackSummary;
+  /** Calls and tokens of each call kind over the run (the report's cost table). */
+  costs?: { by_kind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number }> };
 }
 
 /** Attempts by (told correct?, oracle-correct?): tp told correct and correct, fp told correct but wrong, fn told wrong but correct, tn both wrong. */
@@ -83,7 +85,16 @@ export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetri
     }))
     .sort((x, y) => x.source_index - y.source_index);
   const feedback = feedbackSummary(trajectories);
-  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, metrics, queries, ...(feedback ? { feedback } : {}) };
+  const byKind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number }> = {};
+  for (const t of trajectories) {
+    t.call_kinds.forEach((k, i) => {
+      const c = (byKind[k] ??= { calls: 0, prompt_tokens: 0, output_tokens: 0 });
+      c.calls += 1;
+      c.prompt_tokens += t.prompt_tokens[i];
+      c.output_tokens += t.output_tokens[i];
+    });
+  }
+  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, metrics, queries, ...(feedback ? { feedback } : {}), costs: { by_kind: byKind } };
 }
 
 /** Runs of one (dataset, method), in ascending seed order; throws if a seed appears twice. */

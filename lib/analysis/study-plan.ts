@@ -5,8 +5,9 @@
  * (study-power.ts). Pure: the CLI passes what it read (stream sizes, finished runs, the rate).
  * @module
  */
-import { episodeCallBound, getMethod } from "../methods/index.ts";
-import type { Study } from "../experiment/study.ts";
+import { episodeCallBound, getMethod, hookCallBound } from "../methods/index.ts";
+import { armConditions, type Study } from "../experiment/study.ts";
+import { getFeedback } from "../methods/feedback.ts";
 import { fixed } from "./number-format.ts";
 import { pairedPower } from "./power.ts";
 import { pairedMatrices, type RunSummary } from "./run-summary.ts";
@@ -72,9 +73,19 @@ export interface GridBudget {
   planned: boolean;
 }
 
-/** The most model calls of one stream of `method` with `failed` initially failed queries and K repairs, no call counted once for several streams. */
-export function streamCalls(method: string, failed: number, k: number): number {
-  return failed * episodeCallBound(getMethod(method), k);
+/**
+ * The most model calls of one stream of `method` with `failed` initially failed queries (of
+ * `queries`) and K repairs, no call counted once for several streams: K per failed query (2K + 1
+ * with reflections), plus the hooks' declared calls in every episode; under a feedback regime that
+ * calls the model (`judgePerAttempt` calls per scored attempt) any query may repair, and each of its
+ * K + 1 attempts is judged.
+ */
+export function streamCalls(method: string, failed: number, k: number, opts: { queries?: number; judgePerAttempt?: number } = {}): number {
+  const m = getMethod(method);
+  const queries = opts.queries ?? failed;
+  const judge = opts.judgePerAttempt ?? 0;
+  const repairing = judge > 0 ? queries : failed;
+  return repairing * episodeCallBound(m, k) + queries * hookCallBound(m) + queries * judge * (k + 1);
 }
 
 /**
@@ -99,7 +110,9 @@ export function gridBudget(study: Study, streams: readonly DatasetStreams[], isC
     let complete = 0;
     for (const method of study.methods) {
       for (const seed of study.seeds) {
-        const c = streamCalls(method, s.failed, study.max_repair_steps);
+        const cond = armConditions(study, method);
+        const judge = getFeedback(cond.feedback_regime ?? "denotation_confirmed").call?.perAttempt ?? 0;
+        const c = streamCalls(method, s.failed, cond.max_repair_steps ?? study.max_repair_steps, { queries: s.queries, judgePerAttempt: judge });
         calls += c;
         if (isComplete(s.dataset, method, seed)) complete++;
         else callsLeft += c;

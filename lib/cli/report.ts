@@ -28,6 +28,7 @@ import { reportManifest, type ReportExtras } from "../analysis/report-manifest.t
 import { expandRunArgs } from "../analysis/run-paths.ts";
 import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
+import { costTable } from "../analysis/table-cost.ts";
 import { feedbackTable } from "../analysis/table-feedback.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
 import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
@@ -147,6 +148,8 @@ export const reportCommand: Command = {
       tables.push(withVerdicts(comparisonTable(runs, { ...tableSel, reference, others, ...boot }), tableSel));
     }
     tables.push(repairTable(runs, tableSel));
+    const cost = costTable(runs, sel);
+    if (cost !== null) tables.push(cost);
     const confusion = feedbackTable(runs, sel);
     if (confusion !== null) tables.push(confusion);
     if (ablation) tables.push(ablationTable(runs, { ...paperAblationSelection(tableSel, ablation.full, labels), ...ablation, ...boot }));

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { InputFileError } from "../errors.ts";
 import { checkTrajectoryVocabulary, getMethod, isMethodName, retrievesMemory, type HooksRecord } from "../methods/index.ts";
-import { FEEDBACK } from "../repair/feedback.ts";
+import { FEEDBACK } from "../methods/feedback.ts";
 import { parseTrajectoryLines, type Trajectory } from "../repair/trajectory.ts";
 import { RUN_FILES, runFile } from "./run-dir.ts";
 import { checkRunRecords } from "./run-records.ts";

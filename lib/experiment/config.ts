@@ -165,7 +165,7 @@ export const ExperimentConfigSchema = z
     /** Spider oracle protocol; repair runs use the MERIT reference oracle (§11.6). Ignored for BIRD. */
     protocol: z.enum(["official", "merit", "strict"]).default("merit"),
     /**
-     * What the agent is told about each attempt (lib/repair/feedback.ts): `denotation_confirmed` (the
+     * What the agent is told about each attempt (lib/methods/feedback.ts): `denotation_confirmed` (the
      * paper; `oracle` is the same regime), `dbms_only`, `llm_judge`, `noisy_oracle` or a plugin's
      * registered regime (checked when the run starts).
      */

@@ -62,7 +62,7 @@ import { finalizeEpisode } from "../memory/finalize.ts";
 import { configureMethod, episodeCallBound, getMethod, hookCallBound, type MethodSpec } from "../methods/index.ts";
 import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
-import { getFeedback } from "../repair/feedback.ts";
+import { getFeedback } from "../methods/feedback.ts";
 import { executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import type { Stream } from "./grid.ts";

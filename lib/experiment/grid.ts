@@ -15,7 +15,7 @@ import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
 import { aliasTarget, configureMethod, getMethod, needsEmbedder, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
-import { getFeedback } from "../repair/feedback.ts";
+import { getFeedback } from "../methods/feedback.ts";
 import { configHash, executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
 import { readInitialCache } from "./initial-cache.ts";

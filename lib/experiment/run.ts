@@ -19,7 +19,7 @@ import type { MemoryStore } from "../memory/store.ts";
 import { DEFAULT_ENGINE } from "../oracle/executors.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeSpec } from "../repair/episode.ts";
-import { getFeedback } from "../repair/feedback.ts";
+import { getFeedback } from "../methods/feedback.ts";
 import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
 import { checkTrajectoryVocabulary, type NoteView } from "../methods/hooks.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";

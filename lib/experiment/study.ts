@@ -91,7 +91,7 @@ export const ArmSchema = z
   .object({
     /** The registered method the arm runs (not another arm). */
     method: z.string().min(1),
-    /** Feedback regime (lib/repair/feedback.ts): denotation_confirmed/oracle, dbms_only, llm_judge, noisy_oracle, a plugin's. */
+    /** Feedback regime (lib/methods/feedback.ts): denotation_confirmed/oracle, dbms_only, llm_judge, noisy_oracle, a plugin's. */
     feedback: z.preprocess((v) => (v === "oracle" ? "denotation_confirmed" : v), z.string().regex(/^[a-z][a-z0-9_]{0,39}$/)).optional(),
     /** noisy_oracle's flip probability. */
     feedback_noise: z.number().min(0).max(1).optional(),

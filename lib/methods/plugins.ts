@@ -13,7 +13,7 @@
 import { DATASETS } from "../data/datasets/index.ts";
 import { ENGINES } from "../llm/engines/index.ts";
 import { EXECUTORS } from "../oracle/executors.ts";
-import { FEEDBACK } from "../repair/feedback.ts";
+import { FEEDBACK } from "../methods/feedback.ts";
 import "./builtin-parts.ts";
 import "./paper.ts";
 import { importPluginFiles, type PluginRecord, type PluginSource } from "../plugin-files.ts";
@@ -35,7 +35,7 @@ export interface RegistryUse {
   executor: string;
   /** The inference engine (`model.engine`) when the run talks to a server; null for a local GGUF. */
   engine: string | null;
-  /** The config's feedback regime (lib/repair/feedback.ts); absent = the oracle's. */
+  /** The config's feedback regime (lib/methods/feedback.ts); absent = the oracle's. */
   feedback?: string;
 }
 

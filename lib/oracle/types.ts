@@ -16,7 +16,7 @@ export const STATUSES = [...ATTEMPT_STATUSES, "NO_DATABASE", "GOLD_ERROR"] as co
 export type Status = (typeof STATUSES)[number];
 
 /**
- * Feedback regime (METHOD.md §2.5, §12.3): a name registered in lib/repair/feedback.ts —
+ * Feedback regime (METHOD.md §2.5, §12.2): a name registered in lib/methods/feedback.ts —
  * `denotation_confirmed` (every paper run), `dbms_only`, `llm_judge`, `noisy_oracle` or a plugin's.
  */
 export type FeedbackRegime = string;

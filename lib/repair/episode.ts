@@ -23,7 +23,7 @@ import type { Verdict } from "../oracle/oracle.ts";
 import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
-import { DEFAULT_FEEDBACK_NOISE, getFeedback, ORACLE_REGIME, rowsPreview } from "./feedback.ts";
+import { DEFAULT_FEEDBACK_NOISE, getFeedback, ORACLE_REGIME, rowsPreview } from "../methods/feedback.ts";
 import { callKindsOf, eligibleNotes, retrievedSection, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
@@ -56,7 +56,7 @@ export interface EpisodeSpec {
   example: Example;
   schema: string;
   initial: InitialAttempt;
-  /** A registered feedback regime (lib/repair/feedback.ts). */
+  /** A registered feedback regime (lib/methods/feedback.ts). */
   feedbackRegime: FeedbackRegime;
   /** `noisy_oracle`'s flip probability (config `feedback_noise`; default 0.1). */
   feedbackNoise?: number;

@@ -34,7 +34,8 @@ describe("merit report --methods --comparisons", () => {
     expect(read(dest, "tables/table3.csv").split("\n").slice(1, 4).map((l) => l.split(",")[1])).toEqual(["MERIT", "my_method", "Iterative"]);
     const t2 = read(dest, "tables/table2.md");
     expect(t2.split("\n")[0]).toBe("**Difference in EX (pp) of each comparison (my_method vs MERIT, my_method vs Iterative; Δ = first − second)**");
-    expect(t2).toMatch(/^\| Spider \| my_method vs MERIT \| 0\.00 \| \[0\.00, 0\.00\] \| 1\.0000 \| 0\.00 \|$/m);
+    expect(t2).toMatch(/^\| Spider \| my_method vs MERIT \| 0\.00 \| \[0\.00, 0\.00\] \| 1\.0000 \| 1\.0000 \| 0\.00 \|$/m); // p (bootstrap), p (Holm over the study's pairs)
+    expect(t2).toMatch(/^\| Dataset \| Comparison \| Δ EX \(pp\) \| 95% CI \| p \(bootstrap\) \| p \(Holm\) \| MDE \(pp\) \|$/m);
     expect(t2).toMatch(/^\| Spider \| my_method vs Iterative \| \+33\.33 \| /m);
     expect(t2).toContain("_Uninformative — my_method vs MERIT on Spider: identical outcomes on all 3 paired queries × 1 stream order:");
     expect(t2).toMatch(/_Uninformative — my_method vs Iterative on Spider: underpowered: with 3 paired queries × 1 stream order the MDE \d+\.\d\d pp exceeds \\\|Δ\\\| = 33\.33 pp/);

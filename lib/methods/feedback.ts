@@ -1,5 +1,5 @@
 /**
- * Repair stage, feedback regimes (METHOD.md §2.5, §12.3; issue 29 §3): what the episode loop is told
+ * Methods, feedback regimes (METHOD.md §2.5, §12.2; issue 29 §3): what the episode loop is told
  * about each scored attempt — whether it is accepted (the loop stops, memory records a success) — by
  * a regime an experiment config (or a study arm) names in `feedback_regime`:
  *
@@ -21,7 +21,7 @@
  */
 import { MeritError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
-import type { HookModel, QuestionView } from "../methods/hooks.ts";
+import type { HookModel, QuestionView } from "./hooks.ts";
 import { Registry } from "../registry.ts";
 
 /** What a regime reads about one scored attempt. */

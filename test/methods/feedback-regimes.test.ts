@@ -1,4 +1,4 @@
-// Tests lib/repair/feedback.ts (issue 29 §3) on the scripted five-query scenario (real Spider data;
+// Tests lib/methods/feedback.ts (issue 29 §3) on the scripted five-query scenario (real Spider data;
 // test/helpers/scripted-scenario.ts): llm_judge's verdict drives termination and memory polarity
 // while the oracle's is kept for the record, noisy_oracle flips the oracle's verdict by a seeded draw,
 // the config names regimes (`oracle` = denotation_confirmed) and refuses unknown ones, and
@@ -12,7 +12,7 @@ import { computePlan } from "../../lib/experiment/grid-plan.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
 import { getMethod } from "../../lib/methods/index.ts";
-import { getFeedback, judgePrompt, noiseDraw, parseJudgeVerdict, rowsPreview } from "../../lib/repair/feedback.ts";
+import { getFeedback, judgePrompt, noiseDraw, parseJudgeVerdict, rowsPreview } from "../../lib/methods/feedback.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";

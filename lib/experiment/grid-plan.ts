@@ -27,8 +27,9 @@
  *   own: its prompts hold the retrieved entries, which cannot be known without the embedder and the
  *   model.
  * - A method's hooks (lib/methods/hooks.ts): the calls of their declared kinds, at most `most` of
- *   each per episode, are counted in full as computed for every episode (the call cache is not
- *   consulted for them); a method with a memory hook counts every repair episode in full (its
+ *   each per episode, are counted in full as computed for every episode their scope (`per`) allows
+ *   (the call cache is not consulted for them) — `computed` as if no repair succeeds, `computedAtMost`
+ *   whatever happens; a method with a memory hook counts every repair episode in full (its
  *   memory may hold notes from the second episode on); a classify hook's labels are part of the
  *   replayed prompts. With no repair succeeding and every declared call made, `computed` is exact.
  * - Under a feedback regime that calls the model (`llm_judge`), whether an attempt ends the episode
@@ -187,10 +188,16 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     }
     const bound = episodeCallBound(method, k);
     const writes = method.memory?.writes ?? null;
-    // A method's hooks: their declared calls in every episode (a write hook runs after each one,
-    // initially correct or not), counted in full as computed; a memory hook's memory may hold notes
+    // A method's hooks: their declared calls in every episode their scope (`per`) allows — a write
+    // hook runs after each one, initially correct or not — counted in full as computed: in an
+    // initially accepted episode the kinds allowed there; in a repair episode, if no repair succeeds
+    // the kinds allowed in a failed one, at most every kind. A memory hook's memory may hold notes
     // from the first episode on, so its repair episodes are counted in full too.
-    const extra = hookCallBound(method);
+    const extra = {
+      accepted: hookCallBound(method, { initiallyAccepted: true, finallyAccepted: true }),
+      failed: hookCallBound(method, { initiallyAccepted: false, finallyAccepted: false }),
+      any: hookCallBound(method),
+    };
     const hookMemory = method.hooks.memory !== undefined;
     // Whether the memory is necessarily empty at the next episode (memoryless methods: always), in
     // each scenario: `fail` (no repair the cache does not answer succeeds) and `bound` (whatever happens).
@@ -208,11 +215,13 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
         replays.set(memo, replay);
       }
       const r = await replay;
-      if (extra > 0) {
-        plan.computed += extra;
-        plan.computedAtMost += extra;
+      if (r.kind === "terminal") {
+        plan.computed += extra.accepted;
+        plan.computedAtMost += extra.accepted;
+        continue;
       }
-      if (r.kind === "terminal") continue;
+      plan.computed += extra.failed;
+      plan.computedAtMost += extra.any;
       plan.repairEpisodes += 1;
       for (const scenario of ["fail", "bound"] as const) {
         const add = (field: "computed" | "cached" | "repeats", n: number) => {

@@ -171,9 +171,34 @@ export interface MemoryHook {
  */
 export type RetrieveResult = PickedNote[] | { picked: PickedNote[]; text: string };
 
-/** Extra calls of one kind: at most `most` per episode. */
+/**
+ * Extra calls of one kind: at most `most` per episode, and only in the episodes `per` names —
+ * `episode` (every one; the default), `repair_episode` (those whose initial attempt was not
+ * accepted), `success` (those that ended on an accepted attempt, initially or after repairs),
+ * `repaired` (not accepted at first, accepted at the end). The run refuses a call outside its scope;
+ * `merit grid --plan` counts each kind only where its scope allows, so a method that calls only
+ * after successes is counted exactly.
+ */
 export interface CallDeclaration {
   most: number;
+  per?: CallScope;
+}
+
+export const CALL_SCOPES = ["episode", "repair_episode", "success", "repaired"] as const;
+export type CallScope = (typeof CALL_SCOPES)[number];
+
+/** Whether a call of `scope` may be made in an episode that did (not) start accepted and did (not) end accepted. */
+export function scopeAllows(scope: CallScope, episode: { initiallyAccepted: boolean; finallyAccepted: boolean }): boolean {
+  switch (scope) {
+    case "episode":
+      return true;
+    case "repair_episode":
+      return !episode.initiallyAccepted;
+    case "success":
+      return episode.finallyAccepted;
+    case "repaired":
+      return !episode.initiallyAccepted && episode.finallyAccepted;
+  }
 }
 
 /** A method's hooks (all optional; absent = the paper's behaviour). */
@@ -188,7 +213,8 @@ export interface MethodHooks {
 export interface HooksRecord {
   classify?: { name: string; types: string[] };
   memory?: { name: string; heading: string; embeds_notes: boolean };
-  calls: Record<string, { most: number }>;
+  /** `per` only when it is not `episode` (so records of methods declaring none keep their bytes). */
+  calls: Record<string, { most: number; per?: CallScope }>;
 }
 
 /** Checks a method's hooks when it is registered; one line naming the method and the fix. */
@@ -200,6 +226,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (!CALL_KIND.test(kind)) fail(`call kind "${kind}" must be lower_snake_case (a-z, 0-9, _; at most 40 characters)`);
     if (BUILTIN_CALL_KINDS.includes(kind)) fail(`call kind "${kind}" is the kit's own; declare a kind of your own (e.g. "distill", "judge")`);
     if (typeof decl?.most !== "number" || !Number.isInteger(decl.most) || decl.most < 1) fail(`calls.${kind}.most must be a positive integer (the most calls of that kind per episode)`);
+    if (decl.per !== undefined && !(CALL_SCOPES as readonly string[]).includes(decl.per)) fail(`calls.${kind}.per must be one of ${CALL_SCOPES.join(", ")}`);
   }
   if (hooks.classify) {
     const c = hooks.classify;
@@ -221,7 +248,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
 /** The manifest record of a method's hooks; null when it has none (the paper's methods). */
 export function hooksRecord(hooks: MethodHooks): HooksRecord | null {
   if (!hooks.classify && !hooks.memory && Object.keys(hooks.calls ?? {}).length === 0) return null;
-  const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: d.most }])) };
+  const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: d.most, ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}) }])) };
   if (hooks.classify) record.classify = { name: hooks.classify.name, types: [...hooks.classify.types] };
   if (hooks.memory) record.memory = { name: hooks.memory.name, heading: hooks.memory.heading, embeds_notes: hooks.memory.embedsNotes === true };
   return JSON.parse(canonicalJson(record as unknown as JsonValue)) as HooksRecord;
@@ -232,9 +259,9 @@ export function callKindsOf(hooks: MethodHooks): string[] {
   return [...BUILTIN_CALL_KINDS, ...Object.keys(hooks.calls ?? {})];
 }
 
-/** The most extra calls (declared kinds) of one episode. */
-export function extraCallBound(hooks: MethodHooks): number {
-  return Object.values(hooks.calls ?? {}).reduce((n, d) => n + d.most, 0);
+/** The most extra calls (declared kinds) of one episode; with `episode`, only the kinds whose scope allows such an episode. */
+export function extraCallBound(hooks: MethodHooks, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
+  return Object.values(hooks.calls ?? {}).reduce((n, d) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? d.most : 0), 0);
 }
 
 /** The stored notes of one finished episode: each draft checked and stamped with its source. */

@@ -136,7 +136,10 @@ export function episodeCallBound(method: Pick<MethodSpec, "repairs" | "reflects"
   return method.reflects ? 2 * k + 1 : k;
 }
 
-/** The most calls of the hooks' declared kinds in one episode (any episode: a write hook runs after every one). */
-export function hookCallBound(method: Pick<MethodSpec, "hooks">): number {
-  return extraCallBound(method.hooks);
+/**
+ * The most calls of the hooks' declared kinds in one episode (a write hook runs after every one):
+ * in any episode, or (given) in one that did (not) start and end accepted — each kind's `per` scope.
+ */
+export function hookCallBound(method: Pick<MethodSpec, "hooks">, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
+  return extraCallBound(method.hooks, episode);
 }

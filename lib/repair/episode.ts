@@ -24,7 +24,7 @@ import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback, ORACLE_REGIME, rowsPreview } from "../methods/feedback.ts";
-import { callKindsOf, eligibleNotes, retrievedSection, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { callKindsOf, eligibleNotes, retrievedSection, scopeAllows, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import type { MethodSpec } from "./methods.ts";
@@ -325,6 +325,13 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     const drafts = await hooks.memory.write({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, hookModel, eligible);
     const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
     notes = stampNotes(method.name, source, drafts);
+  }
+  // Every declared kind was called only in the episodes its scope names (`per`), which the plan relies on.
+  const shape = { initiallyAccepted: terminal(attempts[0]), finallyAccepted: terminal(attempts[attempts.length - 1]) };
+  for (const [kind, decl] of Object.entries(hooks.calls ?? {})) {
+    if ((made.get(kind) ?? 0) > 0 && !scopeAllows(decl.per ?? "episode", shape)) {
+      throw new MeritError(`method "${method.name}": its hooks made a "${kind}" call in the episode of query ${example.id}, which its scope per: "${decl.per}" excludes (initially ${shape.initiallyAccepted ? "accepted" : "not accepted"}, finally ${shape.finallyAccepted ? "accepted" : "not accepted"}); widen hooks.calls.${kind}.per`);
+    }
   }
   return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings };
 }

@@ -56,7 +56,7 @@ registerMethod({
   groundTruth: true,
   parts: {},
   hooks: {
-    calls: { induce: { most: 1 } },
+    calls: { induce: { most: 1, per: "success" } },
     memory: {
       name: "awm",
       heading: "WORKFLOWS INDUCED FROM EARLIER SUCCESSES",

@@ -54,7 +54,7 @@ registerMethod({
   groundTruth: false,
   parts: {},
   hooks: {
-    calls: { synthesize: { most: 1 } },
+    calls: { synthesize: { most: 1, per: "repair_episode" } },
     memory: {
       name: "dynamic_cheatsheet_rs",
       heading: "CHEATSHEET SYNTHESIZED FROM SIMILAR EARLIER EPISODES",

@@ -159,7 +159,7 @@ registerMethod({
   groundTruth: true,
   parts: {},
   hooks: {
-    calls: { critique: { most: 1 } },
+    calls: { critique: { most: 1, per: "repaired" } },
     memory: {
       name: "expel_insights",
       heading: "INSIGHTS FROM EARLIER EPISODES",

@@ -8,7 +8,7 @@
  * @module
  */
 import { existsSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { allowTypeScriptImports } from "../compiled.mjs";
@@ -132,13 +132,26 @@ export const StudySchema = z
     initial: z.record(z.string().min(1)).default({}),
     /** Named arms: a method plus other conditions or part args (ArmSchema); each arm name must be listed in `methods`. */
     arms: z.record(ArmSchema).default({}),
+    /** The study's feedback regime (every run; an arm may set its own): lib/methods/feedback.ts. Default: the oracle's. */
+    feedback: z.preprocess((v) => (v === "oracle" ? "denotation_confirmed" : v), z.string().regex(/^[a-z][a-z0-9_]{0,39}$/)).optional(),
+    /** noisy_oracle's flip probability for the study's runs. */
+    feedback_noise: z.number().min(0).max(1).optional(),
+    /** Per dataset, its data folder (METHOD.md §1.1 layout; relative to the study file); default data/<dataset>. */
+    data: z.record(z.string().min(1)).default({}),
+    /** A folder of prompt templates of the study's own (relative to the study file); default the kit's prompts/. */
+    prompts_dir: z.string().min(1).optional(),
+    /** The config's retrieval settings for every run (a method's own part args win only where the config is at METHOD.md's value; a conflict is refused). */
+    retrieval: z.object({ max_positive: z.number().int().nonnegative().optional(), max_negative: z.number().int().nonnegative().optional(), min_typed_pool: z.number().int().nonnegative().optional(), type_bonus: z.number().nonnegative().optional() }).strict().optional(),
   })
   .strict();
 
 /** A study as its file writes it (defaults optional). */
 export type StudyInput = z.input<typeof StudySchema>;
-/** A validated study with every default filled in. */
-export type Study = z.infer<typeof StudySchema> & { comparisons: [string, string][] };
+/**
+ * A validated study with every default filled in. `dir`: the study file's folder relative to the
+ * working folder (set when the file is loaded), against which `data` and `prompts_dir` resolve.
+ */
+export type Study = z.infer<typeof StudySchema> & { comparisons: [string, string][]; dir?: string };
 
 /** Validates a study (shape only; method and dataset names are checked by `checkStudyNames` once its plugins are loaded). */
 export function defineStudy(input: StudyInput): Study {
@@ -156,8 +169,10 @@ export function defineStudy(input: StudyInput): Study {
     if (!s.methods.includes(m)) throw new MeritError(`defineStudy: ${JSON.stringify(m)} is compared but not in methods (${s.methods.join(", ")}); add it to methods`);
   }
   if (s.subset !== undefined && s.queries === null) throw new MeritError(`defineStudy: subset chooses which \`queries\` a stream keeps, but queries is null (every query); set queries: N or drop subset`);
-  const stray = Object.keys(s.initial).find((d) => !s.datasets.includes(d));
-  if (stray !== undefined) throw new MeritError(`defineStudy: initial names "${stray}", which is not in datasets (${s.datasets.join(", ")})`);
+  for (const field of ["initial", "data"] as const) {
+    const stray = Object.keys(s[field]).find((d) => !s.datasets.includes(d));
+    if (stray !== undefined) throw new MeritError(`defineStudy: ${field} names "${stray}", which is not in datasets (${s.datasets.join(", ")})`);
+  }
   const self = comparisons.find(([a, b]) => a === b);
   if (self) throw new MeritError(`defineStudy: the comparison [${self[0]}, ${self[1]}] compares a method with itself`);
   for (const [name, arm] of Object.entries(s.arms)) {
@@ -200,6 +215,13 @@ export function studyCallCache(paths: StudyPaths): string {
 export function initialPredictions(study: Study, dataset: string, file: string): string | null {
   const given = study.initial[dataset];
   return given !== undefined ? resolve(dirname(file), given) : (DEFAULT_PREDICTIONS[dataset] ?? null);
+}
+
+/** A path the study file gives (relative to it), as a path relative to the working folder (configs hold such paths). */
+export function studyPath(study: Study, given: string): string {
+  const path = resolve(study.dir ?? ".", given);
+  const rel = relative(process.cwd(), path);
+  return rel === "" ? "." : rel.split(sep).join("/");
 }
 
 /** The config fields an arm sets (its conditions), for the runs of `method` ({} for a method that is not an arm). */
@@ -273,7 +295,11 @@ export function studyConfig(study: Study, dataset: string, paths: StudyPaths, me
   return parseConfig(
     {
       dataset,
-      data_dir: join("data", dataset),
+      data_dir: study.data[dataset] !== undefined ? studyPath(study, study.data[dataset]) : join("data", dataset),
+      ...(study.prompts_dir !== undefined ? { prompts_dir: studyPath(study, study.prompts_dir) } : {}),
+      ...(study.feedback !== undefined ? { feedback_regime: study.feedback } : {}),
+      ...(study.feedback_noise !== undefined ? { feedback_noise: study.feedback_noise } : {}),
+      ...(study.retrieval !== undefined ? { retrieval: study.retrieval } : {}),
       initial_cache: join(paths.runs, "initial", `${dataset}.json`),
       call_cache: studyCallCache(paths),
       protocol: "merit",
@@ -309,6 +335,14 @@ export function checkStudyFiles(study: Study, file: string): void {
     const path = resolve(dirname(file), p);
     if (!isFile(path)) throw new InputFileError(file, `plugins entry "${p}" is not a file (${path})`, "give the plugin's path relative to the study file");
   }
+  const isDir = (path: string) => existsSync(path) && statSync(path).isDirectory();
+  for (const [dataset, given] of Object.entries(study.data)) {
+    const path = resolve(dirname(file), given);
+    if (!isDir(path)) throw new InputFileError(file, `data.${dataset} "${given}" is not a folder (${path})`, "give the dataset folder's path relative to the study file");
+  }
+  if (study.prompts_dir !== undefined && !isDir(resolve(dirname(file), study.prompts_dir))) {
+    throw new InputFileError(file, `prompts_dir "${study.prompts_dir}" is not a folder (${resolve(dirname(file), study.prompts_dir)})`, "give the template folder's path relative to the study file (a copy of prompts/)");
+  }
   for (const dataset of study.datasets) {
     const path = initialPredictions(study, dataset, file);
     if (path === null || isFile(path)) continue;
@@ -332,7 +366,8 @@ export async function loadStudyFile(file: string): Promise<Study> {
   if (study === undefined || typeof study !== "object" || !Array.isArray(study.comparisons)) {
     throw new InputFileError(file, "has no `export default defineStudy({...})`", "export the study as the file's default (see studies/template/study.ts)");
   }
-  return study as Study;
+  // `data` and `prompts_dir` resolve against the study file's folder, like `plugins` and `initial`.
+  return { ...(study as Study), dir: relative(process.cwd(), dirname(absolute)) || "." };
 }
 
 /** The subset rule as a sentence: which `queries` a stream keeps. */

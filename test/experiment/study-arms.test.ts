@@ -1,0 +1,55 @@
+// Tests a study's conditions and arms (lib/experiment/study.ts; issue 29 §5): study-level conditions
+// (feedback regime, noise, retrieval settings, data and prompts folders relative to the study file)
+// reach every run's config; an arm is registered as a method with its method's parts and the arm's
+// args, its conditions reach only its own runs' config, and mistakes are refused in one line.
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { armConditions, defineStudy, registerStudyArms, studyConditions, studyConfig, studyPaths } from "../../lib/experiment/study.ts";
+import { getMethod } from "../../lib/methods/index.ts";
+
+const base = { name: "arms-test", datasets: ["spider"], seeds: [0], queries: 4 };
+
+describe("study conditions", () => {
+  it("the study's feedback, noise, retrieval and folders reach every config; folders resolve against the study file", () => {
+    const study = { ...defineStudy({ ...base, methods: ["iterative", "merit"], reference: "merit", feedback: "noisy_oracle", feedback_noise: 0.2, retrieval: { max_positive: 2 }, data: { spider: "../my-spider" }, prompts_dir: "my-prompts" }), dir: join("studies", "x") };
+    const config = studyConfig(study, "spider", studyPaths(study));
+    expect([config.feedback_regime, config.feedback_noise, config.retrieval.max_positive, config.retrieval.max_negative]).toEqual(["noisy_oracle", 0.2, 2, 1]);
+    expect([config.data_dir, config.prompts_dir]).toEqual(["studies/my-spider", "studies/x/my-prompts"]);
+    expect(studyConfig(defineStudy({ ...base, methods: ["iterative", "merit"], reference: "merit", feedback: "oracle" }), "spider", studyPaths(study)).feedback_regime).toBe("denotation_confirmed");
+  });
+});
+
+describe("arms", () => {
+  const study = defineStudy({
+    ...base,
+    name: "arms-test-2",
+    methods: ["merit", "merit_judge_t", "merit_k5_t"],
+    reference: "merit",
+    arms: { merit_judge_t: { method: "merit", feedback: "llm_judge", max_repair_steps: 3 }, merit_k5_t: { method: "merit", args: { planner: { max_positive: 5 } } } },
+  });
+
+  it("are registered as methods: the method's parts with the arm's args; the conditions go to their own runs", () => {
+    registerStudyArms(study);
+    registerStudyArms(study); // a study loaded twice registers once
+    expect(getMethod("merit_k5_t").parts.planner?.args.max_positive).toBe(5);
+    expect(getMethod("merit_judge_t").parts).toEqual(getMethod("merit").parts);
+    expect(getMethod("merit_judge_t").description).toMatch(/\[arm of merit: feedback_regime llm_judge, max_repair_steps 3\]$/);
+    expect(armConditions(study, "merit_judge_t")).toEqual({ feedback_regime: "llm_judge", max_repair_steps: 3 });
+    expect(armConditions(study, "merit")).toEqual({});
+    expect(studyConditions(study)).toEqual(["feedback_regime", "max_repair_steps"]);
+    const paths = studyPaths(study);
+    expect([studyConfig(study, "spider", paths, "merit_judge_t").feedback_regime, studyConfig(study, "spider", paths, "merit_judge_t").max_repair_steps]).toEqual(["llm_judge", 3]);
+    expect(studyConfig(study, "spider", paths, "merit_k5_t").feedback_regime).toBe("denotation_confirmed");
+  });
+
+  it("refuses an arm not in methods, an arm of an arm, an arm that changes nothing, and an arg its part lacks", () => {
+    const arm = (arms: object, methods = ["merit", "a"]) => () => defineStudy({ ...base, methods, reference: "merit", arms: arms as never });
+    expect(arm({ a: { method: "merit", feedback: "dbms_only" } }, ["merit", "b"])).toThrow(/arm "a" is not in methods \(merit, b\); add it to methods to run it/);
+    expect(arm({ a: { method: "b", feedback: "dbms_only" }, b: { method: "merit", feedback: "dbms_only" } }, ["merit", "a", "b"])).toThrow(/arm "a" runs "b", which is another arm/);
+    expect(arm({ a: { method: "merit" } })).toThrow(/arm "a" changes nothing of "merit"/);
+    const bad = defineStudy({ ...base, name: "arms-test-3", methods: ["merit", "merit_bad_t"], reference: "merit", arms: { merit_bad_t: { method: "merit", args: { planner: { max_postive: 5 } } } } });
+    expect(() => registerStudyArms(bad)).toThrow(/study arms-test-3: arm "merit_bad_t": .*has no arg "max_postive" \(did you mean "max_positive"\?\)/);
+    const taken = defineStudy({ ...base, name: "arms-test-4", methods: ["merit", "iterative"], reference: "merit", arms: { iterative: { method: "merit", feedback: "dbms_only" } } });
+    expect(() => registerStudyArms(taken)).toThrow(/arm "iterative" has the name of a registered method/);
+  });
+});

@@ -14,6 +14,8 @@
  *   point holds them and a resumed run rebuilds the memory from its trajectories) and adds them to the
  *   memory only after that line is committed. A hook therefore cannot see the future, and
  *   `merit audit` checks what the notes say (no gold SQL) exactly as it checks prompts.
+ * - `step`: after a failed attempt that another repair follows, a text for the rest of this episode's
+ *   prompts (with the local reflections; Reflexion's `reflect` step is the paper's own).
  * - `calls`: the extra LLM call kinds the hooks make (`distill`, `judge`, `curate`, …) with the most
  *   calls of each per episode. Hooks call the model through {@link HookModel}: the call cache, the
  *   slot pool and the accounting (tokens, `call_kinds`) are the same as for repairs; a kind not
@@ -201,10 +203,30 @@ export function scopeAllows(scope: CallScope, episode: { initiallyAccepted: bool
   }
 }
 
+/** What a step hook reads: the episode so far (its last attempt failed) and the notes it already added. */
+export interface StepState extends QuestionView {
+  attempts: readonly AttemptView[];
+  /** What the episode's steps added so far (Reflexion's reflections and this hook's notes), in order. */
+  notes: readonly string[];
+}
+
+/**
+ * A per-attempt addition: after the initial failure and after every failed repair that another
+ * repair follows, a short text for the rest of this episode's repair prompts (shown with the local
+ * reflections, recorded in the trajectory's `reflections`), or null for none. Episode-local: it is
+ * never stored in memory. Its model calls go under a declared kind (`calls`, e.g. per: "repair_episode").
+ */
+export interface StepHook {
+  /** Recorded in the manifest. */
+  name: string;
+  afterFailure(state: StepState, model: HookModel): string | null | Promise<string | null>;
+}
+
 /** A method's hooks (all optional; absent = the paper's behaviour). */
 export interface MethodHooks {
   classify?: ClassifyHook;
   memory?: MemoryHook;
+  step?: StepHook;
   /** Extra call kinds the hooks make, with the most calls of each per episode. */
   calls?: Record<string, CallDeclaration>;
 }
@@ -212,6 +234,7 @@ export interface MethodHooks {
 /** The manifest's record of a method's hooks (functions are identified by the plugin file's sha256). */
 export interface HooksRecord {
   classify?: { name: string; types: string[] };
+  step?: { name: string };
   memory?: { name: string; heading: string; embeds_notes: boolean };
   /** `per` only when it is not `episode` (so records of methods declaring none keep their bytes). */
   calls: Record<string, { most: number; per?: CallScope }>;
@@ -237,6 +260,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (new Set(c.types).size !== c.types.length) fail("classify.types lists a label twice");
     for (const t of c.types) if (typeof t !== "string" || t.trim() === "" || t.length > 60) fail(`classify.types: ${JSON.stringify(t)} is not a label (a non-empty string of at most 60 characters)`);
   }
+  if (hooks.step && (typeof hooks.step.name !== "string" || hooks.step.name === "" || typeof hooks.step.afterFailure !== "function")) fail("step must be { name, afterFailure(state, model) }");
   if (hooks.memory) {
     const m = hooks.memory;
     if (typeof m.name !== "string" || m.name === "") fail("memory.name must be a non-empty string");
@@ -247,10 +271,11 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
 
 /** The manifest record of a method's hooks; null when it has none (the paper's methods). */
 export function hooksRecord(hooks: MethodHooks): HooksRecord | null {
-  if (!hooks.classify && !hooks.memory && Object.keys(hooks.calls ?? {}).length === 0) return null;
+  if (!hooks.classify && !hooks.memory && !hooks.step && Object.keys(hooks.calls ?? {}).length === 0) return null;
   const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: d.most, ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}) }])) };
   if (hooks.classify) record.classify = { name: hooks.classify.name, types: [...hooks.classify.types] };
   if (hooks.memory) record.memory = { name: hooks.memory.name, heading: hooks.memory.heading, embeds_notes: hooks.memory.embedsNotes === true };
+  if (hooks.step) record.step = { name: hooks.step.name };
   return JSON.parse(canonicalJson(record as unknown as JsonValue)) as HooksRecord;
 }
 

@@ -78,7 +78,7 @@ export function buildMethod(def: MethodDefinition, name: string = def.name): Met
   const hooks = def.hooks ?? {};
   checkHooks(def.name, hooks);
   if (hooks.memory && given === 3) throw new MeritError(`method "${def.name}": has both memory parts (planner, ranker, writer) and a memory hook; give one memory (the hook, or the parts)`);
-  if (!repairs && (hooks.memory || hooks.classify)) throw new MeritError(`method "${def.name}": a method that does not repair (repairs: false) has no episode for hooks to act on; drop the hooks or repairs: false`);
+  if (!repairs && (hooks.memory || hooks.classify || hooks.step)) throw new MeritError(`method "${def.name}": a method that does not repair (repairs: false) has no episode for hooks to act on; drop the hooks or repairs: false`);
   const steps = (def.parts.steps ?? []).map((s) => resolvePart("step", s));
   const memory = planner && ranker && writer ? buildPolicy(name, def.name, def.description, { planner, ranker, writer }) : null;
   const record = hooksRecord(hooks);

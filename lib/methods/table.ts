@@ -40,6 +40,7 @@ function hookLabels(parts: MethodParts): string[] {
   return [
     ...(h.classify ? [`classify:${h.classify.name}(${h.classify.types.length} types)`] : []),
     ...(h.memory ? [`memory:${h.memory.name}${h.memory.embeds_notes ? "(embedded)" : ""}`] : []),
+    ...(h.step ? [`step:${h.step.name}`] : []),
     ...(calls.length > 0 ? [`calls(${calls.map(([k, d]) => `${k}<=${d.most}${d.per ? `/${d.per}` : ""}`).join(", ")})`] : []),
   ];
 }

@@ -247,7 +247,16 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     reflections.push(extractReflection((await generate("reflection", prompt)).text));
   };
 
+  // A step hook: after a failure that another repair follows, a note for this episode's later prompts.
+  const step = async () => {
+    if (!hooks.step || attempts.length - 1 >= spec.maxRepairSteps) return;
+    const note = await hooks.step.afterFailure({ ...view, attempts: attempts.map(attemptView), notes: [...reflections] }, hookModel);
+    if (note === null) return;
+    if (typeof note !== "string") throw new MeritError(`method "${method.name}": step "${hooks.step.name}" returned ${JSON.stringify(note)}; afterFailure must return a string or null`);
+    if (note.trim() !== "") reflections.push(note.trim());
+  };
   if (method.repairs && method.reflects && !terminal(first) && spec.maxRepairSteps > 0) await reflect();
+  if (method.repairs && !terminal(first)) await step();
 
   while (method.repairs && !terminal(attempts[attempts.length - 1]) && attempts.length - 1 < spec.maxRepairSteps) {
     const iteration = attempts.length; // 1-based repair step
@@ -302,6 +311,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     const attempt = await score(extractSql(output.text));
     attempts.push(attempt);
     if (method.reflects && !terminal(attempt)) await reflect();
+    if (!terminal(attempt)) await step();
   }
 
   const finished: FinishedEpisode = {

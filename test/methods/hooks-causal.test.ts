@@ -165,3 +165,29 @@ describe("declared vocabularies", () => {
     expect(() => registerMethod({ name: "test_no_types", description: "x", parts: {}, hooks: { classify: { name: "c", types: [], classify: () => "x" } } })).toThrow(/classify\.types must list every label/);
   });
 });
+
+describe("a step hook", () => {
+  it("adds a note after the initial failure and each failed repair another repair follows, under its declared kind", async () => {
+    registerMethod({
+      name: "test_step_critic",
+      description: "a critic's note after every failure (test)",
+      parts: {},
+      hooks: {
+        calls: { critic: { most: 7, per: "repair_episode" } },
+        step: { name: "critic", afterFailure: async (state, model) => `${await model.generate("critic", `critique ${state.queryId}`)} after ${state.attempts.length} attempts` },
+      },
+    });
+    const dir = join(fx.root, "step");
+    await run("test_step_critic", dir);
+    const { trajectories, prompts } = readRun(dir);
+    const by = new Map(trajectories.map((t) => [t.query_id, t]));
+    // B is never repaired (K = 7): a note after the initial failure and after repairs 1-6, none after the 7th.
+    expect(by.get(B)!.reflections).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => `ok after ${n} attempts`));
+    expect(by.get(B)!.call_kinds.filter((k) => k === "critic")).toHaveLength(7);
+    expect(by.get(C)!.reflections).toEqual(["ok after 1 attempts"]); // repaired at the first repair
+    expect(by.get("426")!.reflections).toEqual([]);
+    const secondB = prompts.filter((p) => p.query_id === B && p.kind === "repair")[1].prompt;
+    expect(secondB).toContain("LOCAL REFLECTIONS FROM THIS EPISODE:\n[Local reflection 1] ok after 1 attempts\n[Local reflection 2] ok after 2 attempts\n");
+    expect(auditRun(dir, fx.dataset).violations).toEqual([]);
+  }, 120_000);
+});

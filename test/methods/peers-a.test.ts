@@ -130,8 +130,8 @@ describe("the peer methods are registered after the paper's, with their source a
     expect(row("reasoning_bank")).toContain("memory:reasoning_bank(embedded) + calls(distill<=1, judge<=1)");
     expect(row("reasoning_bank_oracle")).toContain("memory:reasoning_bank_oracle(embedded) + calls(distill<=1)");
     expect(row("dynamic_cheatsheet")).toContain("memory:dynamic_cheatsheet + calls(curate<=1)");
-    expect(row("dynamic_cheatsheet_rs")).toContain("memory:dynamic_cheatsheet_rs(embedded) + calls(synthesize<=1)");
-    expect(row("awm")).toContain("memory:awm + calls(induce<=1)");
+    expect(row("dynamic_cheatsheet_rs")).toContain("memory:dynamic_cheatsheet_rs(embedded) + calls(synthesize<=1/repair_episode)");
+    expect(row("awm")).toContain("memory:awm + calls(induce<=1/success)");
     const sources = sourcesTable();
     expect(sources).toContain("| `reasoning_bank` | ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140 | no |");
     expect(sources).toContain("| `reasoning_bank_oracle` | ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140 | yes (oracle verdict) |");

@@ -85,7 +85,7 @@ const repairPromptsOf = (files: RunFiles, id: string) => files.prompts.filter((p
 describe("the peer methods are registered with their hooks, citation and ground-truth flag", () => {
   it("lists each with its memory and declared calls", () => {
     const table = methodTable();
-    expect(table.find((l) => l.startsWith("| `expel_online` |"))).toContain("memory:expel_insights + calls(critique<=1)");
+    expect(table.find((l) => l.startsWith("| `expel_online` |"))).toContain("memory:expel_insights + calls(critique<=1/repaired)");
     expect(table.find((l) => l.startsWith("| `exprag` |"))).toContain("memory:experience_rag(embedded)");
     expect(table.find((l) => l.startsWith("| `exprecent` |"))).toContain("memory:experience_recent |");
     expect(table.find((l) => l.startsWith("| `error_fix_memory` |"))).toContain("memory:error_fix_pairs(embedded)");

@@ -7,7 +7,7 @@
  * the next run, so the edit shows at once; and a source that no longer compiles is run through tsx.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,6 +113,13 @@ describe("the compiled CLI", () => {
     const original = readFileSync(index, "utf8");
     const stampBefore = manifest().sources["cli/index.ts"];
     const bundleBefore = bundleDir();
+    // the running bundle was built two days ago (a checkout left alone, then edited): still kept for
+    // the processes running it, since it is superseded only now; a bundle superseded two days ago goes
+    const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000);
+    utimesSync(bundleBefore, twoDaysAgo, twoDaysAgo);
+    const longGone = join(kit, ".build/bundle", "old-superseded");
+    mkdirSync(longGone);
+    utimesSync(longGone, twoDaysAgo, twoDaysAgo);
     writeFileSync(index, original.replace('"score a predictions file with the execution oracle (EX)"', '"score predictions, edited"'));
     const edited = merit(["help"]);
     expect(edited.code).toBe(0);
@@ -122,6 +129,7 @@ describe("the compiled CLI", () => {
     expect(bundleDir()).not.toBe(bundleBefore); // a new bundle, in a folder of its own
     expect(readFileSync(join(bundleDir(), "cli.js"), "utf8")).toContain("score predictions, edited");
     expect(existsSync(join(bundleBefore, "cli.js"))).toBe(true); // the old one stays for processes still running it
+    expect(existsSync(longGone)).toBe(false);
 
     // a syntax error: the build is left stale, the sources run (and tsx reports the error)
     writeFileSync(index, original.replace("export const SUMMARIES", "export const SUMMARIES ="));

@@ -1,3 +1,4 @@
+// SLOW: starts real llama-server processes; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // Tests examples/completion-engine.ts from outside lib/: the `llama.cpp-oai` engine is selectable by
 // config `model.engine` once loaded, refuses a malformed answer with one line, and — against a real
 // llama-server with the tiny Qwen GGUF — gives the bundled `llama.cpp` engine's prompt ids, generated
@@ -17,6 +18,7 @@ import { initialPrompt, repairPrompt } from "../lib/prompts.ts";
 import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../test/helpers/llama-server.ts";
 import { DEEPSEEK_PREDICTIONS, loadSpider, readJsonl, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../test/helpers/run-fixture.ts";
 import "./completion-engine.ts";
+import { budget } from "../test/helpers/budget.ts";
 
 const MAX_OUTPUT = 48;
 const DECODING = { repetitionPenalty: 1.1, seed: 0, contextSize: 4096, model: "tiny-qwen" };
@@ -43,7 +45,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama.cpp-oai vs the bundled llama.
   let dataset: Dataset;
   beforeAll(async () => {
     [server, tokenizer, dataset] = await Promise.all([startLlamaServer({ model: TINY_QWEN }), loadPromptTokenizer({ modelPath: TINY_QWEN }), loadSpider()]);
-  }, 180_000);
+  }, budget(180_000));
   afterAll(async () => {
     await server?.stop();
     await tokenizer?.close();
@@ -79,7 +81,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama.cpp-oai vs the bundled llama.
     console.log(`llama.cpp-oai vs llama.cpp: 8/8 prompts identical, ${generated} generated tokens`);
     expect(generated).toBeGreaterThan(8 * 8); // real generations, not empty answers
     expect(plugin.identity.params.engine).toBe("llama.cpp-oai");
-  }, 600_000);
+  }, budget(600_000));
 
   it("a config naming model.engine \"llama.cpp-oai\" runs through merit grid --plugin", async () => {
     const root = tempDir("oai-engine");
@@ -99,5 +101,5 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama.cpp-oai vs the bundled llama.
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
-  }, 300_000);
+  }, budget(300_000));
 });

@@ -23,6 +23,7 @@ import { cacheFromChosenSql, readRun, SPIDER_DIR } from "../test/helpers/run-fix
 import { ScriptedBackend } from "../test/helpers/scripted-backend.ts";
 import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../test/helpers/scripted-scenario.ts";
 import { classifyFine, FINE_TYPES, MISMATCH_TYPES, mismatchType, sqlSkeleton } from "./error-taxonomy.ts";
+import { budget } from "../test/helpers/budget.ts";
 
 const PLUGIN = "examples/error-taxonomy.ts";
 const METHOD = "merit_fine_types";
@@ -75,7 +76,7 @@ let fx: ScenarioFixture;
 beforeAll(async () => {
   await loadPlugins([PLUGIN]);
   fx = await openScenario("error-taxonomy");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fx));
 
 async function run(outDir: string, backend: ChatBackend, initial = { cache: fx.cache, path: fx.cachePath }, extra: Record<string, unknown> = {}, method = METHOD) {
@@ -127,7 +128,7 @@ describe("merit_fine_types, one file outside lib/", () => {
     const summary = summarizeRun(trajectories);
     expect(summary.metrics.final_failure_breakdown).toEqual({ "Mismatch: filter": 1 });
     expect(failureComposition([summary]).filter((s) => s.phase === "Final").map((s) => `${s.type} ${s.count}`)).toEqual(["Mismatch: filter 1"]);
-  }, 120_000);
+  }, budget(120_000));
 
   it("Table 5 lists the fine labels of initial failures that executed wrongly", async () => {
     // The same five queries with initial SQL that executes but answers wrongly, one per rule
@@ -171,5 +172,5 @@ describe("merit_fine_types, one file outside lib/", () => {
     );
     // the figure's initial bars too
     expect(failureComposition([summary]).filter((s) => s.phase === "Initial").map((s) => s.type)).toEqual([...MISMATCH_TYPES].sort());
-  }, 120_000);
+  }, budget(120_000));
 });

@@ -19,6 +19,7 @@ import { readRun, SPIDER_DIR } from "../test/helpers/run-fixture.ts";
 import { ScriptedBackend } from "../test/helpers/scripted-backend.ts";
 import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../test/helpers/scripted-scenario.ts";
 import { distillPrompt, parseLessons } from "./lesson-memory.ts";
+import { budget } from "../test/helpers/budget.ts";
 
 const PLUGIN = "examples/lesson-memory.ts";
 
@@ -59,7 +60,7 @@ let fx: ScenarioFixture;
 beforeAll(async () => {
   await loadPlugins([PLUGIN]);
   fx = await openScenario("lesson-memory");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fx));
 
 const config = (extra: Record<string, unknown> = {}) => parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath, ...extra });
@@ -134,7 +135,7 @@ describe("lesson_memory, one file outside lib/", () => {
     expect(distill).toHaveLength(5);
     expect(distill.find((p) => p.query_id === B)!.prompt).toContain("ended in FAILURE");
     expect(auditRun(dir, fx.dataset).violations).toEqual([]);
-  }, 120_000);
+  }, budget(120_000));
 
   it("a run killed mid-stream resumes to the same bytes", async () => {
     const whole = join(fx.root, "whole");
@@ -146,7 +147,7 @@ describe("lesson_memory, one file outside lib/", () => {
     for (const file of ["trajectories.jsonl", "prompts.jsonl", "retrieval_log.jsonl", "metrics.json"]) {
       expect(readFileSync(join(killed, file), "utf8"), file).toBe(readFileSync(join(whole, file), "utf8"));
     }
-  }, 120_000);
+  }, budget(120_000));
 
   it("merit grid --plan counts the distill calls: plan = computed when no repair succeeds", async () => {
     const k = 2;
@@ -159,7 +160,7 @@ describe("lesson_memory, one file outside lib/", () => {
     expect(double.prompts.length).toBe(5 + 3 * k);
     expect(plan.computed).toBe(double.prompts.length);
     expect(plan.computedAtMost).toBe(double.prompts.length);
-  }, 120_000);
+  }, budget(120_000));
 
   it("the distill prompt is built from the episode without its gold", () => {
     const example = fx.dataset.examples.find((e) => e.id === A)!;

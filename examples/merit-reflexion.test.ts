@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../lib/cli/run.ts";
 import { getMethod, loadPlugins } from "../lib/methods/index.ts";
 import { readJsonl, tempDir, writeTinyGridConfig } from "../test/helpers/run-fixture.ts";
+import { budget } from "../test/helpers/budget.ts";
 
 const PLUGIN = "examples/merit-reflexion.ts";
 
@@ -17,7 +18,7 @@ describe("merit_reflexion", () => {
   beforeAll(async () => {
     await loadPlugins([PLUGIN]);
     config = await writeTinyGridConfig(root);
-  }, 120_000);
+  }, budget(120_000));
 
   it("is MERIT's memory parts with Reflexion's step", () => {
     const method = getMethod("merit_reflexion");
@@ -36,5 +37,5 @@ describe("merit_reflexion", () => {
     const trajectories = readJsonl<{ reflections: string[]; repair_steps?: number }>(join(run, "trajectories.jsonl"));
     expect(trajectories.some((t) => t.reflections.length > 0)).toBe(true);
     expect(readJsonl(join(run, "retrieval_log.jsonl")).length).toBeGreaterThan(0);
-  }, 300_000);
+  }, budget(300_000));
 });

@@ -12,6 +12,7 @@ import { getPolicy } from "../lib/methods/policies.ts";
 import { retrieve, type RetrievalQuery } from "../lib/retrieval/retriever.ts";
 import { ScriptedEmbedder, storeOf, type EntrySpec } from "../test/memory/fixtures.ts";
 import { readJsonl, tempDir, writeTinyGridConfig } from "../test/helpers/run-fixture.ts";
+import { budget } from "../test/helpers/budget.ts";
 
 const PLUGIN = "examples/mmr.ts";
 
@@ -108,7 +109,7 @@ describe("merit grid --plugin examples/mmr.ts --methods merit_mmr", () => {
   let config: string;
   beforeAll(async () => {
     config = await writeTinyGridConfig(root);
-  }, 120_000);
+  }, budget(120_000));
 
   it("runs the plugin's method on a tiny slice and records its ranker", async () => {
     const out: string[] = [];
@@ -122,5 +123,5 @@ describe("merit grid --plugin examples/mmr.ts --methods merit_mmr", () => {
     const log = readJsonl<{ method_name: string }>(join(dir, "merit_mmr-s0", "retrieval_log.jsonl"));
     expect(log.length).toBeGreaterThan(0);
     expect(new Set(log.map((r) => r.method_name))).toEqual(new Set(["merit_mmr"]));
-  }, 300_000);
+  }, budget(300_000));
 });

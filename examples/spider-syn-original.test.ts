@@ -11,6 +11,7 @@ import type { Dataset } from "../lib/data/types.ts";
 import { parseConfig } from "../lib/experiment/config.ts";
 import { Oracle } from "../lib/oracle/oracle.ts";
 import "./spider-syn-original.ts";
+import { budget } from "../test/helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const RAW = JSON.parse(readFileSync(join(ROOT, "data/spider-syn/dev.json"), "utf8")) as Array<{ db_id: string; SpiderQuestion: string; SpiderSynQuestion: string; query: string }>;
@@ -45,5 +46,5 @@ describe("dataset spider-syn-original", () => {
     } finally {
       await oracle.close();
     }
-  }, 120_000);
+  }, budget(120_000));
 });

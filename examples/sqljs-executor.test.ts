@@ -13,6 +13,7 @@ import { Oracle } from "../lib/oracle/oracle.ts";
 import { SqlSandbox } from "../lib/oracle/sandbox.ts";
 import type { ExecResult } from "../lib/plugin.ts";
 import { SqlJsExecutor } from "./sqljs-executor.ts";
+import { budget } from "../test/helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SOURCE = join(ROOT, "data/spider/database/concert_singer/concert_singer.sqlite");
@@ -94,13 +95,13 @@ describe("the sqljs executor on hostile SQL", () => {
       expect(await sqljs.execute({ db, sql: "SELECT count(*) FROM singer" })).toEqual({ ok: true, rows: [[6n]] });
     }
     expect(readFileSync(db).equals(readFileSync(SOURCE))).toBe(true);
-  }, 120_000);
+  }, budget(120_000));
 
   it("a result over the byte cap is over the cap (or TIMEOUT: sql.js copies each blob out of WebAssembly memory)", async () => {
     const r = await sqljs.execute({ db, sql: "SELECT zeroblob(50000000) FROM singer" }); // 6 × 50 MB > the 64 MiB cap
     expect([plain({ ok: false, error: "TIMEOUT", timedOut: true }), plain(await bundled.execute({ db, sql: "SELECT zeroblob(50000000) FROM singer" }))]).toContain(plain(r));
     expect(await sqljs.execute({ db, sql: "SELECT 1" })).toEqual({ ok: true, rows: [[1n]] });
-  }, 30_000);
+  }, budget(30_000));
 
   it("runaway statements are TIMEOUT within the limit + 1 s; the thread is replaced", async () => {
     const quick = new SqlJsExecutor(LIMITS);
@@ -115,13 +116,13 @@ describe("the sqljs executor on hostile SQL", () => {
     } finally {
       await quick.close();
     }
-  }, 60_000);
+  }, budget(60_000));
 
   it("the reference authorizer fixture gets the same answer from both engines", async () => {
     const fixture = JSON.parse(readFileSync(join(ROOT, "test/fixtures/oracle/authorizer-messages.json"), "utf8")) as { cases: Array<{ sql: string }> };
     for (const { sql } of fixture.cases) expect(plain(await sqljs.execute({ db, sql })), sql).toBe(plain(await bundled.execute({ db, sql })));
     expect(readFileSync(db).equals(readFileSync(SOURCE))).toBe(true);
-  }, 120_000);
+  }, budget(120_000));
 
   it("differs only where the two SQLite builds do (README, the sqljs parity paragraph)", async () => {
     const both = async (sql: string) => [plain(await sqljs.execute({ db, sql })), plain(await bundled.execute({ db, sql }))];
@@ -163,5 +164,5 @@ describe("the oracle on engine sqljs", () => {
     expect(await oracle.score(gold, "DELETE FROM singer")).toMatchObject({ status: "EXECUTION_ERROR", dbError: "not authorized" });
     expect(await oracle.score(gold, "SELECT count(*) FROM singers")).toMatchObject({ status: "EXECUTION_ERROR", dbError: "no such table: singers" });
     expect((await oracle.score(gold, RECURSE("SELECT count(*) FROM c"))).status).toBe("TIMEOUT");
-  }, 30_000);
+  }, budget(30_000));
 });

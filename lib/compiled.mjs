@@ -18,7 +18,7 @@
  * to itself (prompts/, report assets, sql-worker.mjs, the lib/ tree code_hash covers) is unchanged.
  * @module
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -159,6 +159,7 @@ export async function buildLib(only) {
     bundle = { error: error instanceof Error ? error.message.split("\n")[0] : String(error) }; // the per-file tree runs; retried after the next edit
   }
   writeAtomically(MANIFEST, JSON.stringify({ format: FORMAT, sources: current, exports, bundle }) + "\n");
+  markSuperseded(previous?.bundle?.dir, bundle.dir);
   removeOldBundles(bundle.dir);
   return outputs.length;
 }
@@ -256,7 +257,23 @@ async function buildBundle(esbuild, exports) {
   return { dir: id, modules };
 }
 
-/** Deletes the bundles older than BUNDLE_KEEP_MS but `keep` (a process may still import chunks of the one before). */
+/**
+ * Stamps the bundle the manifest named until now (`dir`, unless it is `current`) with the time it was
+ * superseded, so removeOldBundles keeps it BUNDLE_KEEP_MS from now: a process started from it (maybe
+ * days after it was built) may still import its chunks lazily. Without the stamp its folder's mtime is
+ * its build time, and a bundle older than BUNDLE_KEEP_MS would be deleted under the processes running it.
+ */
+function markSuperseded(dir, current) {
+  if (typeof dir !== "string" || dir === current || dir.includes("/") || dir.includes(sep) || dir === "." || dir === "..") return;
+  const now = new Date();
+  try {
+    utimesSync(join(BUNDLES, dir), now, now);
+  } catch {
+    // already gone
+  }
+}
+
+/** Deletes the bundles superseded (or, never current, built) more than BUNDLE_KEEP_MS ago, but `keep` (a process may still import chunks of the one before). */
 function removeOldBundles(keep) {
   let entries;
   try {

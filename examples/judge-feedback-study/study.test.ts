@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { budget } from "../../test/helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const STUDY = "examples/judge-feedback-study/study.ts";
@@ -18,7 +19,7 @@ const runs = join(tmp, "runs");
 const results = join(tmp, "results");
 
 function merit(...args: string[]) {
-  const r = spawnSync(process.execPath, ["lib/bin.mjs", ...args], { cwd: ROOT, encoding: "utf8", timeout: 900_000, env: { ...process.env, NO_COLOR: "1", MERIT_THREADS: "1", NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" } });
+  const r = spawnSync(process.execPath, ["lib/bin.mjs", ...args], { cwd: ROOT, encoding: "utf8", timeout: budget(900_000), env: { ...process.env, NO_COLOR: "1", MERIT_THREADS: "1", NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -49,5 +50,5 @@ describe("the judge-feedback study", () => {
     expect(table2).toContain("p (Holm)");
     expect(table2).toMatch(/^\| Spider \| MERIT vs merit_judge \| /m);
     expect(JSON.parse(readFileSync(join(results, "manifest.json"), "utf8")).table_selection.conditions).toEqual(["feedback_regime"]);
-  }, 900_000);
+  }, budget(900_000));
 });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { bootstrapDeltas, bootstrapPValue, pairedClusterBootstrap } from "../../lib/analysis/bootstrap.ts";
 import { PyRandom } from "../../lib/random.ts";
+import { budget } from "../helpers/budget.ts";
 
 /** A reproducible 0/1 matrix n × s. */
 function outcomes(rng: PyRandom, n: number, s: number, p: number): number[][] {
@@ -73,5 +74,5 @@ describe("bulk-drawn bootstrap equals the plain definition", () => {
     const b = outcomes(rng, n, 1, 0.5);
     expect(n * 513).toBeGreaterThan(1 << 25);
     expect(sameBits(bootstrapDeltas(a, b, { resamples: 513, seed: 4 }), plainDeltas(a, b, 513, 4))).toBe(true);
-  }, 60_000);
+  }, budget(60_000));
 });

@@ -7,11 +7,12 @@
  * the next run, so the edit shows at once; and a source that no longer compiles is run through tsx.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { budget } from "../helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const kit = mkdtempSync(join(tmpdir(), "merit-compiled-"));
@@ -24,7 +25,7 @@ function merit(argv: string[], path: "compiled" | "per-file" | "tsx" = "compiled
   delete env.MERIT_BUNDLE;
   if (path === "tsx") env.MERIT_TSX = "1";
   if (path === "per-file") env.MERIT_BUNDLE = "0";
-  const r = spawnSync(process.execPath, [join(kit, "lib/bin.mjs"), ...argv], { cwd: kit, env, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(process.execPath, [join(kit, "lib/bin.mjs"), ...argv], { cwd: kit, env, encoding: "utf8", timeout: budget(120_000) });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -57,7 +58,7 @@ beforeAll(() => {
   );
   const build = spawnSync(process.execPath, [join(kit, "scripts/build-lib.mjs")], { cwd: kit, encoding: "utf8" });
   expect(build.stdout).toMatch(/^build-lib: compiled \d+ files of lib\/ to \.build/);
-}, 120_000);
+}, budget(120_000));
 
 describe("the compiled CLI", () => {
   it("prints what the sources through tsx print", () => {
@@ -82,7 +83,7 @@ describe("the compiled CLI", () => {
     // the plugins' registrations reached the registry the compiled `methods` lists
     expect(merit(cases[3]).out).toMatch(/^\| ranker \| `mmr` \|/m);
     expect(merit(cases[4]).out).toMatch(/^\| `direct_method` \|/m);
-  }, 180_000);
+  }, budget(180_000));
 
   it("runs the bundle, whose facades export exactly what each source exports", async () => {
     // with the per-file entry broken, `merit` still runs (the bundle); MERIT_BUNDLE=0 runs the broken one
@@ -105,13 +106,20 @@ describe("the compiled CLI", () => {
       const source = (await import(join(ROOT, "lib", path))) as Record<string, unknown>;
       expect(names, path).toEqual(Object.keys(source).sort());
     }
-  }, 180_000);
+  }, budget(180_000));
 
   it("recompiles an edited source before it runs, and runs tsx when it cannot compile", () => {
     const index = join(kit, "lib/cli/index.ts");
     const original = readFileSync(index, "utf8");
     const stampBefore = manifest().sources["cli/index.ts"];
     const bundleBefore = bundleDir();
+    // the running bundle was built two days ago (a checkout left alone, then edited): still kept for
+    // the processes running it, since it is superseded only now; a bundle superseded two days ago goes
+    const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000);
+    utimesSync(bundleBefore, twoDaysAgo, twoDaysAgo);
+    const longGone = join(kit, ".build/bundle", "old-superseded");
+    mkdirSync(longGone);
+    utimesSync(longGone, twoDaysAgo, twoDaysAgo);
     writeFileSync(index, original.replace('"score a predictions file with the execution oracle (EX)"', '"score predictions, edited"'));
     const edited = merit(["help"]);
     expect(edited.code).toBe(0);
@@ -121,6 +129,7 @@ describe("the compiled CLI", () => {
     expect(bundleDir()).not.toBe(bundleBefore); // a new bundle, in a folder of its own
     expect(readFileSync(join(bundleDir(), "cli.js"), "utf8")).toContain("score predictions, edited");
     expect(existsSync(join(bundleBefore, "cli.js"))).toBe(true); // the old one stays for processes still running it
+    expect(existsSync(longGone)).toBe(false);
 
     // a syntax error: the build is left stale, the sources run (and tsx reports the error)
     writeFileSync(index, original.replace("export const SUMMARIES", "export const SUMMARIES ="));
@@ -131,5 +140,5 @@ describe("the compiled CLI", () => {
 
     writeFileSync(index, original);
     expect(merit(["help"]).out).toBe(merit(["help"], "tsx").out);
-  }, 120_000);
+  }, budget(120_000));
 });

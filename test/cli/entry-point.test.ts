@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import { COMMANDS } from "../../lib/cli/index.ts";
+import { budget } from "../helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const npmCache = mkdtempSync(join(tmpdir(), "merit-npm-cache-"));
@@ -23,7 +24,7 @@ function run(command: string, args: string[]) {
   const r = spawnSync(command, args, {
     cwd: ROOT,
     encoding: "utf8",
-    timeout: 120_000,
+    timeout: budget(120_000),
     env: { ...process.env, NO_COLOR: "1", npm_config_cache: npmCache, npm_config_update_notifier: "false", npm_config_fund: "false" },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -53,13 +54,13 @@ describe("the merit entry points", () => {
     expect(r.stderr).not.toMatch(/not found/);
     expect(r.code).toBe(0);
     expectGeneralHelp(r.stdout);
-  }, 120_000);
+  }, budget(120_000));
 
   it("`npm run merit -- help`", () => {
     const r = run("npm", ["run", "--silent", "merit", "--", "help"]);
     expect(r.code).toBe(0);
     expectGeneralHelp(r.stdout);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("merit help", () => {

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import type { CommandIO } from "../../lib/cli/command.ts";
 import { defaultJobs, jobsForWork } from "../../lib/cli/eval.ts";
+import { budget } from "../helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SPIDER = join(ROOT, "data/spider");
@@ -67,14 +68,14 @@ describe("merit eval on real data", () => {
   });
 
   it("exits 0 as a real subprocess and prints EX last", () => {
-    const run = spawnSync(process.execPath, ["lib/bin.mjs", ...evalArgs(DEEPSEEK)], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+    const run = spawnSync(process.execPath, ["lib/bin.mjs", ...evalArgs(DEEPSEEK)], { cwd: ROOT, encoding: "utf8", timeout: budget(120_000) });
     expect(run.status).toBe(0);
     // 712 / 972 = 0.73251… ⇒ 73.25.
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("EX 73.25 (712/972)");
   });
 
   it("exits 2 as a real subprocess on bad input", () => {
-    const run = spawnSync(process.execPath, ["lib/bin.mjs", ...evalArgs(join(tmp, "absent.sql"))], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+    const run = spawnSync(process.execPath, ["lib/bin.mjs", ...evalArgs(join(tmp, "absent.sql"))], { cwd: ROOT, encoding: "utf8", timeout: budget(120_000) });
     expect(run.status).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);

@@ -16,6 +16,7 @@ import { main } from "../../lib/cli.ts";
 import { userFixableError } from "../../lib/errors.ts";
 import { openCacheDatabase } from "../../lib/llm/call-cache.ts";
 import { REPO, tempDir } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("help-imports");
 const HOOK = join(REPO, "test", "helpers", "hide-package.cjs");
@@ -24,7 +25,7 @@ openCacheDatabase(cache).close();
 
 /** `node lib/bin.mjs …` with the packages hidden as `env` says. */
 function merit(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, ["--require", HOOK, join(REPO, "lib", "bin.mjs"), ...args], { cwd: REPO, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, ["--require", HOOK, join(REPO, "lib", "bin.mjs"), ...args], { cwd: REPO, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, timeout: budget(60_000) });
   return { code: r.status, out: r.stdout, err: r.stderr.split("\n").filter(Boolean) };
 }
 
@@ -39,7 +40,7 @@ describe("merit help", () => {
     expect(r.err).toEqual([]);
     expect(r.code).toBe(0);
     for (const [name, summary] of Object.entries(SUMMARIES)) expect(r.out).toContain(`  ${name.padEnd(14)} ${summary}`);
-  }, 60_000);
+  }, budget(60_000));
 });
 
 describe("a package that cannot be loaded is one line naming it and `npm ci`", () => {
@@ -47,13 +48,13 @@ describe("a package that cannot be loaded is one line naming it and `npm ci`", (
     const r = merit(["run", "--help"], { MERIT_TEST_HIDE_ADDON: "hnswlib-node" });
     expect(r.err).toEqual([]);
     expect(r.code).toBe(0);
-  }, 60_000);
+  }, budget(60_000));
 
   it("better-sqlite3's add-on missing: `merit cache stats` gives one line, exit 2", () => {
     const r = merit(["cache", "stats", "--cache", cache], { MERIT_TEST_HIDE_ADDON: "better-sqlite3" });
     expect(r.code).toBe(2);
     expect(r.err).toEqual(["merit cache: the native add-on of the npm package better-sqlite3 cannot be loaded (Could not locate the bindings file); run `npm ci` in the merit-kit folder (an interrupted install leaves it incomplete)"]);
-  }, 60_000);
+  }, budget(60_000));
 
   it("node-llama-cpp not installed: `merit run --help` still works (it loads on first use); a GGUF check gives one line, exit 2", () => {
     const help = merit(["run", "--help"], { MERIT_TEST_HIDE_PACKAGE: "node-llama-cpp" });
@@ -65,7 +66,7 @@ describe("a package that cannot be loaded is one line naming it and `npm ci`", (
     expect(r.code).toBe(2);
     expect(r.err).toHaveLength(1);
     expect(r.err[0]).toMatch(/^merit models: the npm package node-llama-cpp is not installed \(Cannot find package 'node-llama-cpp' imported from .*\); run `npm ci` in the merit-kit folder$/);
-  }, 60_000);
+  }, budget(60_000));
 
   it("hnswlib-node's real `bindings` error (a copy of the package without its build/): one line naming the package", () => {
     const copy = join(root, "node_modules", "hnswlib-node");

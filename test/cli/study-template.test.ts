@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { budget } from "../helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 mkdirSync(join(ROOT, "runs"), { recursive: true });
@@ -19,7 +20,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const rel = relative(ROOT, dir).split("\\").join("/");
 
 function run(command: string, args: string[]) {
-  const r = spawnSync(command, args, { cwd: ROOT, encoding: "utf8", timeout: 300_000, env: { ...process.env, NO_COLOR: "1", MERIT_THREADS: "1", NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" } });
+  const r = spawnSync(command, args, { cwd: ROOT, encoding: "utf8", timeout: budget(300_000), env: { ...process.env, NO_COLOR: "1", MERIT_THREADS: "1", NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

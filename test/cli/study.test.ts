@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../lib/data/index.ts";
+import { budget } from "../helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "merit-study-"));
@@ -24,7 +25,7 @@ const runs = join(tmp, "runs");
 const results = join(tmp, "results");
 
 function merit(...args: string[]) {
-  const r = spawnSync(process.execPath, ["lib/bin.mjs", ...args], { cwd: ROOT, encoding: "utf8", timeout: 480_000, env: { ...process.env, NO_COLOR: "1", MERIT_THREADS: "1", NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" } });
+  const r = spawnSync(process.execPath, ["lib/bin.mjs", ...args], { cwd: ROOT, encoding: "utf8", timeout: budget(480_000), env: { ...process.env, NO_COLOR: "1", MERIT_THREADS: "1", NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 const table = (id: string) => readFileSync(join(results, "tables", `${id}.md`), "utf8");
@@ -66,7 +67,7 @@ describe("merit study new, plan, run on the tiny models", () => {
     expect(table("table3")).toMatch(/^\| Spider \| my_method \| /m);
     const manifest = JSON.parse(readFileSync(join(results, "manifest.json"), "utf8"));
     expect(manifest.table_selection).toEqual({ all_methods: false, all_comparisons: false, methods: ["iterative", "merit", "my_method"], comparisons: ["my_method:iterative", "my_method:merit"] });
-  }, 600_000);
+  }, budget(600_000));
 
   it("a second run computes nothing, and plan then reads the initial cache and the finished runs", () => {
     const r = merit("study", "run", file, "--runs", runs, "--out", results, "--no-html");
@@ -85,7 +86,7 @@ describe("merit study new, plan, run on the tiny models", () => {
     expect(shard.stderr).toContain("study: spider: 2 runs (shard 0/2 of 3), 2 already complete, 0 to run");
     expect(shard.stdout).toMatch(/shard 0\/2 done; .*rerun without --shard for the audit and the report/);
     expect(shard.stderr).not.toContain("causal audit");
-  }, 600_000);
+  }, budget(600_000));
 
   it("a causal violation stops the run before the report, with exit 1", async () => {
     // plant the gold SQL of a query into its own first repair prompt (as test/experiment/audit.test.ts does)
@@ -101,5 +102,5 @@ describe("merit study new, plan, run on the tiny models", () => {
     expect(r.stderr).toMatch(/^audit .*iterative-s0: gold-sql\tquery /m);
     expect(r.stderr).toMatch(/^study demo-study: the causal audit found 1 violations \(listed above\); the report is not written$/m);
     expect(existsSync(results)).toBe(false);
-  }, 600_000);
+  }, budget(600_000));
 });

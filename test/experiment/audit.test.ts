@@ -17,6 +17,7 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { cacheFromChosenSql, loadSpider, readJsonl, readRun, SPIDER_DIR, spiderOracle, streamIds, tempDir } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { A, B, C, runScenario, scenarioInitialSql, SCENARIO_IDS } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 let dataset: Dataset;
 let oracle: Oracle;
@@ -35,7 +36,7 @@ beforeAll(async () => {
     const rows = await oracle.goldRows(dataset.examples.find((e) => e.id === id)!);
     if (rows) goldRows.set(id, rows as unknown[][]);
   }
-}, 120_000);
+}, budget(120_000));
 
 afterAll(async () => {
   await oracle?.close();
@@ -130,14 +131,14 @@ describe("merit audit (CLI)", () => {
     const { code, out } = await cli(clean);
     expect(out[out.length - 1]).toBe("violations 0");
     expect(code).toBe(0);
-  }, 60_000);
+  }, budget(60_000));
 
   it("prints `violations N` last and exits 1 when N > 0 (gold rows found with the CLI's own oracle)", async () => {
     const { code, out } = await cli(join(root, "gold-rows"));
     expect(out[out.length - 1]).toBe("violations 1");
     expect(out[0]).toMatch(/^gold-rows\tquery 609\t/);
     expect(code).toBe(1);
-  }, 60_000);
+  }, budget(60_000));
 
   it("a directory without a run is a clear error, not a crash", async () => {
     const err: string[] = [];
@@ -184,5 +185,5 @@ describe("gold text that reaches a prompt causally, through an earlier paraphras
     expect(step.source_stream_positions).toEqual([44]);
     expect(run.prompts.find((p) => p.query_id === "389")!.prompt).toContain(`SQL delta: SELECT Nme FROM teacher WHERE Age = 32 OR Age = 33 => ${repaired}`);
     expect(auditRun(dir, dataset, goldRows).violations).toEqual([]);
-  }, 60_000);
+  }, budget(60_000));
 });

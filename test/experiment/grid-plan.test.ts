@@ -13,6 +13,7 @@ import { closedFormPlan, CONTROL_METHODS, episodeCallBound, paperGridEstimate, p
 import { planStreams, runGrid } from "../../lib/experiment/grid.ts";
 import type { CallCacheStats } from "../../lib/llm/call-cache.ts";
 import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("grid-plan");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -86,7 +87,7 @@ describe("merit grid --plan on a tiny-model grid", () => {
         decoding: { max_output_tokens: 16 },
       }),
     );
-  }, 120_000);
+  }, budget(120_000));
 
   it("plans exactly the calls the run computes, and the repeats the cache answers", async () => {
     const config = loadConfig(configFile);
@@ -137,7 +138,7 @@ describe("merit grid --plan on a tiny-model grid", () => {
     let again: CallCacheStats | null = null;
     await runGrid(config, planStreams(METHODS, SEEDS, join(root, "again")), { limit: LIMIT, onFinished: (s) => (again = s) });
     expect(again!.computed).toBe(0);
-  }, 600_000);
+  }, budget(600_000));
 
   it("merit grid --plan --json prints the plan and writes nothing", async () => {
     const out: string[] = [];
@@ -152,5 +153,5 @@ describe("merit grid --plan on a tiny-model grid", () => {
     expect(await gridCommand.run(["--config", configFile, "--methods", "iterative,transductive_batch", "--seeds", "0", "--limit", String(LIMIT), "--plan"], io)).toBe(0);
     expect(out.join("\n")).toMatch(/controls \(no table of the paper reads them\): transductive_batch/);
     await expect(gridCommand.run(["--config", configFile, "--methods", "iterative", "--json"], io)).rejects.toThrow(/--json goes with --plan/);
-  }, 120_000);
+  }, budget(120_000));
 });

@@ -11,6 +11,7 @@ import { parseShard, selectShard } from "../../lib/experiment/shard.ts";
 import { mergeCaches } from "../../lib/llm/cache-merge.ts";
 import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
 import { cacheRows, snapshot } from "../helpers/run-snapshot.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("shard");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -54,7 +55,7 @@ describe("merit grid --shard + merit cache merge", () => {
   beforeAll(async () => {
     initialCache = join(root, "initial.json");
     await writeLlama3InitialCache(initialCache);
-  }, 120_000);
+  }, budget(120_000));
 
   it("two shards and a merged cache equal the one-process grid byte for byte", async () => {
     // One config for every "machine": each starts with no call cache at the configured path, and
@@ -92,7 +93,7 @@ describe("merit grid --shard + merit cache merge", () => {
     const again = mergeCaches([join(root, "shard0.sqlite"), join(root, "whole.sqlite")], join(root, "merged.sqlite"));
     expect(again.sources.every((s) => s.added === 0)).toBe(true);
     expect(again.rows).toBe(wholeRows.length);
-  }, 600_000);
+  }, budget(600_000));
 
   it("refuses a corrupt source row and a conflicting output, leaving no new target behind", () => {
     const src = join(root, "whole.sqlite");

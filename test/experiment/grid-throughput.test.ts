@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("grid-throughput");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,7 +33,7 @@ describe("merit grid with model.mode throughput", () => {
   beforeAll(async () => {
     initialCache = join(root, "initial.json");
     await writeLlama3InitialCache(initialCache);
-  }, 120_000);
+  }, budget(120_000));
 
   it("runs, records the mode and the contract, and matches deterministic mode on CPU", async () => {
     const args = ["--methods", "iterative,merit", "--seeds", "0,1", "--limit", "4"];
@@ -49,5 +50,5 @@ describe("merit grid with model.mode throughput", () => {
       expect(lines("throughput").split("\n").filter(Boolean)).toHaveLength(4);
       expect(lines("throughput"), run).toBe(lines("deterministic"));
     }
-  }, 600_000);
+  }, budget(600_000));
 });

@@ -8,6 +8,7 @@ import { loadConfig } from "../../lib/experiment/config.ts";
 import { checkStreams, planStreams, runGrid, streamDirName, type GridProgress } from "../../lib/experiment/grid.ts";
 import { RUN_FILES, runFile } from "../../lib/experiment/run-dir.ts";
 import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("grid-lib");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -48,7 +49,7 @@ describe("runGrid (library)", () => {
       decoding: { max_output_tokens: 16 },
     };
     writeFileSync(configFile, JSON.stringify(config, null, 2));
-  }, 120_000);
+  }, budget(120_000));
 
   it("reports through its callbacks only and writes what `merit grid` writes", async () => {
     const config = loadConfig(configFile);
@@ -96,5 +97,5 @@ describe("runGrid (library)", () => {
         expect(readFileSync(runFile(cli, file), "utf8"), `${s.method} ${RUN_FILES[file]}`).toBe(readFileSync(runFile(s.outDir, file), "utf8"));
       }
     }
-  }, 300_000);
+  }, budget(300_000));
 });

@@ -17,6 +17,7 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { C, closeScenario, openScenario, SCENARIO_LIMIT, SCENARIO_SEED, scenarioScript, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 const pools = (max_positive: number) => ({ ...MERIT_PARTS, planner: { name: "pools", args: { max_positive } } });
 registerMethod({ name: "sweep_p0", description: "MERIT, max_positive 0", parts: pools(0) });
@@ -26,7 +27,7 @@ registerMethod({ name: "merit_k5", description: "MERIT with five positives", par
 let fixture: ScenarioFixture | undefined;
 beforeAll(async () => {
   fixture = await openScenario("method-args-grid");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fixture));
 
 /** The scenario's config; every run of one test shares it (and so its call cache). */
@@ -87,7 +88,7 @@ describe("a method's own planner args reach its runs", () => {
     expect(atC(r2)).toBeGreaterThan(atC(r0));
     expect(r0.map((r) => r.retrieved_entry_ids)).not.toEqual(r2.map((r) => r.retrieved_entry_ids));
     expect(r2.flatMap((r) => r.retrieved_entry_ids).length).toBeGreaterThan(r0.flatMap((r) => r.retrieved_entry_ids).length);
-  }, 180_000);
+  }, budget(180_000));
 
   it("a config setting that conflicts with the method's own arg is refused before any stream runs", async () => {
     const root = join(fixture!.root, "conflict");
@@ -115,6 +116,6 @@ describe("a method's own planner args reach its runs", () => {
       const refDir = join(reference, `${method}-s${SCENARIO_SEED}`);
       expect(manifestOf(refDir).method_parts.planner.args.max_positive).toBe(method === "merit_k5" ? 5 : 2);
       expect(runBytes(dir)).toEqual(runBytes(refDir));
-    }, 180_000);
+    }, budget(180_000));
   }
 });

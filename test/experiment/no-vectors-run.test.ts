@@ -21,6 +21,7 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { SPIDER_DIR } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { closeScenario, openScenario, SCENARIO_LIMIT, SCENARIO_SEED, scenarioScript, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 /** A ranker that ranks like `inner` but declares nothing about vectors (so its method stores them, as before). */
 const undeclared = (inner: Ranker): Ranker => ({ channels: inner.channels, typeBonus: inner.typeBonus, rank: (pool, ctx) => inner.rank(pool, ctx) });
@@ -58,7 +59,7 @@ for (const [name, ranker] of [["plugin_declared_none", "reads_declared_none"], [
 let fixture: ScenarioFixture | undefined;
 beforeAll(async () => {
   fixture = await openScenario("no-vectors");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fixture));
 
 /** Runs `method` on the scenario into `outDir` with `embedder`. */
@@ -136,7 +137,7 @@ describe.each(["no_dense_rerank", "random_same_type"])("%s stores no vectors", (
       await again.close();
     }
     expect(text(dir, "trajectories.jsonl")).toBe(before);
-  }, 120_000);
+  }, budget(120_000));
 
   it("refuses, in one line, to resume a run written before its entries stopped being embedded", async () => {
     const dir = join(fixture!.root, `${method}-old`);
@@ -151,7 +152,7 @@ describe.each(["no_dense_rerank", "random_same_type"])("%s stores no vectors", (
     lines[failed] = lines[failed].replace('"embedding_calls":0', '"embedding_calls":1');
     writeFileSync(join(dir, "trajectories.jsonl"), lines.join("\n"));
     await expect(run(method, dir, new HashedEmbedder(), true)).rejects.toThrow(new RegExp(`trajectories\\.jsonl: line ${failed + 1} bills 1 embedding call\\(s\\).*rerun it in a fresh --out`));
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("plugin rankers and vectors", () => {
@@ -160,7 +161,7 @@ describe("plugin rankers and vectors", () => {
     const error = await run("plugin_declared_none", dir, new HashedEmbedder()).then(() => null, (e: Error) => e);
     expect(error?.message).toBe("ranker of method plugin_declared_none asked for an entry vector but declares vectors: false, so its memory stores none; drop the declaration");
     expect(JSON.parse(text(dir, "memory/memory_metadata.json")).embedding_dimension).toBe(0);
-  }, 120_000);
+  }, budget(120_000));
 
   it("a ranker that declares nothing gets the stored vectors (today's behaviour)", async () => {
     const dir = join(fixture!.root, "plugin_undeclared");
@@ -170,7 +171,7 @@ describe("plugin rankers and vectors", () => {
     expect(seen.every((n) => n === new HashedEmbedder().dimension)).toBe(true);
     expect(JSON.parse(text(dir, "memory/memory_metadata.json")).embedding_dimension).toBe(new HashedEmbedder().dimension);
     expect(existsSync(join(dir, "memory", "memory_vectors.f32"))).toBe(true);
-  }, 120_000);
+  }, budget(120_000));
 
   it("the dense channel with vectors: false is refused when the method is built", () => {
     PARTS.ranker.register("dense_declared_none", { summary: "contradiction (test)", defaults: {}, build: () => ({ ...PARTS.ranker.get("hybrid").build({ dense_weight: 0.75, bm25_weight: 0.25, type_bonus: 0 }), vectors: false, rank: () => [] }) });

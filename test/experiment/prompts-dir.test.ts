@@ -11,6 +11,7 @@ import { PROMPTS_DIR, templateSetHash } from "../../lib/prompts.ts";
 import { readRun } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { closeScenario, openScenario, runScenario, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 let dataset: Dataset;
 let oracle: Oracle;
@@ -22,7 +23,7 @@ let fixture: ScenarioFixture | undefined;
 beforeAll(async () => {
   fixture = await openScenario("prompts-dir");
   ({ root, dataset, oracle, cache, cachePath } = fixture);
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fixture));
 
 it("repair prompts come from prompts_dir; the manifest extras name the folder and its hash", async () => {
@@ -43,4 +44,4 @@ it("repair prompts come from prompts_dir; the manifest extras name the folder an
   expect(extras.prompt_template_set_hash).toBe(templateSetHash(dir));
   expect(extras.prompt_template_set_hash).not.toBe(templateSetHash());
   expect((await runManifestExtras(backend)).prompts_dir).toBeNull();
-}, 120_000);
+}, budget(120_000));

@@ -9,6 +9,7 @@ import type { Dataset } from "../../lib/data/index.ts";
 import { contentHash, type JsonValue } from "../../lib/hash.ts";
 import { Oracle } from "../../lib/oracle/oracle.ts";
 import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 let root: string;
 let dataset: Dataset;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   // A valid, sealed cache: two chosen gold queries, every other query "" (fast to score).
   const gold = new Map(dataset.examples.slice(0, 2).map((e) => [e.id, e.goldSql]));
   ({ path: cachePath } = await cacheFromChosenSql(dataset, oracle, gold, root));
-}, 60_000);
+}, budget(60_000));
 
 afterAll(async () => {
   await oracle?.close();
@@ -104,7 +105,7 @@ describe("merit run refuses bad inputs with one clear line and exit code 2", () 
     const missing = join(root, "no-such-model.gguf");
     const line = expectOneLineError(await run({ ...baseConfig(), model: { backend: "llama", path: missing, gpu: false, threads: 1 } }), /make models/);
     expect(line).toContain(missing);
-  }, 60_000);
+  }, budget(60_000));
 
   it("initial cache with an edited record: cache_hash mismatch", async () => {
     const cache = JSON.parse(readFileSync(cachePath, "utf8"));
@@ -152,7 +153,7 @@ describe("merit run refuses bad inputs with one clear line and exit code 2", () 
     } finally {
       await official.close();
     }
-  }, 60_000);
+  }, budget(60_000));
 
   it("missing --method / bad --seed are usage errors", async () => {
     const err: string[] = [];

@@ -16,6 +16,7 @@ import type { MemoryEntry } from "../../lib/memory/entry.ts";
 import { getMethod } from "../../lib/repair/methods.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 import { cacheFromPredictionsFile, DEEPSEEK_PREDICTIONS, loadSpider, readRun, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, type RunFiles } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const K = 7;
 const SEED = 0;
@@ -76,7 +77,7 @@ beforeAll(async () => {
     runs.set(method, run);
     audits.set(method, auditRun(outDir, dataset, goldRows));
   }
-}, 900_000);
+}, budget(900_000));
 
 afterAll(async () => {
   await services?.close();

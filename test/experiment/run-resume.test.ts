@@ -21,6 +21,7 @@ import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { cacheFromPredictionsFile, DEEPSEEK_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
 import { lineCount, listFiles, memoryWriteInFlight, runCli, type ChildOutcome } from "../helpers/killable-run.ts";
 import { mulberry32 } from "../helpers/mulberry32.ts";
+import { budget } from "../helpers/budget.ts";
 
 // Stream seed 4 over the --limit 24 subset (the first 24 queries of the seed-0 stream): 4 initial
 // failures (positions 3, 6, 8, 15) ⇒ 28 repair calls and 4 negative memory entries, the later
@@ -91,7 +92,7 @@ beforeAll(async () => {
   resumed = join(root, "resumed");
   const [ref] = await Promise.all([runCli(args(reference), { cwd: refCwd }), interruptedRun(resumedCwd)]);
   expect(ref.code, ref.stderr).toBe(0);
-}, 600_000);
+}, budget(600_000));
 
 afterAll(async () => {
   await oracle?.close();

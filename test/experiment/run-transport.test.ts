@@ -18,6 +18,7 @@ import { getMethod } from "../../lib/repair/methods.ts";
 import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { scenarioInitialSql, scenarioScript, SCENARIO_LIMIT, SCENARIO_SEED } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 const COMPARED = ["trajectories.jsonl", "prompts.jsonl", "metrics.json", "config.json"];
 let dataset: Dataset;
@@ -58,7 +59,7 @@ beforeAll(async () => {
   dataset = await loadSpider();
   oracle = spiderOracle(dataset);
   ({ cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, scenarioInitialSql(dataset), root));
-}, 120_000);
+}, budget(120_000));
 afterAll(async () => {
   await oracle?.close();
 });
@@ -97,5 +98,5 @@ describe("manifest.json transport", () => {
     expect(noted.text).toContain(note);
     expect(noted.table1).toContain(note);
     expect(noted.manifest.transport).toEqual({ transient_retries: 2 * retriedCalls, retried_calls: retriedCalls, runs: 1 });
-  }, 120_000);
+  }, budget(120_000));
 });

@@ -1,3 +1,4 @@
+// SLOW: starts a real single-node Slurm cluster; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // The README's Slurm array (scripts/slurm/grid.sbatch) on a real single-node Slurm cluster
 // (test/helpers/slurm.ts; issue 23 §1): a 4-task array over the tiny models (iterative, merit × stream
 // seeds 0, 1; one stream per task), one task cancelled mid-run with scancel and requeued, then
@@ -19,6 +20,7 @@ import { REPO, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache
 import { cacheRows, snapshot } from "../helpers/run-snapshot.ts";
 import { LLAMA_SERVER_SKIP, llamaServerBinary } from "../helpers/llama-server.ts";
 import { SLURM_SKIP, startSlurmCluster, type SlurmCluster } from "../helpers/slurm.ts";
+import { budget } from "../helpers/budget.ts";
 
 const SCRIPT = join(REPO, "scripts", "slurm", "grid.sbatch");
 const METHODS = "iterative,merit";
@@ -85,11 +87,11 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     const whole = sink();
     expect(await gridCommand.run(["--config", config, "--methods", METHODS, "--seeds", SEEDS, "--limit", LIMIT, "--out", join(root, "whole")], whole.io), whole.lines.join("\n")).toBe(0);
     renameSync(nodeCache(), join(root, "whole.sqlite"));
-  }, 240_000);
+  }, budget(240_000));
   afterAll(async () => {
     await cluster?.stop();
     if (root) rmSync(root, { recursive: true, force: true });
-  }, 120_000);
+  }, budget(120_000));
 
   it("a 4-task array with one task cancelled and requeued merges into the one-process grid, byte for byte", async () => {
     const out = join(root, "array");
@@ -104,7 +106,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     // Cancel the task once its stream has committed an episode, then requeue it (what preemption with
     // PreemptMode=REQUEUE does in one step); Slurm holds a requeued job for its requeue delay, which
     // StartTime=now skips.
-    const deadline = Date.now() + 150_000;
+    const deadline = Date.now() + budget(150_000);
     while (lineCount(trajectories) < 1) {
       if (Date.now() > deadline) throw new Error(`${trajectories} has no episode after 150 s\n${cluster.logs()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -119,7 +121,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     const firstAttempt = readFileSync(log(PREEMPTED), "utf8");
     cluster.client("scontrol", ["requeue", preempted]);
     cluster.client("scontrol", ["update", `JobId=${preempted}`, "StartTime=now"]);
-    const tasks = await cluster.waitForJob(job, 200_000);
+    const tasks = await cluster.waitForJob(job, budget(200_000));
     const logs = [0, 1, 2, 3].map((i) => readFileSync(log(i), "utf8"));
     for (const t of tasks) expect([t.state, t.exitCode], `task ${t.arrayTaskId}:\n${logs[Number(t.arrayTaskId)]}`).toEqual(["COMPLETED", "0:0"]);
     expect(tasks.map((t) => [t.arrayTaskId, t.restarts]).sort(), logs.join("\n")).toEqual([["0", 0], ["1", 1], ["2", 0], ["3", 0]]);
@@ -160,7 +162,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     }
     expect([...reports[1].keys()]).toEqual([...reports[0].keys()]);
     for (const [file, text] of reports[0]) expect(reports[1].get(file), file).toBe(text);
-  }, 300_000);
+  }, budget(300_000));
 
   it.skipIf(LLAMA_SERVER_SKIP !== null)("the grid calls llama-servers started as Slurm jobs (scripts/slurm/servers.sbatch) and writes the in-process grid's runs", async () => {
     const port = await freePorts();
@@ -183,13 +185,13 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
       env: { MERIT_CONFIG: openaiConfig, MERIT_METHODS: METHODS, MERIT_SEEDS: SEEDS, MERIT_OUT: served, MERIT_CACHES: caches, MERIT_GRID_ARGS: `--limit ${LIMIT}`, MERIT_THREADS: "1", MERIT_BASE_URLS_FROM: servers, MERIT_SERVER_COUNT: "2", MERIT_SERVER_WAIT: "120" },
     });
     const serverLogs = () => [0, 1].map((i) => (existsSync(join(root, `server-${i}.log`)) ? readFileSync(join(root, `server-${i}.log`), "utf8").slice(-3000) : "")).join("\n");
-    const gridTasks = await cluster.waitForJob(gridJob, 200_000);
+    const gridTasks = await cluster.waitForJob(gridJob, budget(200_000));
     const logs = [0, 1].map((i) => readFileSync(join(root, `served-${i}.log`), "utf8"));
     for (const t of gridTasks) expect([t.state, t.exitCode], `task ${t.arrayTaskId}:\n${logs[Number(t.arrayTaskId)]}\n${serverLogs()}`).toEqual(["COMPLETED", "0:0"]);
     const urls = [`http://127.0.0.1:${port}`, `http://127.0.0.1:${port + 1}`];
     expect(readdirSync(servers).sort()).toEqual(["server-0.url", "server-1.url"]);
     cluster.client("scancel", [serverJob]);
-    const serverTasks = await cluster.waitForJob(serverJob, 60_000);
+    const serverTasks = await cluster.waitForJob(serverJob, budget(60_000));
     expect(serverTasks.map((t) => t.state)).toEqual(["CANCELLED", "CANCELLED"]);
     expect(readdirSync(servers), "the servers removed their URL files").toEqual([]);
 
@@ -214,5 +216,5 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     expect(await cacheCommand.run(["merge", join(caches, "cache-0.sqlite"), join(caches, "cache-1.sqlite"), "--into", merged], m.io), m.lines.join("\n")).toBe(0);
     const texts = (rows: string[]) => rows.map((r) => JSON.parse(r) as Record<string, unknown>).map((r) => JSON.stringify([r.text, r.prompt_tokens, r.output_tokens])).sort();
     expect(texts(cacheRows(merged))).toEqual(texts(cacheRows(join(root, "whole.sqlite"))));
-  }, 300_000);
+  }, budget(300_000));
 });

@@ -14,6 +14,7 @@ import type { ChatBackend } from "../../lib/llm/types.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { getMethod } from "../../lib/repair/methods.ts";
 import { cacheFromChosenSql, loadSpider, readJsonl, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 let root: string;
 let dataset: Dataset;
@@ -35,7 +36,7 @@ beforeAll(async () => {
   ({ cache, path: cachePath } = await cacheFromChosenSql(dataset, oracle, gold, root));
   seed0 = buildStream(dataset, cache, 0).map((s) => s.example.id);
   correctIds = new Set(cache.records.filter((r) => r.oracle_correct === true).map((r) => r.query_id));
-}, 120_000);
+}, budget(120_000));
 
 afterAll(async () => {
   await oracle?.close();

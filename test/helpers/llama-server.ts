@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { REPO } from "./run-fixture.ts";
+import { budget } from "./budget.ts";
 
 /** The llama-server binary, or null when it is not built. */
 export function llamaServerBinary(): string | null {
@@ -99,7 +100,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
       clearTimeout(timer);
     },
   };
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + budget(120_000);
   for (;;) {
     if (gone) throw new Error(`llama-server exited before it was ready:\n${output.slice(-3000)}`);
     try {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, TINY_QWEN } from "./run-fixture.ts";
+import { budget } from "./budget.ts";
 
 /** The run files compared byte for byte (manifest.json and stdout.log hold timestamps). */
 export const COMPARED_RUN_FILES = ["trajectories.jsonl", "prompts.jsonl", "retrieval_log.jsonl", "metrics.json", "config.json"];
@@ -123,7 +124,7 @@ export function transportTotals(out: string): { transient_retries: number; retri
 }
 
 /** Resolves once `condition` holds (polled every 2 ms), or rejects after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = budget(60_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);

@@ -14,6 +14,7 @@ import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, r
 import { availableParallelism, hostname, tmpdir, userInfo } from "node:os";
 import { delimiter, join } from "node:path";
 import { freePort } from "./llama-server.ts";
+import { budget } from "./budget.ts";
 
 const BINARIES = ["munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "scontrol", "sinfo"];
 
@@ -100,7 +101,7 @@ async function endProcess(pid: number, graceMs = 10_000): Promise<void> {
 }
 
 function run(binary: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { status: number | null; out: string } {
-  const r = spawnSync(locate(binary) ?? binary, args, { cwd: options.cwd, env: options.env, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(locate(binary) ?? binary, args, { cwd: options.cwd, env: options.env, encoding: "utf8", timeout: budget(60_000) });
   return { status: r.status, out: `${r.stdout ?? ""}${r.stderr ?? ""}${r.error ? String(r.error) : ""}` };
 }
 
@@ -136,7 +137,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
     // Jobs first (their slurmstepd outlive slurmd), then the daemons, each by its PID.
     if (alive(readPid(pidFiles.slurmctld) ?? -1)) {
       run("scancel", ["--full", "--user", String(process.getuid?.() ?? 0)], { env });
-      const deadline = Date.now() + 40_000;
+      const deadline = Date.now() + budget(40_000);
       while (Date.now() < deadline && run("squeue", ["-h", "-o", "%i"], { env }).out.trim() !== "") await sleep(200);
     }
     for (const name of ["slurmd", "slurmctld", "munged"] as const) {
@@ -187,7 +188,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
       const r = run(daemon, ["-f", conf], { env });
       if (r.status !== 0) throw new Error(`${daemon} did not start: ${r.out}\n${logs()}`);
     }
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + budget(60_000);
     for (;;) {
       const state = run("sinfo", ["-h", "-n", node, "-o", "%T"], { env }).out.trim();
       if (state === "idle") break;

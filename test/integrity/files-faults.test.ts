@@ -20,6 +20,7 @@ import { readPredictions } from "../../lib/oracle/predictions.ts";
 import { tokenizeSql } from "../../lib/oracle/sql-lexer.ts";
 import { ScriptedBackend } from "../llm/fixtures/scripted-backend.ts";
 import { loadSpider, REPO, tempDir } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("integrity-files");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -142,7 +143,7 @@ describe("merit eval stays bounded", () => {
       ["operator", "/"], ["operator", "*"], ["whitespace", " "], ["word", "y"],
     ]);
     expect(tokenizeSql("/* a */ /* b */x").map((t) => t.text)).toEqual(["/* a */", " ", "/* b */", "x"]);
-  }, 20_000);
+  }, budget(20_000));
 });
 
 describe("SQL workers die with their parent", () => {
@@ -163,7 +164,7 @@ describe("SQL workers die with their parent", () => {
     }
     if (!gone) process.kill(workerPid, "SIGKILL"); // never leave an orphan behind, even when failing
     expect(gone).toBe(true);
-  }, 60_000);
+  }, budget(60_000));
 
   it("SIGKILL of a sandbox's process while both its workers run runaways: the pool's watchdog shell kills them", async () => {
     const db = join(REPO, "data", "spider", "database", "pets_1", "pets_1.sqlite");
@@ -185,7 +186,7 @@ describe("SQL workers die with their parent", () => {
     }
     for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL"); // never leave an orphan behind
     expect(gone).toBe(true);
-  }, 60_000);
+  }, budget(60_000));
 });
 
 function alive(pid: number): boolean {

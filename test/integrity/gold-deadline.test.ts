@@ -12,6 +12,7 @@ import { parseConfig } from "../../lib/experiment/config.ts";
 import { Oracle } from "../../lib/oracle/oracle.ts";
 import { SPIDER_DIR, tempDir } from "../helpers/run-fixture.ts";
 import { cliLine, openScenarioIn, refusal, runScenarioInto, type Scenario } from "./fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("gold-deadline");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -51,13 +52,13 @@ describe("`merit eval` with a deadline the gold cannot meet", () => {
     expect(r.out).toEqual([]);
     expect(r.err.at(-1)).toMatch(/^merit eval: \d+ of 10 gold queries ran past the SQL deadline of 0\.001 s \(--timeout\), so their examples cannot be scored; raise --timeout \(default 30 s\), or pass --accept-gold-timeouts/);
     expect(existsSync(join(out, "summary.json"))).toBe(false);
-  }, 120_000);
+  }, budget(120_000));
 
   it("one gold query that never ends, --timeout 0.5: stopped, naming 1 of 10", async () => {
     const r = await merit([...args, "--timeout", "0.5"]);
     expect(r.code).toBe(2);
     expect(r.err.at(-1)).toMatch(/^merit eval: 1 of 10 gold queries ran past the SQL deadline of 0\.5 s \(--timeout\)/);
-  }, 120_000);
+  }, budget(120_000));
 
   it("--accept-gold-timeouts: scored without it, and summary.json records how many", async () => {
     const out = join(root, "eval-accepted");
@@ -68,7 +69,7 @@ describe("`merit eval` with a deadline the gold cannot meet", () => {
     expect(summary.gold_timeouts_accepted).toBe(1);
     expect(summary.counts.GOLD_ERROR).toBe(1);
     expect(r.err).toContain("warning: 1 of them ran past the 0.5 s deadline (accepted by --accept-gold-timeouts; recorded in summary.json)");
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("sql_timeout_s", () => {
@@ -84,7 +85,7 @@ describe("sql_timeout_s", () => {
     beforeAll(async () => {
       s = await openScenarioIn(root);
       fast = new Oracle({ dataset: "spider", databases: s.dataset.databases, protocol: "merit", timeoutMs: 1e-7 * 1000, jobs: 1 });
-    }, 180_000);
+    }, budget(180_000));
     afterAll(async () => {
       await s?.oracle.close();
       await fast?.close();
@@ -95,6 +96,6 @@ describe("sql_timeout_s", () => {
       const printed = cliLine(error);
       expect(printed?.exitCode).toBe(2);
       expect(printed?.line).toMatch(/^query \S+: its gold query ran past the SQL deadline \(sql_timeout_s in the config\), so the query cannot be scored; raise sql_timeout_s/);
-    }, 120_000);
+    }, budget(120_000));
   });
 });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/run-fixture.ts";
 import { cliLine, openScenarioIn, runScenarioInto, stableFiles, type Scenario } from "./fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("memory-full-disk");
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
   s = await openScenarioIn(root);
   reference = join(root, "reference");
   await runScenarioInto(s, reference);
-}, 180_000);
+}, budget(180_000));
 
 afterAll(async () => {
   await s?.oracle.close();
@@ -78,5 +79,5 @@ describe.skipIf(tmpfs === null)("a memory method on a full disk (256 KiB tmpfs)"
     }
     // the disk filled inside a memory write at least once (the case this test exists for)
     expect(failures.some((line) => line.includes("memory write")), failures.join("\n")).toBe(true);
-  }, 300_000);
+  }, budget(300_000));
 });

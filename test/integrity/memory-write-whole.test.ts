@@ -14,6 +14,7 @@ import { fsLayer } from "../../lib/atomic-file.ts";
 import { listFiles } from "../helpers/killable-run.ts";
 import { tempDir } from "../helpers/run-fixture.ts";
 import { cliLine, injectFs, openScenarioIn, restoreFs, runScenarioInto, stableFiles, type Scenario } from "./fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("memory-whole");
 let s: Scenario;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   s = await openScenarioIn(root);
   reference = join(root, "reference");
   await runScenarioInto(s, reference);
-}, 180_000);
+}, budget(180_000));
 
 afterEach(() => restoreFs());
 afterAll(async () => {
@@ -104,7 +105,7 @@ describe("the disk fills inside a memory write", () => {
       expect(stableFiles(dir), `write ${k}`).toEqual(want);
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 600_000);
+  }, budget(600_000));
 });
 
 /** A tmpfs of `kib` KiB at `dir`, or null when this user cannot mount one. */
@@ -151,5 +152,5 @@ describe.skipIf(tmpfs === null)("a real full disk: a 64 KiB tmpfs with 0 to 60 K
       rmSync(moved, { recursive: true, force: true });
     }
     expect(lines.some((line) => line.includes("memory write")), lines.join("\n")).toBe(true);
-  }, 300_000);
+  }, budget(300_000));
 });

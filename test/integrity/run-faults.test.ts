@@ -14,6 +14,7 @@ import { fsLayer } from "../../lib/atomic-file.ts";
 import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
 import { scenarioInitialSql } from "../helpers/scripted-scenario.ts";
 import { cliLine, injectFs, killAtOperation, refusal, restoreFs, runScenarioInto, snapshot, stableFiles, type Scenario } from "./fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 /** The real write, bypassing any injection. */
 const originalWrite = fsLayer.writeSync;
@@ -41,7 +42,7 @@ beforeAll(async () => {
   await runScenarioInto(s, reference);
   partial = fresh("partial");
   await refusal(runScenarioInto(s, partial, { dieAt: 4 }));
-}, 180_000);
+}, budget(180_000));
 
 afterEach(() => restoreFs());
 afterAll(async () => {
@@ -90,7 +91,7 @@ describe("a kill before any file operation resumes to the same bytes", () => {
       expect(stableFiles(dir), `kill before operation ${k} of ${total}`).toEqual(want);
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 600_000);
+  }, budget(600_000));
 });
 
 describe("short writes and full disks (injected fs layer)", () => {

@@ -11,6 +11,7 @@ import { checkRunComplete } from "../../lib/experiment/completeness.ts";
 import { sha256Hex } from "../../lib/hash.ts";
 import { tempDir } from "../helpers/run-fixture.ts";
 import { openScenarioIn, runScenarioInto, type Scenario } from "./fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 let root: string;
 let s: Scenario;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   s = await openScenarioIn(root);
   reference = join(root, "reference");
   await runScenarioInto(s, reference);
-}, 180_000);
+}, budget(180_000));
 
 afterAll(async () => {
   await s?.oracle.close();
@@ -73,7 +74,7 @@ describe("an edited trajectory is refused by report and audit", () => {
     expect(audit.code).toBe(2);
     expect(audit.err).toHaveLength(1);
     expect(audit.err[0]).toMatch(/trajectories\.jsonl: has sha256/);
-  }, 120_000);
+  }, budget(120_000));
 
   it("a run without the recorded hash (written before it existed): metrics.json names the first metric that differs", async () => {
     const dir = copyOf(reference, "edited-old");
@@ -89,7 +90,7 @@ describe("an edited trajectory is refused by report and audit", () => {
     const audit = await merit(["audit", dir]);
     expect(audit.code).toBe(2);
     expect(audit.err[0]).toMatch(/metrics\.json: says /);
-  }, 120_000);
+  }, budget(120_000));
 
   it("an edited metrics.json alone is refused too", () => {
     const dir = copyOf(reference, "metrics-edited");

@@ -10,6 +10,7 @@ import { main } from "../../lib/cli.ts";
 import { buildTrajectory, repairTrajectory } from "../analysis/build-trajectory.ts";
 import { writeRunDir } from "../cli/run-dir-fixture.ts";
 import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("shared-inputs");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -42,7 +43,7 @@ describe("`merit report` refuses runs made with other inputs", () => {
     const runs = writeRuns(join(root, "same"));
     const r = await merit(["report", ...runs, "--out", join(root, "report-same"), "--resamples", "100"]);
     expect(r.code, r.err.join("\n")).toBe(0);
-  }, 60_000);
+  }, budget(60_000));
 
   it.each([
     ["another decoding config (max_output_tokens 16 vs 8)", (dir: string) => edit(join(dir, "config.json"), (c) => (c.config.decoding = { max_output_tokens: 8 })), /runs differ in config \(config\.json config\.decoding\.max_output_tokens\): .*merit-s0 \(merit, seed 0\) has 16 but .*iterative-s0 \(iterative, seed 0\) has 8; /],
@@ -64,7 +65,7 @@ describe("`merit report` refuses runs made with other inputs", () => {
     edit(join(runs[0], "manifest.json"), (m) => (m.embedder = { kind: "llama.cpp-embedding", model: "bge.gguf", modelHash: "c".repeat(64), params: {} }));
     const r = await merit(["report", ...runs, "--out", join(root, "report-embedder"), "--resamples", "100"]);
     expect(r.code, r.err.join("\n")).toBe(0);
-  }, 60_000);
+  }, budget(60_000));
 });
 
 describe("`merit grid --shard` into an --out whose runs were made with another config", () => {
@@ -78,7 +79,7 @@ describe("`merit grid --shard` into an --out whose runs were made with another c
   beforeAll(async () => {
     initialCache = join(root, "initial.json");
     await writeLlama3InitialCache(initialCache);
-  }, 120_000);
+  }, budget(120_000));
 
   it("shard 1/2 with max_output_tokens 8 after shard 0/2 with 16: one line naming the field, nothing written; with 16 it runs", async () => {
     const out = join(root, "shards");
@@ -94,5 +95,5 @@ describe("`merit grid --shard` into an --out whose runs were made with another c
     const third = await merit(["grid", "--config", configFile(16), ...args, "--shard", "1/2"]);
     expect(third.code, third.err.join("\n")).toBe(0);
     expect(readdirSync(out).sort()).toEqual(["iterative-s0", "merit-s0"]);
-  }, 300_000);
+  }, budget(300_000));
 });

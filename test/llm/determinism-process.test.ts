@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLlamaBackend } from "../../lib/llm/llama-backend.ts";
+import { budget } from "../helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const QWEN = join(ROOT, "test/fixtures/models/tiny-random-qwen2.5-instruct.gguf");
@@ -28,5 +29,5 @@ describe("greedy determinism across processes", () => {
     expect(here[0].outputTokens).toBe(48); // random weights never emit EOS: the full budget is used
     expect(inChild(1)).toEqual(here);
     expect(inChild(2)).toEqual(here);
-  }, 600_000); // two cold node-llama-cpp start-ups; slow on a loaded 2-core machine
+  }, budget(600_000)); // two cold node-llama-cpp start-ups; slow on a loaded 2-core machine
 });

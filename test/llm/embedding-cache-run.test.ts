@@ -19,6 +19,7 @@ import { createLlamaEmbedder } from "../../lib/llm/llama-embedder.ts";
 import type { Embedder } from "../../lib/llm/types.ts";
 import { getMethod } from "../../lib/repair/methods.ts";
 import { cacheFromPredictionsFile, LLAMA3_PREDICTIONS, loadSpider, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const METHODS = ["merit", "no_dense_rerank"];
 const LIMIT = 8;
@@ -47,7 +48,7 @@ beforeAll(async () => {
   } finally {
     await services.close();
   }
-}, 120_000);
+}, budget(120_000));
 afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
@@ -178,7 +179,7 @@ describe("embedding cache in runs", () => {
       await s4.close();
     }
     expect(differing(join(root, "double"), expected)).toEqual([]);
-  }, 600_000);
+  }, budget(600_000));
 
   it("a memoryless grid never asks for the embedder; a memory grid counts embeddings on the line before the last", async () => {
     const logOf = async (methods: string[], dir: string) => {
@@ -195,5 +196,5 @@ describe("embedding cache in runs", () => {
     expect(embedded).toMatch(/^embeddings: 0 computed, [1-9]\d* from the embedding cache \(/);
     expect(embedded.endsWith(`(${config.call_cache})`)).toBe(true);
     expect(calls).toMatch(/^LLM calls: 0 computed, \d+ from the call cache \([^)]*\)$/);
-  }, 300_000);
+  }, budget(300_000));
 });

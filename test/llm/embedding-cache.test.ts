@@ -16,6 +16,7 @@ import { createLlamaEmbedder, readLlamaEmbedderIdentity } from "../../lib/llm/ll
 import type { BackendIdentity, Embedder } from "../../lib/llm/types.ts";
 import { TINY_BGE } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "./fixtures/scripted-backend.ts";
+import { budget } from "../helpers/budget.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "merit-embcache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -279,7 +280,7 @@ describe("with the tiny BGE GGUF", () => {
     } finally {
       await real.close();
     }
-  }, 120_000);
+  }, budget(120_000));
 
   it("a missing or non-embedding model file is one line naming it", async () => {
     await expect(readLlamaEmbedderIdentity({ modelPath: join(dir, "nope.gguf") })).rejects.toThrow(/nope\.gguf.*missing/);

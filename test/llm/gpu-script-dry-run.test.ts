@@ -6,6 +6,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO, tempDir } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const dir = tempDir("gpu-sh");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("bench/gpu.sh --dry-run", () => {
   it("writes one JSON with both modes' measurements", () => {
     const out = join(dir, "gpu.json");
-    const r = spawnSync("bash", [join(REPO, "bench", "gpu.sh"), "--dry-run", "--out", out], { cwd: REPO, encoding: "utf8", env: { ...process.env, MERIT_THREADS: "1" }, timeout: 600_000 });
+    const r = spawnSync("bash", [join(REPO, "bench", "gpu.sh"), "--dry-run", "--out", out], { cwd: REPO, encoding: "utf8", env: { ...process.env, MERIT_THREADS: "1" }, timeout: budget(600_000) });
     expect(r.status, r.stderr.slice(-2000)).toBe(0);
     const written = join(dir, "gpu-dry-run.json");
     expect(existsSync(written)).toBe(true);
@@ -21,7 +22,7 @@ describe("bench/gpu.sh --dry-run", () => {
     const text = JSON.stringify(json);
     expect(text).toMatch(/deterministic/);
     expect(text).toMatch(/throughput/);
-  }, 600_000);
+  }, budget(600_000));
 
   it("refuses an unknown argument in one line, exit 2", () => {
     const r = spawnSync("bash", [join(REPO, "bench", "gpu.sh"), "--fast"], { cwd: REPO, encoding: "utf8" });

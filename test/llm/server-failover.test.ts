@@ -1,3 +1,4 @@
+// SLOW: starts real llama-server processes; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // Failover over real servers (issue 16 §5): `merit grid` (iterative + reflexion × stream seeds 0, 1 on
 // real Spider dev data) runs over two llama-server processes with the openai backend (token-id
 // prompts); one server is SIGKILLed mid-run. The grid finishes on the other; no call is lost or made
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../helpers/llama-server.ts";
 import { cacheRows, computedCalls, inFlight, repairEveryQueryCache, runFiles, runServerGrid, waitFor } from "../helpers/server-grid.ts";
 import { tempDir, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 let root: string;
 let a: LlamaServer;
@@ -23,7 +25,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a grid over two llama-servers, one 
     // Every initial SQL is "" (an execution error scored without a database): every query repairs.
     initialCache = await repairEveryQueryCache(root);
     [a, b] = await Promise.all([startLlamaServer({ model: TINY_QWEN, parallel: 2 }), startLlamaServer({ model: TINY_QWEN, parallel: 2 })]);
-  }, 180_000);
+  }, budget(180_000));
   afterAll(async () => {
     await a?.stop();
     await b?.stop();
@@ -63,5 +65,5 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a grid over two llama-servers, one 
       expect(files.get(`${stream}/trajectories.jsonl`)?.split("\n").filter(Boolean)).toHaveLength(5);
     }
     console.log(`failover: server A SIGKILLed with ${inFlightOnA} call(s) in flight after ${killedAt} of ${rows.size} calls; the grid finished on server B`);
-  }, 600_000);
+  }, budget(600_000));
 });

@@ -1,3 +1,4 @@
+// SLOW: starts real llama-server processes; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // A bad network between the kit and a server (issue 23 §2): `merit grid` (iterative + reflexion ×
 // stream seeds 0, 1 on real Spider dev data) over two llama-servers, each behind a fault-injecting TCP
 // proxy on loopback (test/helpers/fault-proxy.ts); the faults are switched on for server A's proxy,
@@ -16,6 +17,7 @@ import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
 import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../helpers/llama-server.ts";
 import { cacheRows, computedCalls, repairEveryQueryCache, runFiles, runServerGrid, transportTotals, waitFor, type ServerGridRun } from "../helpers/server-grid.ts";
 import { tempDir, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 let root: string;
 let initialCache: string;
@@ -61,7 +63,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a grid over two llama-servers with 
     referenceRows = cacheRows(reference.cache);
     expect(referenceRows.size).toBeGreaterThan(20);
     expect(transportTotals(reference.out).transient_retries).toBe(0);
-  }, 240_000);
+  }, budget(240_000));
   afterEach(() => {
     for (const p of [pa, pb]) p?.set({ delayMs: 0, jitterMs: 0, resetEvery: 0, blackhole: false });
   });
@@ -117,7 +119,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a grid over two llama-servers with 
     expect(readFileSync(join(dest, "tables", "table1.md"), "utf8")).toContain(note);
     expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).transport).toEqual(transport);
     console.log(`fault 10 s blackhole: ${referenceRows.size} calls, ${blackholed} request(s) swallowed and timed out after 2 s, ${transport.transient_retries} retried on the other server, outputs identical`);
-  }, 180_000);
+  }, budget(180_000));
 
   it("both servers blackholed: the kit gives up, caches nothing for it, and a resumed grid asks again and ends identical", async () => {
     // Each server answers 3 requests of this grid; every later one is swallowed, until switched off.
@@ -146,5 +148,5 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a grid over two llama-servers with 
     expect(cacheRows(resumed.cache)).toEqual(referenceRows);
     expect(runFiles(resumed.out)).toEqual(runFiles(reference.out));
     console.log(`fault both blackholed: the grid stopped after ${stored.size} of ${referenceRows.size} calls (${failed.error?.message.slice(0, 60)}…); none of the given-up calls cached; --resume computed the ${referenceRows.size - stored.size} missing calls once each, outputs identical`);
-  }, 180_000);
+  }, budget(180_000));
 });

@@ -1,3 +1,4 @@
+// SLOW: starts real llama-server processes; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // The server path under load (issue 23 §2): `merit grid` with 32 concurrent streams (iterative and
 // reflexion × stream seeds 0..15, 8 real Spider dev queries each, in 16 orders, so the streams ask
 // for different calls at once and meet in the call cache) against two llama-servers with 4 slots each
@@ -11,6 +12,7 @@ import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
 import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../helpers/llama-server.ts";
 import { cacheRows, computedCalls, repairEveryQueryCache, runFiles, runServerGrid, transportTotals } from "../helpers/server-grid.ts";
 import { tempDir, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const STREAMS = 32;
 let root: string;
@@ -39,7 +41,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("32 concurrent streams against two l
     initialCache = await repairEveryQueryCache(root);
     [a, b] = await Promise.all([startLlamaServer({ model: TINY_QWEN, parallel: 4 }), startLlamaServer({ model: TINY_QWEN, parallel: 4 })]);
     [pa, pb] = await Promise.all([startFaultProxy(a.url), startFaultProxy(b.url)]);
-  }, 180_000);
+  }, budget(180_000));
   afterAll(async () => {
     await pa?.close();
     await pb?.close();
@@ -72,5 +74,5 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("32 concurrent streams against two l
     expect(new Set([...files.keys()].map((k) => k.split("/")[0])).size).toBe(STREAMS);
     expect(withoutUrls(files)).toEqual(withoutUrls(runFiles(single.out)));
     console.log(`load: ${STREAMS} streams, ${rows.size} calls, ${sentA} to server A and ${sentB} to server B, each answered once; run files equal the single-server grid's`);
-  }, 300_000);
+  }, budget(300_000));
 });

@@ -1,3 +1,4 @@
+// SLOW: starts real llama-server processes; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // Parity on the realistic-size model (issue 16 §1, §4): bench/make-model.ts writes the seeded
 // random-weight GGUF in the exact shape of Qwen2.5-0.5B-Instruct (24 layers, Q8_0, 531 MB, the real
 // Qwen2.5 tokenizer) into a temp folder; a real llama-server (-fa off, 1 thread) serving it and the
@@ -14,6 +15,7 @@ import { loadPromptTokenizer, type PromptTokenizer } from "../../lib/llm/prompt-
 import { initialPrompt, repairPrompt } from "../../lib/prompts.ts";
 import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../helpers/llama-server.ts";
 import { loadSpider, tempDir } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const MAX_OUTPUT = 8;
 const dir = tempDir("realistic-model");
@@ -32,7 +34,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama-server vs in-process on the Q
       loadPromptTokenizer({ modelPath: MODEL }),
     ]);
     remote = new CompletionsBackend({ baseUrls: [server.url], engine: "llama.cpp", model: "qwen-0.5b-shape", tokenizer, maxRetries: 0 });
-  }, 300_000);
+  }, budget(300_000));
   afterAll(async () => {
     await server?.stop();
     await llama?.close();
@@ -58,5 +60,5 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama-server vs in-process on the Q
       expect(served.output, `prompt of ${local.prompt.length} tokens`).toEqual(local.output);
       expect(await remote.generate(request)).toEqual(await llama.generate(request));
     }
-  }, 600_000);
+  }, budget(600_000));
 });

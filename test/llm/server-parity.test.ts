@@ -1,3 +1,4 @@
+// SLOW: starts real llama-server processes; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // Parity of a real llama-server (built by `make llama-server` from the llama.cpp release node-llama-cpp
 // bundles; -fa off, 1 thread) with the in-process llama backend (issue 16 §2): 24 prompts built from
 // real Spider dev questions (12 initial, 12 repair prompts of the kit, lib/prompts.ts), sent as the
@@ -14,6 +15,7 @@ import { loadPromptTokenizer, type PromptTokenizer } from "../../lib/llm/prompt-
 import { initialPrompt, repairPrompt } from "../../lib/prompts.ts";
 import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../helpers/llama-server.ts";
 import { DEEPSEEK_PREDICTIONS, loadSpider, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const MAX_OUTPUT = 48;
 let server: LlamaServer;
@@ -51,7 +53,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama-server -fa off vs the in-proc
       loadPromptTokenizer({ modelPath: TINY_QWEN }),
     ]);
     remote = new CompletionsBackend({ baseUrls: [server.url], engine: "llama.cpp", model: "tiny-qwen", tokenizer, maxRetries: 0 });
-  }, 180_000);
+  }, budget(180_000));
   afterAll(async () => {
     await server?.stop();
     await llama?.close();
@@ -88,7 +90,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama-server -fa off vs the in-proc
       const request = { prompt, maxOutputTokens: MAX_OUTPUT };
       expect(await remote.generate(request)).toEqual(await llama.generate(request));
     }
-  }, 600_000);
+  }, budget(600_000));
 
   it("4 server slots with 4 requests in flight (batched on the server): the same 24 outputs", async () => {
     const batched = await startLlamaServer({ model: TINY_QWEN, parallel: 4 });
@@ -104,5 +106,5 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("llama-server -fa off vs the in-proc
     } finally {
       await batched.stop();
     }
-  }, 600_000);
+  }, budget(600_000));
 });

@@ -1,3 +1,4 @@
+// SLOW: starts real llama-server processes; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // Deterministic refusals and transient failures on the server path (issue 16 §2): a real llama-server
 // whose context is too small for the kit's prompts answers HTTP 400 — asked once, not retried, turned
 // into a recorded failed generation that a run survives (trajectory `failed_generations`, metrics
@@ -26,6 +27,7 @@ import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../helper
 import { cacheFromChosenSql, loadSpider, readJsonl, SPIDER_DIR, spiderOracle, tempDir, TINY_QWEN } from "../helpers/run-fixture.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 import { startOpenAIServer, type TestServer } from "./fixtures/openai-server.ts";
+import { budget } from "../helpers/budget.ts";
 
 let tokenizer: PromptTokenizer;
 const fixtures: TestServer[] = [];
@@ -109,7 +111,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a real llama-server that refuses", 
     oracle = spiderOracle(dataset);
     // 256 tokens per slot: every Spider prompt of the kit is longer.
     small = await startLlamaServer({ model: TINY_QWEN, contextPerSlot: 256 });
-  }, 180_000);
+  }, budget(180_000));
   afterAll(async () => {
     await small?.stop();
     await oracle?.close();
@@ -159,7 +161,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a real llama-server that refuses", 
     expect(backend.stats()).toEqual({ hits: 0, computed: 0, errors: failed, retries: 0 });
     expect(inner.pool.served()[0].served).toBe(failed);
     await backend.close();
-  }, 300_000);
+  }, budget(300_000));
 
   it("merit grid finishes (exit 0) and names the refused calls on stderr", async () => {
     mkdirSync(join(root, "grid"));
@@ -173,7 +175,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a real llama-server that refuses", 
     const code = await gridCommand.run(["--config", configPath, "--methods", "iterative", "--seeds", "0", "--limit", "2", "--out", join(root, "grid-runs")], { out: () => {}, err: (l) => err.push(l) });
     expect(code, err.join("\n")).toBe(0);
     expect(err.join("\n")).toMatch(/LLM calls: 0 computed, 0 from the call cache \(.*\); 2 refused by the server, recorded as failed generations \(metrics\.json failed_generations\)/);
-  }, 300_000);
+  }, budget(300_000));
 
   it("the chat fallback sends llama.cpp's penalty fields and records the server's refusals", async () => {
     const normal = await startLlamaServer({ model: TINY_QWEN });
@@ -198,5 +200,5 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a real llama-server that refuses", 
     } finally {
       await normal.stop();
     }
-  }, 120_000);
+  }, budget(120_000));
 });

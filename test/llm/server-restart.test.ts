@@ -1,3 +1,4 @@
+// SLOW: starts real llama-server processes; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // A server SIGKILLed and started again on the same port mid-grid (issue 23 §2): `merit grid`
 // (iterative + reflexion × stream seeds 0, 1 on real Spider dev data, the openai backend) over two
 // llama-servers. Server A is SIGKILLed with a call in flight, then server B for good (a call in
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../helpers/llama-server.ts";
 import { cacheRows, computedCalls, inFlight, repairEveryQueryCache, runFiles, runServerGrid, transportTotals, waitFor } from "../helpers/server-grid.ts";
 import { tempDir, TINY_QWEN } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 let root: string;
 let initialCache: string;
@@ -25,7 +27,7 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a grid over two llama-servers, one 
     initialCache = await repairEveryQueryCache(root);
     [a, b] = await Promise.all([startLlamaServer({ model: TINY_QWEN, parallel: 2 }), startLlamaServer({ model: TINY_QWEN, parallel: 2 })]);
     servers.push(a, b);
-  }, 180_000);
+  }, budget(180_000));
   afterAll(async () => {
     for (const s of servers) await s.stop();
   });
@@ -70,5 +72,5 @@ describe.skipIf(LLAMA_SERVER_SKIP !== null)("a grid over two llama-servers, one 
     expect(transportTotals(disturbed.out).transient_retries).toBeGreaterThanOrEqual(2);
     expect(runFiles(disturbed.out)).toEqual(runFiles(reference.out));
     console.log(`restart: ${events.join("; ")}; ${rows.size} calls, ${transportTotals(disturbed.out).transient_retries} transient failures retried`);
-  }, 300_000);
+  }, budget(300_000));
 });

@@ -10,6 +10,7 @@ import { canonicalJson, sha256Hex } from "../../lib/hash.ts";
 import type { Embedder } from "../../lib/llm/types.ts";
 import { COMMIT_MARKER, encodeVectors, JsonlMemoryStore, MEMORY_FILES, type CommitPhase } from "../../lib/memory/jsonl-store.ts";
 import { HashedBagEmbedder, makeEntry } from "./fixtures.ts";
+import { budget } from "../helpers/budget.ts";
 
 const tmpDirs: string[] = [];
 afterAll(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -155,5 +156,5 @@ describe("JsonlMemoryStore crash safety", () => {
       const store = JsonlMemoryStore.open(dir, { dimension: 32 });
       for (const episode of committed) expect(store.hasEpisode(episode)).toBe(true);
     }
-  }, 60_000);
+  }, budget(60_000));
 });

@@ -18,6 +18,7 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 /** Judges by a rule on the QUERY section (a tiny random model cannot judge); repairs go to the scenario's script. */
 class JudgeDouble implements ChatBackend {
@@ -50,7 +51,7 @@ function fullScript(): Map<string, string[]> {
 let fx: ScenarioFixture;
 beforeAll(async () => {
   fx = await openScenario("feedback");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fx));
 
 async function run(method: string, outDir: string, backend: ChatBackend, extra: Record<string, unknown>) {
@@ -101,7 +102,7 @@ describe("llm_judge", () => {
     expect(judgePrompts.length).toBe(judge.judged.length);
     expect(auditRun(join(fx.root, "judge"), fx.dataset).violations).toEqual([]);
     expect(trajectories.map((t) => t.query_id)).toEqual(SCENARIO_IDS);
-  }, 120_000);
+  }, budget(120_000));
 
   it("parses verdicts and previews rows within bounds", () => {
     expect(parseJudgeVerdict("<verdict> Correct </verdict>")).toBe(true);
@@ -130,7 +131,7 @@ describe("noisy_oracle", () => {
     const c = flipped.trajectories.find((t) => t.query_id === C)!;
     // C's initial SQL fails and is "accepted" by the flipped oracle: no repair, final still wrong.
     expect([c.repair_steps, c.final_correct, c.feedback]).toEqual([0, false, { accepted: [true], oracle_correct: [false] }]);
-  }, 120_000);
+  }, budget(120_000));
 
   it("draws are seeded per (seed, query, attempt) and uniform enough", () => {
     expect(noiseDraw(0, "17", 2)).toBe(noiseDraw(0, "17", 2));
@@ -148,7 +149,7 @@ describe("the config and the plan", () => {
     expect(parseConfig({ ...base, feedback_regime: "oracle" })).toEqual(parseConfig(base));
     expect(() => parseConfig({ ...base, feedback_regime: "Judge!" })).toThrow(/feedback regime name/);
     await expect(run("iterative", join(fx.root, "unknown"), new ScriptedBackend(fullScript()), { feedback_regime: "llm_jugde" })).rejects.toThrow(/unknown feedback regime "llm_jugde"\. Did you mean "llm_judge"\?/);
-  }, 120_000);
+  }, budget(120_000));
 
   it("merit grid --plan bounds the judge calls: every episode in full, K repairs and K + 1 judge calls", async () => {
     const k = 2;
@@ -163,5 +164,5 @@ describe("the config and the plan", () => {
     await run("iterative", dir, judge, { feedback_regime: "llm_judge", max_repair_steps: k });
     expect(calls.length + judge.judged.length).toBe(plan.computedAtMost - 3);
     rmSync(dir, { recursive: true, force: true });
-  }, 120_000);
+  }, budget(120_000));
 });

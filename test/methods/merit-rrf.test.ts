@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { getMethod, loadPlugins, PARTS, type RankContext } from "../../lib/methods/index.ts";
 import { readJsonl, tempDir, writeTinyGridConfig } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const PLUGIN = "lib/plugins/merit-rrf.ts";
 
@@ -82,7 +83,7 @@ describe("merit grid --plugin lib/plugins/merit-rrf.ts --methods merit_rrf", () 
   let config: string;
   beforeAll(async () => {
     config = await writeTinyGridConfig(root);
-  }, 120_000);
+  }, budget(120_000));
 
   it("runs the plugin's method and records its parts and the plugin file in the manifest", async () => {
     const out: string[] = [];
@@ -99,5 +100,5 @@ describe("merit grid --plugin lib/plugins/merit-rrf.ts --methods merit_rrf", () 
     const log = readJsonl<{ method_name: string }>(join(dir, "merit_rrf-s0", "retrieval_log.jsonl"));
     expect(log.length).toBeGreaterThan(0);
     expect(new Set(log.map((r) => r.method_name))).toEqual(new Set(["merit_rrf"]));
-  }, 300_000);
+  }, budget(300_000));
 });

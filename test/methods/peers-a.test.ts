@@ -26,6 +26,7 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 /** Answers the peer methods' prompts with fixed text (by the prompt's first line); repairs go to `repairs`. */
 class PeerDouble implements ChatBackend {
@@ -80,7 +81,7 @@ class PeerDouble implements ChatBackend {
 let fx: ScenarioFixture;
 beforeAll(async () => {
   fx = await openScenario("peers-a");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fx));
 
 const questionOf = (id: string) => fx.dataset.examples.find((e) => e.id === id)!.question;
@@ -188,7 +189,7 @@ describe("reasoning_bank", () => {
     expect(prompt).toContain(`Names came from the schema for: ${questionOf("426")}`);
     // Embeddings: each item's key when stored, the question at each repair.
     for (const t of r.trajectories) expect(t.accounting.embedding_calls).toBe(writes(t).length + t.retrieved_entry_ids.length);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("reasoning_bank_oracle", () => {
@@ -199,7 +200,7 @@ describe("reasoning_bank_oracle", () => {
     expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["positive", "positive"]);
     expect(writes(r.byId.get(C))[0].data).toMatchObject({ judged_success: true, verdict_from: "feedback" });
     expect(writes(r.byId.get(B)).map((n) => n.polarity)).toEqual(["negative"]);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("dynamic_cheatsheet (DC-Cu)", () => {
@@ -222,7 +223,7 @@ describe("dynamic_cheatsheet (DC-Cu)", () => {
     expect(r.retrievals.map((x) => x.retrieved_entry_ids)).toEqual([...[1, 2, 3].map(() => [sheets[0][0].note_id]), ...Array.from({ length: 7 }, () => [sheets[1][0].note_id]), [sheets[2][0].note_id]]);
     expect(r.repairPrompts(C)[0]).toContain(`CHEATSHEET FROM EARLIER EPISODES:\n[cheatsheet 1]\nNote ID: ${sheets[2][0].note_id}\n${sheets[2][0].text}`);
     for (const t of r.trajectories) expect(t.accounting.embedding_calls).toBe(0);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("dynamic_cheatsheet_rs (DC-RS)", () => {
@@ -249,7 +250,7 @@ describe("dynamic_cheatsheet_rs (DC-RS)", () => {
     }
     // Embeddings: the stored experience, and the question at each repair.
     for (const t of r.trajectories) expect(t.accounting.embedding_calls).toBe(1 + t.retrieved_entry_ids.length);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("awm", () => {
@@ -268,7 +269,7 @@ describe("awm", () => {
     // Before each repair: the latest earlier set — B and C both see A's (B wrote none).
     expect(r.retrievals.filter((x) => x.query_id !== A).every((x) => x.retrieved_entry_ids[0] === sets[1][0].note_id)).toBe(true);
     expect(r.repairPrompts(C)[0]).toContain(`WORKFLOWS INDUCED FROM EARLIER SUCCESSES:\n[workflows 1]\nNote ID: ${sets[1][0].note_id}\nWorkflow induced from 2 successes`);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("a run killed mid-stream resumes to the same bytes (the memory state is rebuilt from the committed notes)", () => {
@@ -283,6 +284,6 @@ describe("a run killed mid-stream resumes to the same bytes (the memory state is
       for (const file of ["trajectories.jsonl", "prompts.jsonl", "retrieval_log.jsonl", "metrics.json"]) {
         expect(readFileSync(join(killed, file), "utf8"), file).toBe(readFileSync(join(whole, file), "utf8"));
       }
-    }, 120_000);
+    }, budget(120_000));
   }
 });

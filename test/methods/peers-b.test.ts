@@ -20,6 +20,7 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR, type RunFiles } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 /** The first critique (empty list) and the second (the list of two that the first made). */
 const FIRST_CRITIQUE = "ADD: Copy table and column names from the schema exactly.\n- ADD: Finish every clause before running a query.\nthis line is not an operation\nAGREE 9\nREMOVE";
@@ -42,7 +43,7 @@ class CritiqueDouble implements ChatBackend {
 let fx: ScenarioFixture;
 beforeAll(async () => {
   fx = await openScenario("peers-b");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fx));
 
 async function run(method: string): Promise<{ dir: string; files: RunFiles; byId: Map<string, Trajectory>; double: CritiqueDouble }> {
@@ -190,7 +191,7 @@ describe("expel_online: operations and importance counters", () => {
     for (const id of [B, C]) for (const p of repairPromptsOf(files, id)) expect(p).toContain(`INSIGHTS FROM EARLIER EPISODES:\n[insights 1]\nNote ID: ${a.note_id}\n${a.text}`);
     for (const p of repairPromptsOf(files, A)) expect(p).not.toContain("INSIGHTS FROM EARLIER EPISODES");
     expectCausalAndClean(dir, files, byId);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("exprag and exprecent: raw experiences, by similarity or by recency", () => {
@@ -230,7 +231,7 @@ describe("exprag and exprecent: raw experiences, by similarity or by recency", (
       const question426 = fx.dataset.examples.find((e) => e.id === "426")!.question;
       expect(repairPromptsOf(files, A)[0]).toContain(`${heading}:\n[experience 1]\nNote ID: ${noteOf("426")}\nQuestion: ${question426}\n`);
       expectCausalAndClean(dir, files, byId);
-    }, 120_000);
+    }, budget(120_000));
   }
 });
 
@@ -279,7 +280,7 @@ describe("error_fix_memory: solved questions and error→fix pairs", () => {
     expect(aPair).toBeDefined();
     expect(repairPromptsOf(files, C)[0]).toContain(`ERROR FIXES AND SOLVED QUESTIONS FROM EARLIER EPISODES:\n[error_fix 1]\nNote ID: ${aPair.note_id}\n`);
     expectCausalAndClean(dir, files, byId);
-  }, 120_000);
+  }, budget(120_000));
 
   it("the critique prompt is built without the gold", () => {
     const example = fx.dataset.examples.find((e) => e.id === A)!;

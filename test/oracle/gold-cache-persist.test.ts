@@ -13,6 +13,7 @@ import type { ExecResult } from "../../lib/oracle/executor.ts";
 import { GoldCache } from "../../lib/oracle/gold-cache.ts";
 import type { Rows } from "../../lib/oracle/types.ts";
 import { DEEPSEEK_PREDICTIONS, SPIDER_DIR, tempDir } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("gold-persist");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -45,7 +46,7 @@ describe("gold cache on disk", () => {
     expect(none.out).toEqual(cold.out);
     expect(await merit(["eval", "--dataset", "spider", "--data", SPIDER_DIR, "--pred", DEEPSEEK_PREDICTIONS, "--gold-cache", "none", "--out", join(root, "none2")])).toMatchObject({ code: 0 });
     expect(readFileSync(join(root, "none2", "summary.json"))).toEqual(readFileSync(join(root, "cold", "summary.json")));
-  }, 120_000);
+  }, budget(120_000));
 
   it("is keyed by the database's bytes: a copy elsewhere hits, a changed copy misses", async () => {
     const file = join(root, "content.sqlite");

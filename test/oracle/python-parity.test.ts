@@ -13,6 +13,7 @@ import { evaluatePredictions } from "../../lib/oracle/evaluate.ts";
 import { readPredictions, type PredictionEncoding } from "../../lib/oracle/predictions.ts";
 import type { SpiderProtocol } from "../../lib/oracle/protocol.ts";
 import type { Status } from "../../lib/oracle/types.ts";
+import { budget } from "../helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURE = join(ROOT, "test/fixtures/oracle/python-verdicts.json");
@@ -106,7 +107,7 @@ describe("kit oracle vs python reference, per example", () => {
       const key = `${file}|${protocol}`;
       it(`${key} matches character for character (apart from the listed engine-version cases)`, async () => {
         const predictions = readPredictions(join(ROOT, "data/predictions", file), encoding, dataset.examples.length);
-        const { verdicts } = await evaluatePredictions(dataset, predictions, { protocol, timeoutMs: 30_000, jobs: 2 });
+        const { verdicts } = await evaluatePredictions(dataset, predictions, { protocol, timeoutMs: budget(30_000), jobs: 2 });
         const kit = verdicts.map((v) => CHAR[v.status]).join("");
         const expected = python.statuses[key];
         expect(kit).toHaveLength(expected.length);

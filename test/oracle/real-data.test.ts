@@ -12,6 +12,7 @@ import type { Dataset } from "../../lib/data/types.ts";
 import { evaluatePredictions, exLine } from "../../lib/oracle/evaluate.ts";
 import { readPredictions, type PredictionEncoding } from "../../lib/oracle/predictions.ts";
 import type { SpiderProtocol } from "../../lib/oracle/protocol.ts";
+import { budget } from "../helpers/budget.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -34,7 +35,7 @@ describe("calibration on Spider dev", () => {
 
   it.each(CASES)("%s (%s) under %s: %i correct", async (file, encoding: PredictionEncoding, protocol: SpiderProtocol, correct) => {
     const predictions = readPredictions(join(ROOT, "data/predictions", file), encoding, spider.examples.length);
-    const { verdicts, summary } = await evaluatePredictions(spider, predictions, { protocol, timeoutMs: 30_000, jobs: 2 });
+    const { verdicts, summary } = await evaluatePredictions(spider, predictions, { protocol, timeoutMs: budget(30_000), jobs: 2 });
     expect(verdicts).toHaveLength(1034);
     expect(summary.counts.NO_DATABASE).toBe(62);
     expect(summary.missing_databases).toEqual({ wta_1: 62 });
@@ -58,7 +59,7 @@ describe("BIRD dev without databases", () => {
     const bird = await loadDataset({ name: "bird", dir: join(ROOT, "data/bird") });
     expect(bird.databases.size).toBe(0);
     const predictions = readPredictions(join(ROOT, "data/predictions/bird_dev__SFT_CodeS_7B_EK.sql"), "utf8", bird.examples.length);
-    const { verdicts, summary } = await evaluatePredictions(bird, predictions, { protocol: "official", timeoutMs: 30_000, jobs: 2 });
+    const { verdicts, summary } = await evaluatePredictions(bird, predictions, { protocol: "official", timeoutMs: budget(30_000), jobs: 2 });
     expect(verdicts).toHaveLength(1534);
     expect(verdicts.every((v) => v.status === "NO_DATABASE" && v.dbExecutions === 0)).toBe(true);
     expect(summary.n).toBe(0);

@@ -15,6 +15,7 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { cacheFromChosenSql, loadSpider, readRun, SPIDER_DIR, spiderOracle, tempDir, type RunFiles } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { A, B, C, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, scenarioInitialSql, scenarioScript } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 let root: string;
 let dataset: Dataset;
@@ -42,7 +43,7 @@ beforeAll(async () => {
   });
   metrics = result.metrics as unknown as Record<string, unknown>;
   run = readRun(outDir);
-}, 120_000);
+}, budget(120_000));
 
 afterAll(async () => {
   await oracle?.close();

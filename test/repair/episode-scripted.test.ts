@@ -11,6 +11,7 @@ import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { readRun, streamIds, type RunFiles } from "../helpers/run-fixture.ts";
 import type { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { A, B, C, closeScenario, openScenario, runScenario, SCENARIO_IDS, SCENARIO_LIMIT as LIMIT, SCENARIO_SEED as SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 let dataset: Dataset;
 let oracle: Oracle;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   fixture = await openScenario("episode-scripted");
   ({ root, dataset, oracle, cache, cachePath } = fixture);
   for (const method of ["merit", "positive_only", "dynamic_rag", "cross_database_only"]) runs.set(method, await run(method));
-}, 120_000);
+}, budget(120_000));
 
 afterAll(() => closeScenario(fixture));
 

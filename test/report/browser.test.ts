@@ -1,3 +1,4 @@
+// SLOW: starts a real headless Chromium; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
 // Report stage in a real browser (lib/report, `merit report --html`): two real scripted runs on Spider
 // (merit and iterative, test/helpers/scripted-scenario.ts: 609 repaired at step 3, 585 never, 109 at
 // step 1, 426 and 278 initially correct) are reported with --html and the page is driven in Debian's
@@ -15,6 +16,7 @@ import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } fro
 import { A, C, runScenario, scenarioInitialSql, scenarioScript } from "../helpers/scripted-scenario.ts";
 import { CHROMIUM_MISSING, launchChromium, type Browser } from "./chromium.ts";
 import { writeSyntheticGrid } from "./synthetic-runs.ts";
+import { budget } from "../helpers/budget.ts";
 
 const SHOTS = join(tmpdir(), "merit-report-screenshots");
 let root: string;
@@ -43,7 +45,7 @@ describe.skipIf(CHROMIUM_MISSING !== null)(`report page in chromium${CHROMIUM_MI
     browser = await launchChromium();
     page = await browser.newPage();
     mkdirSync(SHOTS, { recursive: true });
-  }, 120_000);
+  }, budget(120_000));
 
   afterAll(async () => {
     await browser?.close();

@@ -20,6 +20,7 @@ import { retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/ret
 import { ScriptedEmbedder, storeOf, type EntrySpec } from "../memory/fixtures.ts";
 import { readRun } from "../helpers/run-fixture.ts";
 import { closeScenario, openScenario, runScenario, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 /** A question word picks the vector; no word of the query text occurs in any entry's BM25 document. */
 const VECTORS: Record<string, number[]> = {
@@ -191,7 +192,7 @@ describe("a run honours its config's retrieval settings", () => {
   beforeAll(async () => {
     fixture = await openScenario("retrieval-settings");
     ({ root, dataset, oracle, cache, cachePath } = fixture);
-  }, 120_000);
+  }, budget(120_000));
   afterAll(() => closeScenario(fixture));
 
   it("max_positive 0 and max_negative 0: retrieval returns nothing; the manifest says so", async () => {
@@ -207,5 +208,5 @@ describe("a run honours its config's retrieval settings", () => {
     expect(none.files.retrievals.every((r) => r.retrieved_entry_ids.length === 0)).toBe(true);
     expect(none.manifest.method_description).toContain("configured: max_positive 0, max_negative 0");
     expect(base.manifest.method_description).not.toContain("configured");
-  }, 120_000);
+  }, budget(120_000));
 });

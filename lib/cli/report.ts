@@ -14,6 +14,7 @@ import { renderPng, renderSvg, svgToPng } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
 import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from "../analysis/figures.ts";
 import { learningCurveFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
+import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { mdeFigure } from "../analysis/figure-power.ts";
 import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
@@ -80,7 +81,8 @@ Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (inp
 seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
 --curves also writes DIR/figures/learning-curves.{svg,png,csv}: cumulative EX and repair success among
 initial failures against stream position per method, the mean over stream orders with a paired
-query-cluster bootstrap band (B = --curve-resamples, default 1000; --seed and --level as Table 2).
+query-cluster bootstrap band (B = --curve-resamples, default 1000; --seed and --level as Table 2),
+and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream orders with its interval.
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
 (every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
@@ -170,6 +172,8 @@ export const reportCommand: Command = {
     for (const [dataset, v] of Object.entries(validation ?? {})) tables.push(confusionTable(v, sel.labels?.[dataset] ?? dataset));
     const byDifficulty = difficultyTable(runs, readDifficulties(identities.map((id) => id.dir), io), sel);
     if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);
+    const sensitivity = curveOpts === undefined ? null : orderSensitivityTable(runs, sel, curveOpts);
+    if (sensitivity !== null) tables.push(sensitivity);
     for (const t of tables) t.notes.push(...modelNotes(model));
     const executors = [...new Set(identities.map((id) => id.executor ?? "sqlite"))].sort();
     if (executors.some((e) => e !== "sqlite")) for (const t of tables) t.notes.push(`SQL executor: ${executors.join(", ")} (config oracle.executor; the paper's oracle is sqlite).`);

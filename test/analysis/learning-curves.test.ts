@@ -1,4 +1,4 @@
-// Tests lib/analysis/learning-curves.ts: hand-computed curves on hand-made summaries, the band around the mean, determinism for a seed, the figure spec and CSV.
+// Tests lib/analysis/learning-curves.ts (hand-computed curves on hand-made summaries, the band around the mean, determinism for a seed, the figure spec and CSV) and lib/analysis/order-sensitivity.ts (spread of EX across orders).
 import { describe, expect, it } from "vitest";
 import { renderSvg } from "../../lib/analysis/figure-render.ts";
 import { learningCurveFigure, learningCurves, learningCurvesCsv, methodCurves } from "../../lib/analysis/learning-curves.ts";
@@ -76,5 +76,26 @@ describe("learning curves", () => {
     const svg = await renderSvg(spec);
     expect(svg).toContain(">Stream position</text>");
     expect(await renderSvg(spec)).toBe(svg);
+  });
+});
+
+describe("order sensitivity", () => {
+  it("the spread of EX across orders, its interval, and 0 [0, 0] for identical orders", async () => {
+    const { orderSpread, orderSensitivityTable } = await import("../../lib/analysis/order-sensitivity.ts");
+    // seed 0: 3/4 = 75 %, seed 1: 2/4 = 50 % → spread 25 pp
+    const s = orderSpread(runs, { resamples: 300, seed: 1 });
+    expect(s.ex).toEqual([75, 50]);
+    expect(s.spread).toBe(25);
+    expect(s.lo).toBeGreaterThanOrEqual(0);
+    expect(s.lo).toBeLessThanOrEqual(25);
+    expect(s.hi).toBeGreaterThanOrEqual(25);
+    expect(s.hi).toBeLessThanOrEqual(100);
+    expect(orderSpread(runs, { resamples: 300, seed: 1 })).toEqual(s);
+    const same = orderSpread([runs[0], { ...runs[0], stream_seed: 1 }], { resamples: 50 });
+    expect([same.spread, same.lo, same.hi]).toEqual([0, 0, 0]);
+    expect(() => orderSpread([runs[0]])).toThrow(/at least 2/);
+    const table = orderSensitivityTable(runs, {}, { resamples: 50 })!;
+    expect(table.rows[0].map((c) => c.text)).toEqual(["spider", "merit", "2", "75.00 / 50.00", "25.00", expect.stringMatching(/^\[\d+\.\d\d, \d+\.\d\d\]$/)]);
+    expect(orderSensitivityTable([runs[0]])).toBeNull();
   });
 });

@@ -36,6 +36,8 @@ describe("merit report --curves", () => {
     expect(csv.filter((l) => l.includes(",ex,")).length).toBe(6);
     const manifest = JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8"));
     expect(manifest.learning_curves).toEqual({ resamples: 40, seed: 2, level: 0.95 });
+    // merit and iterative each have 2 orders with equal EX here: spread 0
+    expect(readFileSync(join(dest, "tables", "order-sensitivity.csv"), "utf8")).toContain("0.00");
   });
   it("writes nothing of them without the flag, and refuses --curve-resamples alone", async () => {
     const dest = join(root, "without");
@@ -43,6 +45,7 @@ describe("merit report --curves", () => {
     expect(existsSync(join(dest, "figures", "learning-curves.svg"))).toBe(false);
     expect(existsSync(join(dest, "figures", "learning-curves.csv"))).toBe(false);
     expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).learning_curves).toBeUndefined();
+    expect(existsSync(join(dest, "tables", "order-sensitivity.csv"))).toBe(false);
     await expect(reportCommand.run([join(root, "runs"), "--out", join(root, "x"), "--curve-resamples", "10"], sink)).rejects.toThrow(/needs --curves/);
   });
 });

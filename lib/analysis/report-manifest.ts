@@ -35,6 +35,8 @@ export interface ReportExtras {
   executors?: string[];
   /** Transient server failures retried over the runs (manifest `transport`), present when any run met one. */
   transport?: { transient_retries: number; retried_calls: number; runs: number };
+  /** The learning curves' bootstrap (--curves): resamples B, seed and level of the band. */
+  learning_curves?: { resamples: number; seed: number; level: number };
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

@@ -20,6 +20,8 @@ export interface QueryOutcome {
   final_correct: boolean;
   /** Repair generations of the episode (0 when initially correct). */
   repair_steps: number;
+  /** Position of the episode in the run's stream, 0-based (the learning curves' x; absent in hand-made summaries). */
+  stream_position?: number;
 }
 
 /** Everything the tables and figures need from one run. */
@@ -82,6 +84,7 @@ export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetri
       initial_correct: t.initial_correct,
       final_correct: t.final_correct,
       repair_steps: t.repair_steps,
+      stream_position: t.stream_position,
     }))
     .sort((x, y) => x.source_index - y.source_index);
   const feedback = feedbackSummary(trajectories);

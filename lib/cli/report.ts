@@ -13,6 +13,8 @@ import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } 
 import { renderPng, renderSvg, svgToPng } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
 import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from "../analysis/figures.ts";
+import { learningCurveFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
+import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { mdeFigure } from "../analysis/figure-power.ts";
 import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
@@ -46,6 +48,7 @@ import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
+                    [--curves [--curve-resamples N]]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
                     [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--conditions LIST] [--paper-numbers] [--example [DATASET:]QUERY_ID]
                     [--plugin FILE.ts ...]
@@ -76,6 +79,10 @@ interval, an MDE above |Δ|).
 --paper-numbers writes DIR/COMPARISON.md: every cell next to the paper's number (data/paper-numbers.json).
 Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (input run hashes, K, B,
 seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
+--curves also writes DIR/figures/learning-curves.{svg,png,csv}: cumulative EX and repair success among
+initial failures against stream position per method, the mean over stream orders with a paired
+query-cluster bootstrap band (B = --curve-resamples, default 1000; --seed and --level as Table 2),
+and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream orders with its interval.
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
 (every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
@@ -94,6 +101,7 @@ export const reportCommand: Command = {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
+        curves: { type: "boolean" }, "curve-resamples": { type: "string" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
         methods: { type: "string" }, comparisons: { type: "string" }, conditions: { type: "string" },
@@ -114,6 +122,8 @@ export const reportCommand: Command = {
       level: numberFlag(values.level, "level", 0.95, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }),
       interval: interval as "percentile" | "bca",
     };
+    if (values["curve-resamples"] !== undefined && !values.curves) throw new UsageError(`--curve-resamples needs --curves\n${USAGE}`);
+    const curveOpts = values.curves ? { resamples: numberFlag(values["curve-resamples"], "curve-resamples", 1000, { integer: true, min: 1 }), seed: boot.seed, level: boot.level } : undefined;
     const minGold = values["min-gold-labels"] === undefined ? undefined : numberFlag(values["min-gold-labels"], "min-gold-labels", 150, { integer: true, min: 1 });
     if (minGold !== undefined && values["gold-labels"] === undefined) throw new UsageError(`--min-gold-labels needs --gold-labels FILE\n${USAGE}`);
     const given = parseLabels(values.labels);
@@ -162,6 +172,8 @@ export const reportCommand: Command = {
     for (const [dataset, v] of Object.entries(validation ?? {})) tables.push(confusionTable(v, sel.labels?.[dataset] ?? dataset));
     const byDifficulty = difficultyTable(runs, readDifficulties(identities.map((id) => id.dir), io), sel);
     if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);
+    const sensitivity = curveOpts === undefined ? null : orderSensitivityTable(runs, sel, curveOpts);
+    if (sensitivity !== null) tables.push(sensitivity);
     for (const t of tables) t.notes.push(...modelNotes(model));
     const executors = [...new Set(identities.map((id) => id.executor ?? "sqlite"))].sort();
     if (executors.some((e) => e !== "sqlite")) for (const t of tables) t.notes.push(`SQL executor: ${executors.join(", ")} (config oracle.executor; the paper's oracle is sqlite).`);
@@ -193,6 +205,7 @@ export const reportCommand: Command = {
     if (example !== undefined) extras.example_episode = { dataset: example.dataset, query_id: example.queryId, method: example.method, stream_seed: example.seed };
     extras.executors = executors;
     if (transport !== null) extras.transport = transport;
+    if (curveOpts !== undefined) extras.learning_curves = curveOpts;
     extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}), ...(conditions.length > 0 ? { conditions } : {}) };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
@@ -203,12 +216,15 @@ export const reportCommand: Command = {
       const inside = relative(process.cwd(), resolve(id.dir));
       return { ...id, dir: inside === "" ? "." : inside.startsWith("..") ? id.dir : inside };
     });
+    const curves = curveOpts === undefined ? undefined : learningCurves(runs, sel, curveOpts);
+    if (curves !== undefined) write(join(out, "figures", "learning-curves.csv"), learningCurvesCsv(curves));
     write(join(out, "manifest.json"), reportManifest(shown, maxRepairSteps, boot, extras));
     if (!values["no-figures"]) {
       const comparison = tables.find((t) => t.id === "table2");
       const figures = { "ex-per-method": exFigure(runs, sel), "cumulative-repairs": cumulativeRepairFigure(runs, sel, maxRepairSteps), "tokens-vs-ex": tokensVsExFigure(runs, sel), ...(comparison ? { "forest-delta": forestFigure(comparison, sel) } : {}) };
       Object.assign(figures, { "failure-composition": failureCompositionFigure(runs, sel), ...(memories.length > 0 ? { "memory-growth": memoryGrowthFigure(memories, sel) } : {}) });
       if (comparison && comparison.data.length > 0) Object.assign(figures, { "mde-vs-stream-orders": mdeFigure(comparison, sel) });
+      if (curves !== undefined) Object.assign(figures, { "learning-curves": learningCurveFigure(curves, curveOpts) });
       for (const [name, figure] of Object.entries(figures)) {
         const spec = withModelSubtitle(figure, model);
         write(join(out, "figures", `${name}.svg`), await renderSvg(spec));

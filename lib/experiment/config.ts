@@ -12,6 +12,7 @@ import { ENGINES } from "../llm/engines/index.ts";
 import { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 import { DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { registeredName } from "../registry.ts";
+import { ORDER_KINDS } from "./stream-order.ts";
 
 export { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 
@@ -194,6 +195,12 @@ export const ExperimentConfigSchema = z
     /** The `--limit` selection rule; absent = `first` (left out of the object, so the config hashes of
      * configs without it are unchanged). */
     subset: SubsetSchema.optional(),
+    /**
+     * The stream order's kind (METHOD.md §7, stream-order.ts): `random` (the paper's shuffle),
+     * `by_database`, `easy_to_hard`, `hard_to_easy` or `drift`, each seeded by the run's seed.
+     * `random` is dropped from the parsed config, so configs without a structured order keep their hash.
+     */
+    order: z.enum(ORDER_KINDS).optional(),
   })
   .strict();
 
@@ -206,6 +213,7 @@ export function parseConfig(value: unknown, file = "<config>"): ExperimentConfig
     const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`);
     throw new InputFileError(file, `invalid config — ${issues.slice(0, 3).join("; ")}${issues.length > 3 ? ` (+${issues.length - 3} more)` : ""}`, "fix the field (see lib/experiment/config.ts for every key and its default)");
   }
+  if (parsed.data.order === "random") delete parsed.data.order;
   return parsed.data;
 }
 

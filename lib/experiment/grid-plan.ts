@@ -174,7 +174,7 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     plans.set(s.method, plan);
     plan.streams += 1;
     const spec: RunSpec = { config, method: s.method, seed: s.seed, limit: input.limit };
-    const stream = buildStream(dataset, initialCache, s.seed, input.limit ?? undefined, config.subset);
+    const stream = buildStream(dataset, initialCache, s.seed, input.limit ?? undefined, config.subset, config.order);
     plan.episodes += stream.length;
     if (!method.repairs) continue;
     if (judging) {

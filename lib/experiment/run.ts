@@ -204,7 +204,7 @@ export function checkResume(opts: RunOptions, lockHeld = false): void {
   const { outDir, spec } = opts;
   checkRunDir(outDir, spec, opts.resume ?? false, lockHeld);
   if (!existsSync(join(outDir, RUN_FILES.config))) return;
-  const stream = buildStream(opts.dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset);
+  const stream = buildStream(opts.dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset, spec.config.order);
   const trajPath = join(outDir, RUN_FILES.trajectories);
   const manifestPath = join(outDir, RUN_FILES.manifest);
   if (existsSync(manifestPath)) {
@@ -305,7 +305,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     checkResume(opts, true);
     const specText = canonicalJson(runIdentity(spec) as unknown as JsonValue) + "\n";
     const configPath = join(outDir, RUN_FILES.config);
-    const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset);
+    const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset, spec.config.order);
     if (!existsSync(configPath)) writeFileAtomic(configPath, specText);
     const memory = openMemory(outDir, method, services);
     removeStaleTempFiles(outDir);

@@ -14,7 +14,7 @@
  * @module
  */
 import type { Dataset, Example } from "../data/types.ts";
-import { streamOrder } from "./stream-order.ts";
+import { structuredOrder, type OrderKind } from "./stream-order.ts";
 import type { InitialCache, InitialRecord } from "./initial-cache.ts";
 import { MeritError } from "../errors.ts";
 import type { SubsetRule } from "./config.ts";
@@ -25,11 +25,15 @@ export interface StreamItem {
   initial: InitialRecord;
 }
 
-/** The run's stream: dataset examples in shuffled order with their initial-cache records. */
-export function buildStream(dataset: Dataset, cache: InitialCache, seed: number, limit?: number, rule: SubsetRule = FIRST): StreamItem[] {
-  const full = availableStream(dataset, cache, seed);
+/**
+ * The run's stream: dataset examples in the seed's order of kind `order` (config `order`,
+ * stream-order.ts) with their initial-cache records. The `limit` subset is always chosen on the
+ * seed-0 RANDOM stream, so runs of every order kind cover the same queries.
+ */
+export function buildStream(dataset: Dataset, cache: InitialCache, seed: number, limit?: number, rule: SubsetRule = FIRST, order: OrderKind = "random"): StreamItem[] {
+  const full = availableStream(dataset, cache, seed, order);
   if (limit === undefined) return full;
-  const subset = new Set(selectSubset(seed === 0 ? full : availableStream(dataset, cache, 0), limit, rule).map((item) => item.example.id));
+  const subset = new Set(selectSubset(seed === 0 && order === "random" ? full : availableStream(dataset, cache, 0, "random"), limit, rule).map((item) => item.example.id));
   return full.filter((item) => subset.has(item.example.id)).map((item, position) => ({ ...item, position }));
 }
 
@@ -46,10 +50,10 @@ export function selectSubset(seed0: readonly StreamItem[], limit: number, rule: 
   return seed0.filter((item) => keep.has(item));
 }
 
-function availableStream(dataset: Dataset, cache: InitialCache, seed: number): StreamItem[] {
+function availableStream(dataset: Dataset, cache: InitialCache, seed: number, order: OrderKind): StreamItem[] {
   const byId = new Map(cache.records.map((r) => [r.query_id, r]));
   const items: StreamItem[] = [];
-  for (const index of streamOrder(dataset.examples.length, seed)) {
+  for (const index of structuredOrder(dataset.examples, seed, order)) {
     const example = dataset.examples[index];
     const initial = byId.get(example.id);
     if (!initial) throw new MeritError(`initial cache has no record for query ${example.id}; rebuild it with \`merit initial\``);

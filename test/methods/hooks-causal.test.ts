@@ -18,11 +18,12 @@ import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 let fx: ScenarioFixture;
 beforeAll(async () => {
   fx = await openScenario("hooks-causal");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fx));
 
 async function run(method: string, outDir: string) {
@@ -80,7 +81,7 @@ describe("a memory hook sees only the eligible view", () => {
     expect(cPrompt).toContain(`episode of ${B} at 2`);
     expect(cPrompt).not.toContain(`episode of ${C} at 3`);
     expect(auditRun(dir, fx.dataset).violations).toEqual([]);
-  }, 120_000);
+  }, budget(120_000));
 
   it("eligibleNotes drops notes at or after the position and the current query's, as a frozen copy", () => {
     const note = (position: number, query: string) => ({ source_stream_position: position, source_query_id: query }) as unknown as NoteView;
@@ -105,7 +106,7 @@ describe("a memory hook sees only the eligible view", () => {
       },
     });
     await expect(run("test_forger", join(fx.root, "forger"))).rejects.toThrow(/^method "test_forger": memory\.retrieve must return notes from the memory it was given/);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("merit audit checks what a hook wrote", () => {
@@ -137,7 +138,7 @@ describe("merit audit checks what a hook wrote", () => {
     expect(await main(["audit", dir], { out: (l) => out.push(l), err: () => undefined })).toBe(1);
     expect(out.at(-1)).toBe(`violations ${violations.length}`);
     expect(out.some((l) => l.includes("gold-in-memory"))).toBe(true);
-  }, 120_000);
+  }, budget(120_000));
 });
 
 describe("declared vocabularies", () => {
@@ -157,7 +158,7 @@ describe("declared vocabularies", () => {
     await expect(run("test_undeclared", join(fx.root, "undeclared"))).rejects.toThrow(/a hook called the model with kind "distill", which it does not declare/);
     await expect(run("test_too_many", join(fx.root, "too-many"))).rejects.toThrow(/made 2 "distill" calls in the episode of query \S+ but declare at most 1/);
     await expect(run("test_bad_label", join(fx.root, "bad-label"))).rejects.toThrow(/classifier "bad" returned "B" for query \S+, which is not one of its declared types \(A\)/);
-  }, 120_000);
+  }, budget(120_000));
 
   it("hooks are checked when the method is registered", () => {
     expect(() => registerMethod({ name: "test_bad_kind", description: "x", parts: {}, hooks: { calls: { repair: { most: 1 } } } })).toThrow(/call kind "repair" is the kit's own/);
@@ -189,5 +190,5 @@ describe("a step hook", () => {
     const secondB = prompts.filter((p) => p.query_id === B && p.kind === "repair")[1].prompt;
     expect(secondB).toContain("LOCAL REFLECTIONS FROM THIS EPISODE:\n[Local reflection 1] ok after 1 attempts\n[Local reflection 2] ok after 2 attempts\n");
     expect(auditRun(dir, fx.dataset).violations).toEqual([]);
-  }, 120_000);
+  }, budget(120_000));
 });

@@ -14,6 +14,7 @@ import { getMethod } from "../../lib/methods/index.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
 import { closeScenario, openScenario, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { budget } from "../helpers/budget.ts";
 
 const PEERS = ["reasoning_bank", "reasoning_bank_oracle", "dynamic_cheatsheet", "dynamic_cheatsheet_rs", "awm", "expel_online", "exprag", "exprecent", "error_fix_memory"];
 const K = 2;
@@ -34,7 +35,7 @@ class CountingDouble implements ChatBackend {
 let fx: ScenarioFixture;
 beforeAll(async () => {
   fx = await openScenario("peers-plan");
-}, 120_000);
+}, budget(120_000));
 afterAll(() => closeScenario(fx));
 
 describe("merit grid --plan with the peers", () => {
@@ -49,6 +50,6 @@ describe("merit grid --plan with the peers", () => {
       expect(made).toBe(double.calls);
       expect(plan.computed).toBe(double.calls);
       expect(plan.computedAtMost).toBeGreaterThanOrEqual(double.calls);
-    }, 120_000);
+    }, budget(120_000));
   }
 });

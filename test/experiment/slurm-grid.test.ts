@@ -118,7 +118,14 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
       if (Date.now() > deadline) throw new Error(`task ${preempted} is ${task()?.state}, not CANCELLED\n${cluster.logs()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const firstAttempt = readFileSync(log(PREEMPTED), "utf8");
+    // Slurm reports CANCELLED as soon as it signals the task; the script's trap may still be saving
+    // its calls (the cache merge line): wait for the first attempt's log to say so before requeueing.
+    const saved = `merged 1 cache(s) into ${join(caches, `cache-${PREEMPTED}.sqlite`)}`;
+    let firstAttempt = readFileSync(log(PREEMPTED), "utf8");
+    while (!firstAttempt.includes(saved) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      firstAttempt = readFileSync(log(PREEMPTED), "utf8");
+    }
     cluster.client("scontrol", ["requeue", preempted]);
     cluster.client("scontrol", ["update", `JobId=${preempted}`, "StartTime=now"]);
     const tasks = await cluster.waitForJob(job, budget(200_000));
@@ -131,7 +138,7 @@ describe.skipIf(SLURM_SKIP !== null)("scripts/slurm/grid.sbatch on a real Slurm 
     expect(cancelledAt, why).toBeGreaterThanOrEqual(1);
     expect(cancelledAt, `cancelled before the stream finished: ${why}`).toBeLessThan(Number(LIMIT));
     expect(firstAttempt, why).toMatch(/CANCELLED AT/);
-    expect(firstAttempt, why).toContain(`merged 1 cache(s) into ${join(caches, `cache-${PREEMPTED}.sqlite`)}`);
+    expect(firstAttempt, why).toContain(saved);
     const second = logs[PREEMPTED].slice(firstAttempt.length);
     const resumed = new RegExp(`resuming (\\S+) at stream position (\\d+)/${LIMIT}`).exec(second);
     expect(resumed?.[1], why).toBe(join(out, STREAMS[PREEMPTED]));

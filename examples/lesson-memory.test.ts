@@ -8,6 +8,8 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseCsv } from "../lib/analysis/csv.ts";
+import { reportCommand } from "../lib/cli/report.ts";
 import { auditRun } from "../lib/experiment/audit.ts";
 import { parseConfig } from "../lib/experiment/config.ts";
 import { computePlan } from "../lib/experiment/grid-plan.ts";
@@ -135,6 +137,24 @@ describe("lesson_memory, one file outside lib/", () => {
     expect(distill).toHaveLength(5);
     expect(distill.find((p) => p.query_id === B)!.prompt).toContain("ended in FAILURE");
     expect(auditRun(dir, fx.dataset).violations).toEqual([]);
+  }, budget(120_000));
+
+  it("merit report --diagnostics counts the lessons in memory and the repairs after each retrieved polarity", async () => {
+    const dir = join(fx.root, "scenario"); // written by the test above
+    const out = join(fx.root, "diagnostics");
+    expect(await reportCommand.run([dir, "--out", out, "--resamples", "20", "--diagnostics"], { out: () => {}, err: () => {} })).toBe(0);
+    // Notes count from the episode after the one that wrote them: 426 (position 0), A (1), C (3) and 278 (4)
+    // write two positive lessons each, B (2) one negative; 5 episodes.
+    expect(readFileSync(join(out, "figures", "memory-size.csv"), "utf8").trim().split("\n").slice(1)).toEqual(
+      ["positive,0,0", "positive,1,2", "positive,2,4", "positive,4,6", "positive,5,8", "negative,0,0", "negative,3,1", "negative,5,1"].map((p) => `Spider,lesson_memory,${p}.0000`),
+    );
+    // Every step retrieves two lessons; before C only positive ones exist, and C's two of five include at
+    // most the one negative: all 11 steps retrieved a positive lesson (no base steps); 2 steps correct
+    // (A's 3rd, C's 1st), 4 in episodes that succeed (A's 3, C's 1).
+    const c = readRun(dir).retrievals.find((r) => r.query_id === C)!;
+    const negatives = c.retrieved_polarities.filter((p) => p === "negative").length;
+    const rows = parseCsv(readFileSync(join(out, "tables", "memory-utility.csv"), "utf8")).slice(1).map((r) => r.slice(2, 11).join(" "));
+    expect(rows).toEqual([`positive lesson ${22 - negatives} 11 18.2 36.4 0 — —`, ...(negatives === 1 ? ["negative lesson 1 1 100.0 100.0 10 10.0 30.0"] : [])]);
   }, budget(120_000));
 
   it("a run killed mid-stream resumes to the same bytes", async () => {

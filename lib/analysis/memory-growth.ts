@@ -4,7 +4,9 @@
  * memory/ files (run-directory.ts readEntryBirths): an entry counts from the earliest
  * source_stream_position among its observations, so merges never add an entry. For methods that
  * insert only after the stream (deferred writes) this is the memory the same observations would
- * have built online, not what retrieval saw.
+ * have built online, not what retrieval saw. The same curves serve hook-note memories
+ * (memory-diagnostics.ts memorySizeFigure), whose notes may also be `neutral`: a third polarity
+ * appears only for the (dataset, method) groups that hold one.
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
@@ -12,6 +14,8 @@ import { CONFIG, firstSeen } from "./figures.ts";
 import { displayName, type TableSelection } from "./table-selection.ts";
 
 export type Polarity = "positive" | "negative";
+/** A memory item's polarity: entries are positive or negative, hook notes may also be neutral. */
+export type ItemPolarity = Polarity | "neutral";
 
 /** The memory of one run: entry births and the stream length. */
 export interface RunMemory {
@@ -20,14 +24,14 @@ export interface RunMemory {
   stream_seed: number;
   /** Episodes in the run's stream (its trajectories). */
   stream_length: number;
-  births: readonly { polarity: Polarity; position: number }[];
+  births: readonly { polarity: ItemPolarity; position: number }[];
 }
 
 /** One point of a growth curve: after `episodes` finished episodes, `entries` entries (mean over seeds). */
 export interface GrowthPoint {
   dataset: string;
   method: string;
-  polarity: Polarity;
+  polarity: ItemPolarity;
   episodes: number;
   entries: number;
 }
@@ -47,7 +51,8 @@ export function memoryGrowth(runs: readonly RunMemory[], sel: TableSelection = {
   for (const group of groups.values()) {
     const { dataset, method } = group[0];
     const end = Math.max(...group.map((r) => r.stream_length));
-    for (const polarity of ["positive", "negative"] as const) {
+    const neutral = group.some((r) => r.births.some((b) => b.polarity === "neutral"));
+    for (const polarity of (neutral ? ["positive", "negative", "neutral"] : ["positive", "negative"]) as ItemPolarity[]) {
       // per seed: sorted episode counts (position + 1) at which an entry of this polarity appears
       const steps = group.map((r) => r.births.filter((b) => b.polarity === polarity).map((b) => b.position + 1).sort((x, y) => x - y));
       const xs = [...new Set([0, ...steps.flat(), end])].sort((x, y) => x - y);
@@ -79,11 +84,12 @@ function upperBound(sorted: readonly number[], x: number): number {
 }
 
 /** Figure: entries in memory vs finished episodes; colour = method, dash = polarity, one panel per dataset. */
-export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelection = {}): TopLevelSpec {
+export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelection = {}, text: { title?: string; y?: string } = {}): TopLevelSpec {
   const values = memoryGrowth(runs, sel);
+  const polarities = values.some((v) => v.polarity === "neutral") ? ["positive", "negative", "neutral"] : ["positive", "negative"];
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-    title: "Memory growth over the stream (mean over seeds)",
+    title: text.title ?? "Memory growth over the stream (mean over seeds)",
     config: CONFIG,
     data: { values },
     facet: { column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
@@ -94,9 +100,9 @@ export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelecti
       mark: { type: "line", interpolate: "step-after" },
       encoding: {
         x: { field: "episodes", type: "quantitative", title: "Stream position (episodes finished)" },
-        y: { field: "entries", type: "quantitative", title: "Memory entries" },
+        y: { field: "entries", type: "quantitative", title: text.y ?? "Memory entries" },
         color: { field: "method", type: "nominal", title: "Method", sort: null },
-        strokeDash: { field: "polarity", type: "nominal", title: "Polarity", sort: ["positive", "negative"] },
+        strokeDash: { field: "polarity", type: "nominal", title: "Polarity", sort: polarities },
         detail: { field: "polarity" },
       },
     },

@@ -16,6 +16,7 @@ import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from
 import { learningCurveFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
 import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
+import { memorySizeCsv, memorySizeFigure, memoryUtilityTable, readRunDiagnostics, type RunDiagnostics } from "../analysis/memory-diagnostics.ts";
 import { mdeFigure } from "../analysis/figure-power.ts";
 import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
 import type { RunIdentity } from "../analysis/run-directory.ts";
@@ -48,7 +49,7 @@ import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
-                    [--curves [--curve-resamples N]]
+                    [--curves [--curve-resamples N]] [--diagnostics]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
                     [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--conditions LIST] [--paper-numbers] [--example [DATASET:]QUERY_ID]
                     [--plugin FILE.ts ...]
@@ -83,6 +84,10 @@ seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
 initial failures against stream position per method, the mean over stream orders with a paired
 query-cluster bootstrap band (B = --curve-resamples, default 1000; --seed and --level as Table 2),
 and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream orders with its interval.
+--diagnostics also writes the memory diagnostics of the memory methods (MERIT's entries and memory
+hooks' notes; METHOD.md §9): DIR/tables/memory-utility.{csv,md,tex} (per polarity and kind of the
+retrieved items, the share of repair steps after them whose attempt was correct, against the base
+rate) and DIR/figures/memory-size.{svg,png,csv} (memory size over the stream).
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
 (every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
@@ -101,7 +106,7 @@ export const reportCommand: Command = {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
-        curves: { type: "boolean" }, "curve-resamples": { type: "string" },
+        curves: { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
         methods: { type: "string" }, comparisons: { type: "string" }, conditions: { type: "string" },
@@ -174,6 +179,12 @@ export const reportCommand: Command = {
     if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);
     const sensitivity = curveOpts === undefined ? null : orderSensitivityTable(runs, sel, curveOpts);
     if (sensitivity !== null) tables.push(sensitivity);
+    const diagnostics: RunDiagnostics[] | undefined = values.diagnostics ? identities.flatMap((id) => readRunDiagnostics(id.dir) ?? []) : undefined;
+    if (diagnostics !== undefined) {
+      const utility = memoryUtilityTable(diagnostics, sel);
+      if (utility !== null) tables.push(utility);
+      else io.err(`report: --diagnostics: no run is a memory method's (no memory/, memory_writes or retrieval_log.jsonl records); no memory diagnostics written`);
+    }
     for (const t of tables) t.notes.push(...modelNotes(model));
     const executors = [...new Set(identities.map((id) => id.executor ?? "sqlite"))].sort();
     if (executors.some((e) => e !== "sqlite")) for (const t of tables) t.notes.push(`SQL executor: ${executors.join(", ")} (config oracle.executor; the paper's oracle is sqlite).`);
@@ -206,6 +217,7 @@ export const reportCommand: Command = {
     extras.executors = executors;
     if (transport !== null) extras.transport = transport;
     if (curveOpts !== undefined) extras.learning_curves = curveOpts;
+    if (diagnostics !== undefined) extras.memory_diagnostics = { runs: diagnostics.length };
     extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}), ...(conditions.length > 0 ? { conditions } : {}) };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
@@ -218,6 +230,7 @@ export const reportCommand: Command = {
     });
     const curves = curveOpts === undefined ? undefined : learningCurves(runs, sel, curveOpts);
     if (curves !== undefined) write(join(out, "figures", "learning-curves.csv"), learningCurvesCsv(curves));
+    if (diagnostics !== undefined && diagnostics.length > 0) write(join(out, "figures", "memory-size.csv"), memorySizeCsv(diagnostics, sel));
     write(join(out, "manifest.json"), reportManifest(shown, maxRepairSteps, boot, extras));
     if (!values["no-figures"]) {
       const comparison = tables.find((t) => t.id === "table2");
@@ -225,6 +238,7 @@ export const reportCommand: Command = {
       Object.assign(figures, { "failure-composition": failureCompositionFigure(runs, sel), ...(memories.length > 0 ? { "memory-growth": memoryGrowthFigure(memories, sel) } : {}) });
       if (comparison && comparison.data.length > 0) Object.assign(figures, { "mde-vs-stream-orders": mdeFigure(comparison, sel) });
       if (curves !== undefined) Object.assign(figures, { "learning-curves": learningCurveFigure(curves, curveOpts) });
+      if (diagnostics !== undefined && diagnostics.length > 0) Object.assign(figures, { "memory-size": memorySizeFigure(diagnostics, sel) });
       for (const [name, figure] of Object.entries(figures)) {
         const spec = withModelSubtitle(figure, model);
         write(join(out, "figures", `${name}.svg`), await renderSvg(spec));

@@ -279,11 +279,6 @@ export function hooksRecord(hooks: MethodHooks): HooksRecord | null {
   return JSON.parse(canonicalJson(record as unknown as JsonValue)) as HooksRecord;
 }
 
-/** Every call kind a method may make: the kit's own, then its hooks' declared ones. */
-export function callKindsOf(hooks: MethodHooks): string[] {
-  return [...BUILTIN_CALL_KINDS, ...Object.keys(hooks.calls ?? {})];
-}
-
 /** The most extra calls (declared kinds) of one episode; with `episode`, only the kinds whose scope allows such an episode. */
 export function extraCallBound(hooks: MethodHooks, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
   return Object.values(hooks.calls ?? {}).reduce((n, d) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? d.most : 0), 0);

@@ -154,8 +154,10 @@ describe("declared vocabularies", () => {
     });
     registerMethod({ name: "test_undeclared", description: "calls an undeclared kind (test)", parts: {}, hooks: { memory: memory((m) => m.generate("distill", "x")) } });
     registerMethod({ name: "test_too_many", description: "calls twice, declares one (test)", parts: {}, hooks: { calls: { distill: { most: 1 } }, memory: memory(async (m) => (await m.generate("distill", "x"), m.generate("distill", "y"))) } });
+    registerMethod({ name: "test_calls_repair", description: "calls the kit's repair kind (test)", parts: {}, hooks: { memory: memory((m) => m.generate("repair", "x")) } });
     registerMethod({ name: "test_bad_label", description: "classifies outside its types (test)", parts: {}, hooks: { classify: { name: "bad", types: ["A"], classify: () => "B" } } });
     await expect(run("test_undeclared", join(fx.root, "undeclared"))).rejects.toThrow(/a hook called the model with kind "distill", which it does not declare/);
+    await expect(run("test_calls_repair", join(fx.root, "calls-repair"))).rejects.toThrow(/a hook called the model with kind "repair", which it does not declare/);
     await expect(run("test_too_many", join(fx.root, "too-many"))).rejects.toThrow(/made 2 "distill" calls in the episode of query \S+ but declare at most 1/);
     await expect(run("test_bad_label", join(fx.root, "bad-label"))).rejects.toThrow(/classifier "bad" returned "B" for query \S+, which is not one of its declared types \(A\)/);
   }, budget(120_000));

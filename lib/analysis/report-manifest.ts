@@ -37,6 +37,8 @@ export interface ReportExtras {
   transport?: { transient_retries: number; retried_calls: number; runs: number };
   /** The learning curves' bootstrap (--curves): resamples B, seed and level of the band. */
   learning_curves?: { resamples: number; seed: number; level: number };
+  /** The peers table's reference and peer family (present when the report wrote it). */
+  peers?: { reference: string; peers: string[] };
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

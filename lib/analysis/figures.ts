@@ -221,7 +221,7 @@ export function paretoFigure(runs: readonly RunSummary[], sel: TableSelection = 
   const values = paretoPoints(runs, sel).map((p) => ({ ...p, dataset: displayName(p.dataset, sel), method: displayName(p.method, sel), status: p.front ? "Pareto front" : "dominated" }));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-    title: "Budget-matched view: EX vs tokens per query (Pareto front filled)",
+    title: "Budget-matched view: EX vs tokens per query (Pareto front filled on the dashed line, dominated hollow)",
     config: CONFIG,
     data: { values },
     facet: { column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
@@ -235,7 +235,7 @@ export function paretoFigure(runs: readonly RunSummary[], sel: TableSelection = 
       },
       layer: [
         { transform: [{ filter: "datum.front" }], mark: { type: "line", interpolate: "step-after", color: "gray", strokeDash: [4, 3] }, encoding: { order: { field: "tokens", type: "quantitative" } } },
-        { mark: { type: "point", size: 70, strokeWidth: 2 }, encoding: { color: { field: "method", type: "nominal", title: "Method", sort: null }, shape: { field: "status", type: "nominal", title: null, sort: ["Pareto front", "dominated"] }, fill: { condition: { test: "datum.front", field: "method", type: "nominal", sort: null }, value: "white" } } },
+        { mark: { type: "point", size: 70, strokeWidth: 2 }, encoding: { color: { field: "method", type: "nominal", title: "Method", sort: null }, shape: { field: "status", type: "nominal", title: null, sort: ["Pareto front", "dominated"], legend: null }, fill: { condition: { test: "datum.front", field: "method", type: "nominal", sort: null }, value: "white" } } },
         { mark: { type: "text", align: "left", dx: 7, dy: -7, fontSize: 9 }, encoding: { text: { field: "method" } } },
       ],
     },

@@ -174,3 +174,70 @@ export function tokensVsExFigure(runs: readonly RunSummary[], sel: TableSelectio
     ],
   };
 }
+
+/** One point of the budget-matched view: a (dataset, method) at its mean tokens per query and EX. */
+export interface ParetoPoint {
+  dataset: string;
+  method: string;
+  /** Prompt + output tokens of every call kind per query, mean over seeds. */
+  tokens: number;
+  /** EX (%), mean over seeds. */
+  ex: number;
+  /** No other method of the dataset has at most its tokens and at least its EX, one of them strictly better. */
+  front: boolean;
+}
+
+/**
+ * The points of {@link paretoFigure}, raw names (tables' order): per dataset, every method of
+ * `methods` (default: the selection's) with runs, and whether it is on the Pareto front of EX against
+ * tokens per query (higher EX, fewer tokens). Methods at the same point are both on the front or neither.
+ */
+export function paretoPoints(runs: readonly RunSummary[], sel: TableSelection = {}): ParetoPoint[] {
+  return tableDatasets(runs, sel).flatMap((dataset) => {
+    const points = tableMethods(runs, sel).flatMap((method) => {
+      const selected = runsOf(runs, dataset, method);
+      if (selected.length === 0) return [];
+      return [{
+        dataset,
+        method,
+        tokens: meanStd(selected.map((r) => r.metrics.accounting.total_tokens / r.metrics.total)).mean,
+        ex: meanStd(selected.map((r) => r.metrics.final_accuracy * 100)).mean,
+        front: false,
+      }];
+    });
+    for (const p of points) p.front = !points.some((q) => q.tokens <= p.tokens && q.ex >= p.ex && (q.tokens < p.tokens || q.ex > p.ex));
+    return points;
+  });
+}
+
+/**
+ * Figure, the budget-matched view (issue "The peers on the same stream" §3): EX (%) against total
+ * tokens per query (every call kind: repair, reflection and the peers' own judge, distill, curate, …
+ * calls), one point per method, one panel per dataset; the non-dominated methods (paretoPoints) are
+ * filled and joined by the front's step line, the dominated ones hollow. A method below the line
+ * spends more tokens than another that is at least as accurate.
+ */
+export function paretoFigure(runs: readonly RunSummary[], sel: TableSelection = {}): TopLevelSpec {
+  const values = paretoPoints(runs, sel).map((p) => ({ ...p, dataset: displayName(p.dataset, sel), method: displayName(p.method, sel), status: p.front ? "Pareto front" : "dominated" }));
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: "Budget-matched view: EX vs tokens per query (Pareto front filled on the dashed line, dominated hollow)",
+    config: CONFIG,
+    data: { values },
+    facet: { column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
+    resolve: { scale: { x: "independent", y: "independent" } },
+    spec: {
+      width: 320,
+      height: 260,
+      encoding: {
+        x: { field: "tokens", type: "quantitative", title: "Tokens per query (all call kinds)", scale: { zero: false } },
+        y: { field: "ex", type: "quantitative", title: "EX (%)", scale: { zero: false } },
+      },
+      layer: [
+        { transform: [{ filter: "datum.front" }], mark: { type: "line", interpolate: "step-after", color: "gray", strokeDash: [4, 3] }, encoding: { order: { field: "tokens", type: "quantitative" } } },
+        { mark: { type: "point", size: 70, strokeWidth: 2 }, encoding: { color: { field: "method", type: "nominal", title: "Method", sort: null }, shape: { field: "status", type: "nominal", title: null, sort: ["Pareto front", "dominated"], legend: null }, fill: { condition: { test: "datum.front", field: "method", type: "nominal", sort: null }, value: "white" } } },
+        { mark: { type: "text", align: "left", dx: 7, dy: -7, fontSize: 9 }, encoding: { text: { field: "method" } } },
+      ],
+    },
+  };
+}

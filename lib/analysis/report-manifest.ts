@@ -39,6 +39,8 @@ export interface ReportExtras {
   learning_curves?: { resamples: number; seed: number; level: number };
   /** The memory diagnostics (--diagnostics): how many runs were a memory method's. */
   memory_diagnostics?: { runs: number };
+  /** The peers table's reference and peer family (present when the report wrote it). */
+  peers?: { reference: string; peers: string[] };
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

@@ -12,7 +12,7 @@ import { goldLabelRows } from "../analysis/annotation-cases.ts";
 import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } from "../analysis/classifier-validation.ts";
 import { renderPng, renderSvg, svgToPng } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
-import { cumulativeRepairFigure, exFigure, forestFigure, tokensVsExFigure } from "../analysis/figures.ts";
+import { cumulativeRepairFigure, exFigure, forestFigure, paretoFigure, tokensVsExFigure } from "../analysis/figures.ts";
 import { learningCurveFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
 import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
@@ -33,6 +33,7 @@ import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
 import { costTable } from "../analysis/table-cost.ts";
 import { feedbackTable } from "../analysis/table-feedback.ts";
+import { peerMethodsOf, peersTable } from "../analysis/table-peers.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
 import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
 import { listRuns, readRunDataDir, readRunManifest, RUN_FILES } from "../experiment/run-dir.ts";
@@ -49,7 +50,7 @@ import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
-                    [--curves [--curve-resamples N]] [--diagnostics]
+                    [--curves [--curve-resamples N]] [--diagnostics] [--peers A,B,...]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
                     [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--conditions LIST] [--paper-numbers] [--example [DATASET:]QUERY_ID]
                     [--plugin FILE.ts ...]
@@ -88,6 +89,11 @@ and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream
 hooks' notes; METHOD.md §9): DIR/tables/memory-utility.{csv,md,tex} (per polarity and kind of the
 retrieved items, the share of repair steps after them whose attempt was correct, against the base
 rate) and DIR/figures/memory-size.{svg,png,csv} (memory size over the stream).
+When the runs hold peer memory methods (METHOD.md §13: methods that declare a citation), or with
+--peers A,B,... (the peer family, any methods of the runs), also DIR/tables/peers.*: per dataset ×
+peer, EX mean ± std, Δ = peer − --reference with the paired query-cluster bootstrap interval, p, MDE,
+Holm p over the peers, tokens per query and the peer's source; and DIR/figures/peers-pareto.{svg,png}:
+EX against tokens per query (every call kind) per method, the Pareto front filled (the budget-matched view).
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
 (every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
@@ -106,7 +112,7 @@ export const reportCommand: Command = {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
-        curves: { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" },
+        curves: { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
         methods: { type: "string" }, comparisons: { type: "string" }, conditions: { type: "string" },
@@ -165,6 +171,12 @@ export const reportCommand: Command = {
     tables.push(repairTable(runs, tableSel));
     const cost = costTable(runs, sel);
     if (cost !== null) tables.push(cost);
+    // the peers table and its budget-matched figure: only when the runs hold peers (or --peers names them)
+    const peers = values.peers !== undefined ? listFlag(values.peers, "peers").map((m) => assertRunMethod(m, "peers", known)) : peerMethodsOf(runs).filter((m) => m !== reference);
+    if (values.peers !== undefined && reference === undefined) throw new UsageError(`--peers needs --reference METHOD (the runs hold no merit run): the method the peers are compared with`);
+    if (reference !== undefined && peers.includes(reference)) throw new UsageError(`--peers names the --reference method ${reference}; list only the peers`);
+    const peerView = peers.length > 0 && reference !== undefined ? { reference, peers } : undefined;
+    if (peerView) tables.push(peersTable(runs, { ...tableSel, ...peerView, ...boot }));
     const confusion = feedbackTable(runs, sel);
     if (confusion !== null) tables.push(confusion);
     if (ablation) tables.push(ablationTable(runs, { ...paperAblationSelection(tableSel, ablation.full, labels), ...ablation, ...boot }));
@@ -218,6 +230,7 @@ export const reportCommand: Command = {
     if (transport !== null) extras.transport = transport;
     if (curveOpts !== undefined) extras.learning_curves = curveOpts;
     if (diagnostics !== undefined) extras.memory_diagnostics = { runs: diagnostics.length };
+    if (peerView) extras.peers = peerView;
     extras.table_selection = { all_methods: values["all-methods"] === true, all_comparisons: values["all-comparisons"] === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}), ...(conditions.length > 0 ? { conditions } : {}) };
     if (paper !== undefined) {
       extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };
@@ -239,6 +252,7 @@ export const reportCommand: Command = {
       if (comparison && comparison.data.length > 0) Object.assign(figures, { "mde-vs-stream-orders": mdeFigure(comparison, sel) });
       if (curves !== undefined) Object.assign(figures, { "learning-curves": learningCurveFigure(curves, curveOpts) });
       if (diagnostics !== undefined && diagnostics.length > 0) Object.assign(figures, { "memory-size": memorySizeFigure(diagnostics, sel) });
+      if (peerView) Object.assign(figures, { "peers-pareto": paretoFigure(runs, { ...sel, methods: [peerView.reference, ...peerView.peers, ...known.filter((m) => m !== peerView.reference && !peerView.peers.includes(m))] }) });
       for (const [name, figure] of Object.entries(figures)) {
         const spec = withModelSubtitle(figure, model);
         write(join(out, "figures", `${name}.svg`), await renderSvg(spec));

@@ -81,6 +81,13 @@ export { episodeCallBound };
  */
 export const CONTROL_METHODS: readonly string[] = ["zeroshot", "transductive_batch"];
 
+/**
+ * The peer memory methods (METHOD.md §13, lib/methods/peers/: every registered method that declares a
+ * citation), which `make reproduce PEERS=1` adds to the grid (Makefile PEER_METHODS) for the peers
+ * table and the budget-matched figure of `merit report` (lib/analysis/table-peers.ts).
+ */
+export const PEER_METHODS: readonly string[] = ["reasoning_bank", "reasoning_bank_oracle", "dynamic_cheatsheet", "dynamic_cheatsheet_rs", "awm", "expel_online", "exprag", "exprecent", "error_fix_memory"];
+
 /** One method's share of the plan, summed over its streams. */
 export interface MethodPlan {
   method: string;

@@ -1,4 +1,4 @@
-// Tests the report line of the Makefile's reproduce target (issue 15 §3): --paper-numbers always, --gold-labels results/annotations/cases.csv only when that file exists (`make -n` in a copy, nothing runs); and its grid lines (issue 22 §1): a plan first, the controls only with CONTROLS=1.
+// Tests the report line of the Makefile's reproduce target (issue 15 §3): --paper-numbers always, --gold-labels results/annotations/cases.csv only when that file exists (`make -n` in a copy, nothing runs); and its grid lines (issue 22 §1): a plan first, the controls only with CONTROLS=1, the peers (and the report's --peers) only with PEERS=1.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,5 +29,17 @@ describe("make reproduce: the grid steps", () => {
     expect(lines.map((l) => l.includes("--plan"))).toEqual([true, true, false, false]);
     for (const line of lines) expect(methods(line)).not.toContain("transductive_batch");
     for (const line of gridLines("CONTROLS=1")) expect(methods(line)).toEqual(expect.arrayContaining(["transductive_batch", "zeroshot", "merit"]));
+  });
+  it("PEERS=1 adds the peers to both grids (the plan still first) and names them to the report; without it neither", () => {
+    const peers = ["reasoning_bank", "reasoning_bank_oracle", "dynamic_cheatsheet", "dynamic_cheatsheet_rs", "awm", "expel_online", "exprag", "exprecent", "error_fix_memory"];
+    const lines = gridLines("PEERS=1");
+    expect(lines.map((l) => l.includes("--plan"))).toEqual([true, true, false, false]);
+    for (const line of lines) expect(methods(line)).toEqual(expect.arrayContaining(["merit", "iterative", ...peers]));
+    for (const line of lines) expect(methods(line)).not.toContain("transductive_batch");
+    for (const line of gridLines()) for (const p of peers) expect(methods(line)).not.toContain(p);
+    const report = (...args: string[]) => execFileSync("make", ["-n", "reproduce", ...args], { cwd: dir, encoding: "utf8" }).split("\n").find((l) => l.includes(" report "))!;
+    expect(/--peers (\S+)/.exec(report("PEERS=1"))?.[1].split(",")).toEqual(peers);
+    expect(report()).not.toContain("--peers");
+    expect(report("PEERS=1")).toContain("--reference merit");
   });
 });

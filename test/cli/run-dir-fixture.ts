@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectedJournalLines } from "../../lib/experiment/completeness.ts";
+import { retrievesMemory } from "../../lib/methods/method.ts";
 import { getMethod, methodNames } from "../../lib/repair/methods.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 
@@ -45,7 +46,7 @@ export function writeRunDir(dir: string, given: readonly Trajectory[], id: Fixtu
     finished_at: new Date().toISOString(),
   };
   writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
-  const expected = expectedJournalLines(trajectories, methodNames().includes(t.method) && getMethod(t.method).memory !== null);
+  const expected = expectedJournalLines(trajectories, methodNames().includes(t.method) && retrievesMemory(getMethod(t.method))); // a hook memory (a peer's) retrieves too
   writeFileSync(join(dir, "prompts.jsonl"), "{}\n".repeat(expected.prompts));
   writeFileSync(join(dir, "retrieval_log.jsonl"), "{}\n".repeat(expected.retrievals));
   const config = { config: { dataset: t.dataset, data_dir: id.data_dir ?? "data/spider", max_repair_steps: id.max_repair_steps ?? 7 }, method: t.method, seed: t.stream_seed, limit: null };

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { loadConfig } from "../../lib/experiment/config.ts";
-import { closedFormPlan, CONTROL_METHODS, episodeCallBound, paperGridEstimate, planGrid, REPRODUCE_METHODS, type GridPlan } from "../../lib/experiment/grid-plan.ts";
+import { closedFormPlan, CONTROL_METHODS, episodeCallBound, paperGridEstimate, PEER_METHODS, planGrid, REPRODUCE_METHODS, type GridPlan } from "../../lib/experiment/grid-plan.ts";
+import { registeredPeers } from "../../lib/analysis/table-peers.ts";
 import { planStreams, runGrid } from "../../lib/experiment/grid.ts";
 import type { CallCacheStats } from "../../lib/llm/call-cache.ts";
 import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
@@ -56,6 +57,16 @@ describe("closedFormPlan and the paper grid (README \"The full grid on one GPU\"
     const makefile = readFileSync(new URL("../../Makefile", import.meta.url), "utf8");
     expect(/^PAPER_METHODS := (.*)$/m.exec(makefile)?.[1].split(",")).toEqual(REPRODUCE_METHODS);
     expect(/^CONTROL_METHODS := (.*)$/m.exec(makefile)?.[1].split(",")).toEqual(CONTROL_METHODS);
+  });
+
+  it("PEER_METHODS is the Makefile's PEER_METHODS and every registered peer (a method with a citation), and PEERS=1 adds them to the grid and the report", () => {
+    const makefile = readFileSync(new URL("../../Makefile", import.meta.url), "utf8");
+    expect(/^PEER_METHODS := (.*)$/m.exec(makefile)?.[1].split(",")).toEqual(PEER_METHODS);
+    expect(registeredPeers()).toEqual(PEER_METHODS);
+    expect(PEER_METHODS.filter((m) => REPRODUCE_METHODS.includes(m) || CONTROL_METHODS.includes(m))).toEqual([]);
+    expect(makefile).toMatch(/^GRID_METHODS := .*\$\(if \$\(filter 1,\$\(PEERS\)\),\$\(comma\)\$\(PEER_METHODS\),\)$/m);
+    expect(makefile).toMatch(/^PEER_REPORT := \$\(if \$\(filter 1,\$\(PEERS\)\),--peers \$\(PEER_METHODS\),\)$/m);
+    expect(makefile).toMatch(/\$\(MERIT\) report .*\$\(PEER_REPORT\)/);
   });
 
   it("without the memoryless twin in the grid, a memory method's first episode per order is its own", () => {

@@ -1,0 +1,86 @@
+// Tests `make reproduce PEERS=1` in small (issue "The peers on the same stream" §3): a grid of the
+// shape the Makefile runs — MERIT and every peer (PEER_METHODS) over two stream orders — on the tiny
+// test models with K = 1 and four queries (three initially failed, one initially correct): its plan
+// first (`merit grid --plan`, nothing written), then the grid, the causal audit of every run
+// (0 violations), and `merit report --peers`, which writes the peers table listing every peer and the
+// budget-matched Pareto figure.
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditCommand } from "../../lib/cli/audit.ts";
+import { reportCommand } from "../../lib/cli/report.ts";
+import { gridCommand } from "../../lib/cli/run.ts";
+import { PEER_METHODS } from "../../lib/experiment/grid-plan.ts";
+import { listRuns } from "../../lib/experiment/run-dir.ts";
+import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
+import { budget } from "../helpers/budget.ts";
+
+const root = tempDir("reproduce-peers");
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const METHODS = ["merit", ...PEER_METHODS];
+
+let config: string;
+beforeAll(async () => {
+  const initialCache = join(root, "initial.json");
+  await writeLlama3InitialCache(initialCache);
+  config = join(root, "config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      dataset: "spider",
+      data_dir: SPIDER_DIR,
+      initial_cache: initialCache,
+      call_cache: join(root, "calls.sqlite"),
+      protocol: "merit",
+      max_repair_steps: 1,
+      subset: { rule: "initially_failed", initially_correct: 1 },
+      model: { backend: "llama", path: TINY_QWEN, threads: 1, sequences: 4 },
+      embedder: { backend: "llama", path: TINY_BGE },
+      decoding: { max_output_tokens: 16 },
+    }),
+  );
+}, budget(120_000));
+
+describe("make reproduce PEERS=1 on the tiny models", () => {
+  it("plans, runs MERIT and every peer, audits each run clean, and reports the peers table and the Pareto figure", async () => {
+    const out = join(root, "grid");
+    const err: string[] = [];
+    const io = (lines: string[]) => ({ out: (l: string) => lines.push(l), err: (l: string) => err.push(l) });
+    const grid = ["--config", config, "--methods", METHODS.join(","), "--seeds", "0,1", "--limit", "4", "--out", out];
+
+    const plan: string[] = [];
+    expect(await gridCommand.run([...grid, "--plan"], io(plan)), err.join("\n")).toBe(0);
+    expect(plan.join("\n")).toMatch(/computed/);
+    for (const m of METHODS) expect(plan.join("\n")).toContain(m);
+    expect(existsSync(out)).toBe(false); // the plan writes nothing
+
+    expect(await gridCommand.run(grid, io([])), err.join("\n")).toBe(0);
+    const runs = listRuns(out);
+    expect(runs).toHaveLength(METHODS.length * 2);
+
+    for (const dir of runs) {
+      const lines: string[] = [];
+      expect(await auditCommand.run([dir], io(lines)), `${dir}: ${lines.join("\n")}`).toBe(0);
+      expect(lines.at(-1)).toBe("violations 0");
+    }
+
+    const dest = join(root, "report");
+    expect(await reportCommand.run(["--runs", out, "--out", dest, "--reference", "merit", "--peers", PEER_METHODS.join(","), "--resamples", "200"], io([])), err.join("\n")).toBe(0);
+    const csv = readFileSync(join(dest, "tables", "peers.csv"), "utf8").trim().split("\n");
+    expect(csv.slice(1).map((l) => l.split(",")[1])).toEqual(["MERIT", ...PEER_METHODS]);
+    expect(readFileSync(join(dest, "tables", "peers.md"), "utf8")).toContain("p (Holm)");
+    for (const ext of ["svg", "png"]) expect(existsSync(join(dest, "figures", `peers-pareto.${ext}`))).toBe(true);
+    expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).peers).toEqual({ reference: "merit", peers: PEER_METHODS });
+    // tokens per query count every call kind: they equal the cost-by-kind table's total (Table 3's over n), kind by kind summed
+    const cost = readFileSync(join(dest, "tables", "cost-by-kind.csv"), "utf8").trim().split("\n").map((l) => l.split(","));
+    const total = cost[0].indexOf("Total tokens");
+    const kinds = cost[0].slice(2, total);
+    expect(kinds).toEqual(expect.arrayContaining(["repair tokens"]));
+    expect(kinds.length).toBeGreaterThan(2); // the peers' own kinds (judge, distill, curate, …) beside initial_cache and repair
+    const peerTokens = new Map(csv.slice(1).map((l) => [l.split(",")[1], Number(l.split(",")[8])]));
+    for (const row of cost.slice(1)) {
+      expect(peerTokens.get(row[1]), row[1]).toBeCloseTo(Number(row[total]), 1);
+      expect(kinds.reduce((n, _, k) => n + Number(row[2 + k]), 0)).toBeCloseTo(Number(row[total]), 0);
+    }
+  }, budget(300_000));
+});

@@ -42,6 +42,8 @@ export interface RunIdentity {
   executor?: string;
   /** `transport` of manifest.json: transient server failures retried while the run was finished; absent when none. */
   transport?: { transient_retries: number; retried_calls: number };
+  /** `timing` of manifest.json: measured retrieval and memory wall time of a memory method (run.ts TimingRecord); absent for memoryless runs. */
+  timing?: { retrieval_ms: number; memory_ms: number; episodes: number };
 }
 
 const ConfigFileSchema = z.object({ config: z.object({ max_repair_steps: z.number().int().nonnegative() }) });
@@ -76,6 +78,7 @@ export function readRunIdentity(dir: string): RunIdentity {
     embedder: pickModel(manifest.embedder),
     executor: manifest.executor ?? "sqlite",
     ...(manifest.transport ? { transport: manifest.transport } : {}),
+    ...(manifest.timing ? { timing: manifest.timing } : {}),
   };
 }
 

@@ -2,9 +2,11 @@
  * Analysis stage, the cost by call kind (issue 29 §4): beside Table 3's total tokens, the tokens and
  * calls of every call kind a method made — the paper's `initial_cache`, `repair`, `reflection`, and
  * the kinds its hooks or its feedback regime declare (`distill`, `judge`, `curate`, …) — with its
- * embedding calls, per query, mean over seeds. Shown when some run made a call of a kind beyond the
- * paper's (a memory method that distils, a judge), so the paper's reports are unchanged; Table 3's
- * total already includes every kind. Embedding tokens and wall times are not counted.
+ * embedding calls and, for memory methods, the measured wall time of retrieval and of memory
+ * maintenance (manifest.json `timing`), per query, mean over seeds. Shown when some run made a call
+ * of a kind beyond the paper's (a memory method that distils, a judge) or when asked (`merit report
+ * --costs`), so the paper's default reports are unchanged; Table 3's total already includes every
+ * kind. Embedding tokens are not counted (the embedding cache stores vectors, not token counts).
  * @module
  */
 import { BUILTIN_CALL_KINDS } from "../methods/hooks.ts";
@@ -13,11 +15,19 @@ import type { RunSummary } from "./run-summary.ts";
 import type { Cell, DataValue, Table } from "./table.ts";
 import { displayName, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
 
-/** The cost table, or null when every run made only the paper's call kinds. */
-export function costTable(runs: readonly RunSummary[], sel: TableSelection = {}): Table | null {
+/** Measured wall time of one run (manifest.json `timing`), keyed by `timingKey`. */
+export type RunTimings = ReadonlyMap<string, { retrieval_ms: number; memory_ms: number; episodes: number }>;
+
+/** The key of a run in RunTimings. */
+export function timingKey(dataset: string, method: string, seed: number): string {
+  return `${dataset}\u0000${method}\u0000${seed}`;
+}
+
+/** The cost table, or null when every run made only the paper's call kinds and it was not asked for (`force`). */
+export function costTable(runs: readonly RunSummary[], sel: TableSelection = {}, timings: RunTimings = new Map(), force = false): Table | null {
   const kinds = [...new Set(runs.flatMap((r) => Object.keys(r.costs?.by_kind ?? {})))];
   const extra = kinds.filter((k) => !BUILTIN_CALL_KINDS.includes(k)).sort();
-  if (extra.length === 0) return null;
+  if (extra.length === 0 && !force) return null;
   const order = [...BUILTIN_CALL_KINDS.filter((k) => kinds.includes(k)), ...extra];
   const rows: Cell[][] = [];
   const data: Record<string, DataValue>[] = [];
@@ -30,19 +40,25 @@ export function costTable(runs: readonly RunSummary[], sel: TableSelection = {})
       const calls = (k: string) => perQuery((r) => r.costs!.by_kind[k]?.calls ?? 0);
       const total = perQuery((r) => r.metrics.accounting.total_tokens);
       const embeddings = perQuery((r) => r.metrics.accounting.embedding_calls);
-      rows.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, ...order.map((k) => ({ text: fixed(tokens(k), 1) })), { text: fixed(total, 1) }, { text: fixed(embeddings, 2) }, ...order.map((k) => ({ text: fixed(calls(k), 2) }))]);
-      data.push({ dataset, method, seeds: of.length, total_tokens_per_query: total, embedding_calls_per_query: embeddings, ...Object.fromEntries(order.flatMap((k) => [[`${k}_tokens_per_query`, tokens(k)], [`${k}_calls_per_query`, calls(k)]])) });
+      // Wall time per timed episode, mean over the seeds whose manifest has it.
+      const timed = of.map((r) => timings.get(timingKey(r.dataset, r.method, r.stream_seed))).filter((t) => t !== undefined && t.episodes > 0);
+      const ms = (f: (t: { retrieval_ms: number; memory_ms: number; episodes: number }) => number) => (timed.length === 0 ? null : timed.reduce((s, t) => s + f(t!) / t!.episodes, 0) / timed.length);
+      const retrievalMs = ms((t) => t.retrieval_ms);
+      const memoryMs = ms((t) => t.memory_ms);
+      const msText = (x: number | null) => (x === null ? "—" : fixed(x, 1));
+      rows.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, ...order.map((k) => ({ text: fixed(tokens(k), 1) })), { text: fixed(total, 1) }, { text: fixed(embeddings, 2) }, { text: msText(retrievalMs) }, { text: msText(memoryMs) }, ...order.map((k) => ({ text: fixed(calls(k), 2) }))]);
+      data.push({ dataset, method, seeds: of.length, total_tokens_per_query: total, embedding_calls_per_query: embeddings, retrieval_ms_per_query: retrievalMs, memory_ms_per_query: memoryMs, ...Object.fromEntries(order.flatMap((k) => [[`${k}_tokens_per_query`, tokens(k)], [`${k}_calls_per_query`, calls(k)]])) });
     }
   }
-  const first = 2 + order.length + 2;
+  const first = 2 + order.length + 4;
   return {
     id: "cost-by-kind",
     title: "Tokens per query by call kind (mean over seeds), total and embedding calls",
-    columns: ["Dataset", "Method", ...order.map((k) => `${k} tokens`), "Total tokens", "Embedding calls", ...order.map((k) => `${k} calls`)],
-    align: ["l", "l", ...order.map(() => "r" as const), "r", "r", ...order.map(() => "r" as const)],
+    columns: ["Dataset", "Method", ...order.map((k) => `${k} tokens`), "Total tokens", "Embedding calls", "Retrieval ms", "Memory ms", ...order.map((k) => `${k} calls`)],
+    align: ["l", "l", ...order.map(() => "r" as const), "r", "r", "r", "r", ...order.map(() => "r" as const)],
     rows,
     notes: [
-      `Prompt + output tokens per query of each call kind: the paper's (initial_cache, repair, reflection) and those declared by methods' hooks or a feedback regime (${extra.join(", ")}); Total = Table 3's, every kind included. Embedding calls: texts embedded per query (queries and stored memory). The CSV adds calls per query of each kind. Embedding tokens and wall times are not counted.`,
+      `Prompt + output tokens per query of each call kind: the paper's (initial_cache, repair, reflection) and those declared by methods' hooks or a feedback regime (${extra.join(", ")}); Total = Table 3's, every kind included. Embedding calls: texts embedded per query (queries and stored memory). Retrieval ms / Memory ms: measured wall time per query of retrieval (query embedding, ranking, a memory hook's retrieve) and of memory maintenance (insertion with its embedding, a hook's write with its calls), from manifest.json \`timing\` (— for memoryless methods); measurements of the machine that ran them, not outputs. The CSV adds calls per query of each kind. Embedding tokens are not counted.`,
     ],
     data,
     csvOnly: order.map((_, i) => first + i),

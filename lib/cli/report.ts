@@ -31,7 +31,7 @@ import { reportManifest, type ReportExtras } from "../analysis/report-manifest.t
 import { expandRunArgs } from "../analysis/run-paths.ts";
 import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
-import { costTable } from "../analysis/table-cost.ts";
+import { costTable, timingKey } from "../analysis/table-cost.ts";
 import { feedbackTable } from "../analysis/table-feedback.ts";
 import { peerMethodsOf, peersTable } from "../analysis/table-peers.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
@@ -50,7 +50,7 @@ import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
-                    [--curves [--curve-resamples N]] [--diagnostics] [--peers A,B,...]
+                    [--curves [--curve-resamples N]] [--diagnostics] [--peers A,B,...] [--costs]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
                     [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--conditions LIST] [--paper-numbers] [--example [DATASET:]QUERY_ID]
                     [--plugin FILE.ts ...]
@@ -75,7 +75,9 @@ order, in Tables 1 and 3 and the figures; --comparisons a:b,... makes Table 2 th
 (Δ = EX(a) − EX(b)) instead of --reference against the paper's comparisons (with the Holm p over
 the pairs); --conditions feedback_regime,feedback_noise,max_repair_steps lets runs differ in those
 config fields (a study's arms) and still be paired; any other difference is refused. Runs under a
-feedback regime other than the oracle's add the feedback-confusion table.
+feedback regime other than the oracle's add the feedback-confusion table. Runs with call kinds beyond
+the paper's (a hook's distill, a judge), or --costs, add tables/cost-by-kind.*: tokens and calls per
+query by call kind, embedding calls, and the measured retrieval and memory wall time per query.
 Table 2's notes say in words when a comparison is uninformative (identical outcomes, a degenerate
 interval, an MDE above |Δ|).
 --paper-numbers writes DIR/COMPARISON.md: every cell next to the paper's number (data/paper-numbers.json).
@@ -112,7 +114,7 @@ export const reportCommand: Command = {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
-        curves: { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" },
+        curves: { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" }, costs: { type: "boolean" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
         methods: { type: "string" }, comparisons: { type: "string" }, conditions: { type: "string" },
@@ -169,7 +171,8 @@ export const reportCommand: Command = {
       tables.push(withVerdicts(comparisonTable(runs, { ...tableSel, reference, others, ...boot }), tableSel));
     }
     tables.push(repairTable(runs, tableSel));
-    const cost = costTable(runs, sel);
+    const timings = new Map(identities.filter((id) => id.timing !== undefined).map((id) => [timingKey(id.dataset, id.method, id.stream_seed), id.timing!]));
+    const cost = costTable(runs, sel, timings, values.costs === true);
     if (cost !== null) tables.push(cost);
     // the peers table and its budget-matched figure: only when the runs hold peers (or --peers names them)
     const peers = values.peers !== undefined ? listFlag(values.peers, "peers").map((m) => assertRunMethod(m, "peers", known)) : peerMethodsOf(runs).filter((m) => m !== reference);

@@ -213,6 +213,8 @@ export const RunManifestSchema = z.object({
   plugins: z.array(z.object({ path: z.string(), sha256: z.string() })).optional(),
   /** Transient server failures retried while the run was finished (run.ts TransportRecord); absent when none. */
   transport: z.object({ transient_retries: z.number().int().nonnegative(), retried_calls: z.number().int().nonnegative() }).optional(),
+  /** Measured retrieval and memory wall time of a memory method (run.ts TimingRecord); absent for memoryless runs. */
+  timing: z.object({ retrieval_ms: z.number().nonnegative(), memory_ms: z.number().nonnegative(), episodes: z.number().int().nonnegative() }).optional(),
 });
 
 /** manifest.json as the readers see it. */

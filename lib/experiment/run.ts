@@ -40,10 +40,11 @@ import { transductivePrepassEntries } from "./transductive.ts";
  * (the code itself is compared through `code_hash`) and the llama.cpp build and GPU description
  * (outputs do not depend on them on one CPU family; see the README's reproducibility limits).
  * `trajectories_sha256` is written at completion (the trajectories it hashes are compared line by
- * line), and so is `transport` (the transient server failures a session met, {@link TransportRecord}).
+ * line), and so is `transport` (the transient server failures a session met, {@link TransportRecord}),
+ * and `timing` (the measured retrieval and memory wall time, {@link TimingRecord}).
  * Every other field is compared on resume and a difference refuses it.
  */
-export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256", "transport"]);
+export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256", "transport", "timing"]);
 
 /** What a differing manifest field means, for the refusal line. */
 export const FIELD_MEANING: Readonly<Record<string, string>> = {
@@ -311,8 +312,10 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     removeStaleTempFiles(outDir);
     const startedAt = new Date().toISOString();
     const manifestPath = join(outDir, RUN_FILES.manifest);
-    const transport = countTransport(services.backend, existsSync(manifestPath) ? priorTransport(readJsonFile(manifestPath)) : null);
-    writeManifest(outDir, opts, stream.length, "running", startedAt, transport.record());
+    const priorManifest = existsSync(manifestPath) ? readJsonFile(manifestPath) : null;
+    const transport = countTransport(services.backend, priorManifest === null ? null : priorTransport(priorManifest));
+    const timing: TimingRecord | null = memory !== null || method.hooks.memory ? (priorTiming(priorManifest) ?? { retrieval_ms: 0, memory_ms: 0, episodes: 0 }) : null;
+    writeManifest(outDir, opts, stream.length, "running", startedAt, transport.record(), timing);
 
     const committed = (trajectories.recover() as unknown[]).map((t) => TrajectorySchema.parse(t));
     const retrievalSteps = committed.reduce((n, t) => n + (retrievesMemory(method) ? t.retrieved_entry_ids.length : 0), 0);
@@ -369,8 +372,14 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       retrievalLog.append(result.retrievalLog.map((r) => canonicalJson(r as unknown as JsonValue)));
       prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text } satisfies PromptRecord as unknown as JsonValue)));
       trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
+      const insertStart = performance.now();
       if (memory && entry && !deferred) await memory.insert(entry, services.embedder!);
       if (trajectory.memory_writes) await addNotes(trajectory.memory_writes);
+      if (timing) {
+        timing.retrieval_ms += result.wallMs.retrieval;
+        timing.memory_ms += result.wallMs.memory + (performance.now() - insertStart);
+        timing.episodes += 1;
+      }
       all.push(trajectory);
       if (!trajectory.initial_correct && trajectory.final_correct) repaired += 1;
       tokens += trajectory.accounting.total_tokens;
@@ -385,7 +394,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     }
     const metrics = runMetrics(all, { maxRepairSteps: spec.config.max_repair_steps });
     writeFileAtomic(join(outDir, RUN_FILES.metrics), runJsonText(metrics));
-    writeManifest(outDir, opts, stream.length, "completed", startedAt, transport.record());
+    writeManifest(outDir, opts, stream.length, "completed", startedAt, transport.record(), timing);
     const retried = transport.record();
     const retriedNote = retried ? `; ${retried.transient_retries} transient server failure(s) retried for ${retried.retried_calls} call(s) (manifest.json transport)` : "";
     log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired${retriedNote}`);
@@ -506,11 +515,32 @@ function countTransport(backend: ChatBackend, prior: TransportRecord | null): { 
   };
 }
 
-function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string, transport: TransportRecord | null = null): void {
+/**
+ * manifest.json `timing` (issue 29 §4): the measured wall time of a memory method's retrieval steps
+ * (query embedding, ranking, a hook's retrieve) and memory maintenance (entry insertion with its
+ * embedding, a memory hook's write with its calls and its notes' embedding), in ms, summed over the
+ * `episodes` timed — carried over a resume except a killed session's, like `transport`. A
+ * measurement, not an output: outside the identity a resume compares, outside trajectories and
+ * metrics.json; absent for memoryless methods. The report's cost table shows it per query.
+ */
+export interface TimingRecord {
+  retrieval_ms: number;
+  memory_ms: number;
+  episodes: number;
+}
+
+/** The `timing` record of a manifest read from disk, or null. */
+function priorTiming(manifest: unknown): TimingRecord | null {
+  const t = (manifest as { timing?: Partial<TimingRecord> } | null)?.timing;
+  return t && typeof t.retrieval_ms === "number" && typeof t.memory_ms === "number" && Number.isInteger(t.episodes) ? { retrieval_ms: t.retrieval_ms, memory_ms: t.memory_ms, episodes: t.episodes! } : null;
+}
+
+function writeManifest(outDir: string, opts: RunOptions, streamLength: number, status: "running" | "completed", startedAt: string, transport: TransportRecord | null = null, timing: TimingRecord | null = null): void {
   // At completion the manifest records the sha256 of trajectories.jsonl, which `merit report` and
   // `merit audit` check (with metrics.json) before reading a run (run-records.ts).
   const trajectories = join(outDir, RUN_FILES.trajectories);
   const done = status === "completed" ? { trajectories_sha256: sha256Hex(existsSync(trajectories) ? readFileSync(trajectories) : "") } : {};
-  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null, ...done, ...(transport ? { transport } : {}) };
+  const rounded = timing ? { timing: { retrieval_ms: Math.round(timing.retrieval_ms), memory_ms: Math.round(timing.memory_ms), episodes: timing.episodes } } : {};
+  const manifest = { ...manifestBody(opts, streamLength), status, started_at: startedAt, finished_at: status === "completed" ? new Date().toISOString() : null, ...done, ...(transport ? { transport } : {}), ...rounded };
   writeFileAtomic(join(outDir, RUN_FILES.manifest), runJsonText(manifest));
 }

@@ -127,6 +127,13 @@ export interface EpisodeResult {
   notes: Note[] | null;
   /** Texts the hooks embedded (billed as embedding calls). */
   hookEmbeddings: number;
+  /**
+   * Wall time (ms) of this episode's retrieval steps (query embedding, ranking, a memory hook's
+   * retrieve with its calls) and of its memory hook's write (with its calls). Measured, so never part
+   * of the trajectory (a replay must reproduce trajectories byte for byte); the run sums it into
+   * manifest.json `timing`.
+   */
+  wallMs: { retrieval: number; memory: number };
 }
 
 /** The cached initial label disagrees with the online oracle: the cache is stale for this data. */
@@ -148,6 +155,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const retrievalLog: RetrievalLogRecord[] = [];
   let queryEmbeddings = 0;
   let hookEmbeddings = 0;
+  const wallMs = { retrieval: 0, memory: 0 };
   const hooks = method.hooks;
   const view: QuestionView = { dataset: spec.dataset, queryId: example.id, dbId: example.dbId, question: example.question, evidence: example.evidence, schema: spec.schema, streamPosition: spec.streamPosition };
   const classify = hooks.classify ? hookClassifier(method.name, hooks.classify, view) : undefined;
@@ -266,6 +274,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     let positives: PromptMemory[] = [];
     let negatives: PromptMemory[] = [];
     let notesText = "";
+    const retrievalStart = performance.now();
     if (method.memory) {
       const { memory, retriever, embedder } = services;
       if (!memory || !retriever || !embedder) throw new MeritError(`method ${method.name} needs a memory store, a retriever and an embedder`);
@@ -307,6 +316,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     } else {
       retrieved.push([]);
     }
+    if (method.memory || hooks.memory) wallMs.retrieval += performance.now() - retrievalStart;
     const prompt = repairPrompt({ ...question, positives, negatives, reflections, attempts: attempts.map(asPrompt), currentErrorType, memoryNotes: notesText }, spec.promptsDir);
     const output = await generate("repair", prompt);
     const attempt = await score(extractSql(output.text));
@@ -330,12 +340,14 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   };
   // The memory hook writes once the episode is final; its notes are stored only after the run commits this episode.
   let notes: Note[] | null = null;
+  const writeStart = performance.now();
   if (hooks.memory) {
     const last = attempts[attempts.length - 1];
     const eligible = eligibleNotes(services.notes ?? [], spec.streamPosition, example.id);
     const drafts = await hooks.memory.write({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, hookModel, eligible);
     const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
     notes = stampNotes(method.name, source, drafts);
+    wallMs.memory += performance.now() - writeStart;
   }
   // Every declared kind was called only in the episodes its scope names (`per`), which the plan relies on.
   const shape = { initiallyAccepted: terminal(attempts[0]), finallyAccepted: terminal(attempts[attempts.length - 1]) };
@@ -344,7 +356,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       throw new MeritError(`method "${method.name}": its hooks made a "${kind}" call in the episode of query ${example.id}, which its scope per: "${decl.per}" excludes (initially ${shape.initiallyAccepted ? "accepted" : "not accepted"}, finally ${shape.finallyAccepted ? "accepted" : "not accepted"}); widen hooks.calls.${kind}.per`);
     }
   }
-  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings };
+  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, wallMs };
 }
 
 /** A classify hook as the episode calls it: the label must be one the hook declares. */

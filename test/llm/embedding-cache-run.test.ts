@@ -76,7 +76,7 @@ function files(dir: string): Record<string, string> {
       const path = join(d, name);
       if (statSync(path).isDirectory()) walk(path);
       else if (name === "stdout.log") continue;
-      else if (name === "manifest.json") out[relative(dir, path)] = JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), started_at: null, finished_at: null });
+      else if (name === "manifest.json") out[relative(dir, path)] = JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), started_at: null, finished_at: null, timing: null });
       else out[relative(dir, path)] = readFileSync(path).toString("hex");
     }
   };

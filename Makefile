@@ -43,12 +43,12 @@ typecheck: install
 ## It first runs `merit preflight`, which stops at the first missing input with one line naming it and
 ## the command that gets it (exit 2), then prints each grid's plan (`merit grid --plan`: computed LLM
 ## calls, token bounds). Then both datasets, the methods Tables 1-5 read (PAPER_METHODS), stream
-## orders 0-2, and the report in results/paper. The controls no table reads (CONTROL_METHODS: the
+## orders 0-2, and the report in results/paper (with the learning curves, --curves). The controls no table reads (CONTROL_METHODS: the
 ## non-causal transductive_batch; zeroshot, which makes no LLM call) run with `make reproduce
 ## CONTROLS=1`. `make reproduce PEERS=1` adds the peer memory methods (PEER_METHODS, METHOD.md §13)
 ## to both grids, and the report writes the peers table (tables/peers.*: EX, Δ vs MERIT with its
 ## interval, p, MDE, Holm p, tokens per query, source) and the budget-matched Pareto figure
-## (figures/peers-pareto.*). Restartable: a rerun resumes unfinished runs and the LLM call cache answers every call
+## (figures/peers-pareto.*); the learning curves then show the peers too. Restartable: a rerun resumes unfinished runs and the LLM call cache answers every call
 ## already made.
 PAPER_METHODS := iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
 CONTROL_METHODS := zeroshot,transductive_batch
@@ -65,7 +65,7 @@ reproduce: install
 	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --plan
 	$(MERIT) grid --config configs/spider.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/spider --resume
 	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --resume
-	$(MERIT) report --runs runs/paper/spider,runs/paper/bird --out results/paper --costs --reference merit --full merit --ablations $(ABLATIONS) $(PEER_REPORT) --html --paper-numbers $(if $(wildcard results/annotations/cases.csv),--gold-labels results/annotations/cases.csv,)
+	$(MERIT) report --runs runs/paper/spider,runs/paper/bird --out results/paper --costs --reference merit --full merit --ablations $(ABLATIONS) $(PEER_REPORT) --curves --html --paper-numbers $(if $(wildcard results/annotations/cases.csv),--gold-labels results/annotations/cases.csv,)
 
 ## Executes every notebook headlessly with Debian's jupyter (after `make demo`); last line `N passed, N failed`.
 notebooks: install

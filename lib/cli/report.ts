@@ -86,7 +86,8 @@ seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
 --curves also writes DIR/figures/learning-curves.{svg,png,csv}: cumulative EX and repair success among
 initial failures against stream position per method, the mean over stream orders with a paired
 query-cluster bootstrap band (B = --curve-resamples, default 1000; --seed and --level as Table 2),
-and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream orders with its interval.
+and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream orders with its interval;
+with the peers (below) both cover the peers and the reference too.
 --diagnostics also writes the memory diagnostics of the memory methods (MERIT's entries and memory
 hooks' notes; METHOD.md §9): DIR/tables/memory-utility.{csv,md,tex} (per polarity and kind of the
 retrieved items, the share of repair steps after them whose attempt was correct, against the base
@@ -192,7 +193,10 @@ export const reportCommand: Command = {
     for (const [dataset, v] of Object.entries(validation ?? {})) tables.push(confusionTable(v, sel.labels?.[dataset] ?? dataset));
     const byDifficulty = difficultyTable(runs, readDifficulties(identities.map((id) => id.dir), io), sel);
     if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);
-    const sensitivity = curveOpts === undefined ? null : orderSensitivityTable(runs, sel, curveOpts);
+    // the learning curves and the order-sensitivity table cover every method the report shows: with
+    // the peers view on, the reference and the peers too (after the paper's methods)
+    const curveSel: TableSelection = peerView ? { ...sel, methods: withPeers(sel.methods ?? known, peerView) } : sel;
+    const sensitivity = curveOpts === undefined ? null : orderSensitivityTable(runs, curveSel, curveOpts);
     if (sensitivity !== null) tables.push(sensitivity);
     const diagnostics: RunDiagnostics[] | undefined = values.diagnostics ? identities.flatMap((id) => readRunDiagnostics(id.dir) ?? []) : undefined;
     if (diagnostics !== undefined) {
@@ -244,7 +248,7 @@ export const reportCommand: Command = {
       const inside = relative(process.cwd(), resolve(id.dir));
       return { ...id, dir: inside === "" ? "." : inside.startsWith("..") ? id.dir : inside };
     });
-    const curves = curveOpts === undefined ? undefined : learningCurves(runs, sel, curveOpts);
+    const curves = curveOpts === undefined ? undefined : learningCurves(runs, curveSel, curveOpts);
     if (curves !== undefined) write(join(out, "figures", "learning-curves.csv"), learningCurvesCsv(curves));
     if (diagnostics !== undefined && diagnostics.length > 0) write(join(out, "figures", "memory-size.csv"), memorySizeCsv(diagnostics, sel));
     write(join(out, "manifest.json"), reportManifest(shown, maxRepairSteps, boot, extras));
@@ -421,4 +425,9 @@ function runsCsv(runs: readonly RunSummary[]): string {
     return [r.dataset, r.method, r.stream_seed, m.total, m.success_at_1.toFixed(6), m.final_accuracy.toFixed(6), m.repaired_count, m.failed_count, m.steps.toFixed(6), m.oscillation_rate.toFixed(6), a.total_tokens, a.llm_calls, a.db_executions, a.embedding_calls, a.retrieval_calls].join(",");
   });
   return [header, ...lines].join("\n") + "\n";
+}
+
+/** `methods`, then the peer view's reference and peers not among them (the curves' methods, in order). */
+export function withPeers(methods: readonly string[], view: { reference: string; peers: readonly string[] }): string[] {
+  return [...methods, ...[view.reference, ...view.peers].filter((m) => !methods.includes(m))];
 }

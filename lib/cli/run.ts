@@ -11,24 +11,28 @@ import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { checkStreams, planStreams, runGrid as runLibraryGrid, type Stream, type StreamResult } from "../experiment/grid.ts";
 import { gridPlanLines, planGrid } from "../experiment/grid-plan.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
+import { ORDER_KINDS } from "../experiment/stream-order.ts";
 import type { PluginRecord } from "../plugin-files.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, seeHelp, type Command, type CommandIO } from "./command.ts";
 import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { PLUGIN_FLAG, PLUGIN_USAGE, loadCommandPlugins } from "./plugins.ts";
+import { parseOrderFlag } from "./stream-order.ts";
 import { gridProgressReporter } from "./progress.ts";
 
-const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed S [--limit N] [--out DIR] [--resume]
+const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed S [--limit N] [--order KIND] [--out DIR] [--resume]
                  [--model GGUF] [--threads N] [--sequences N] [--plugin FILE.ts ...]
   Runs one method over one stream order; the run directory gets config.json, manifest.json,
   trajectories.jsonl, retrieval_log.jsonl, prompts.jsonl, memory/, metrics.json and stdout.log.
   --seed    stream order: any non-negative integer (the paper's runs use 0, 1, 2)
   --out     run directory (default runs/<dataset>/<method>-s<seed>)
   --resume  continue a killed run in --out (same config, method, seed and limit)
+  --order KIND  the stream order's kind, overriding the config's \`order\` (${ORDER_KINDS.join(", ")});
+            part of the run's identity (config.json), so a resume must pass the same
   --model   GGUF overriding the config's model.path
 ${PLUGIN_USAGE}
 ${ALLOW_SINGLE_DB_USAGE}`;
 
-const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0,1,2] [--limit N] [--out DIR] [--resume]
+const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0,1,2] [--limit N] [--order KIND] [--out DIR] [--resume]
                   [--model GGUF] [--threads N] [--sequences N] [--shard i/n] [--plugin FILE.ts ...] [--plan [--json]]
   Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
   (methods and seeds each named once; seeds are non-negative integers, default 0,1,2)
@@ -38,6 +42,8 @@ const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0
                machines (a Slurm array) together write exactly the run directories of one machine;
                unite their call caches afterwards with \`merit cache merge\`.
   --limit N    only the first N queries of each stream (the config's \`subset\` rule says which)
+  --order KIND the stream orders' kind, overriding the config's \`order\` (${ORDER_KINDS.join(", ")});
+               part of each run's identity (config.json), so a resume must pass the same
   --resume     continue killed runs in their run directories (same config, methods, seeds, limit)
   --model      GGUF overriding the config's model.path
   --threads N  CPU threads of the llama backend (outputs do not depend on it)
@@ -62,6 +68,7 @@ const FLAGS = {
   seed: { type: "string" },
   seeds: { type: "string" },
   limit: { type: "string" },
+  order: { type: "string" },
   out: { type: "string" },
   resume: { type: "boolean" },
   model: { type: "string" },
@@ -111,6 +118,18 @@ export function applyOverrides(config: ExperimentConfig, values: { model?: strin
   return { ...config, model };
 }
 
+/**
+ * The config with `--order KIND` in place of its `order` (undefined: the config as it is). `random`
+ * is left out of the config as parseConfig leaves it out, so its identity is a config without `order`.
+ */
+export function withOrder(config: ExperimentConfig, text: string | undefined): ExperimentConfig {
+  const order = parseOrderFlag(text);
+  if (order === undefined) return config;
+  const next: ExperimentConfig = { ...config, order };
+  if (order === "random") delete next.order;
+  return next;
+}
+
 function parseLimit(text: string | undefined): number | null {
   return text === undefined ? null : numberFlag(text, "limit", 0, { integer: true, min: 1 });
 }
@@ -131,7 +150,7 @@ export const runCommand: Command = {
     refuseOthers(values, { methods: "merit run takes one --method (merit grid takes --methods)", seeds: "merit run takes one --seed (merit grid takes --seeds)", shard: "--shard is for merit grid", plan: "--plan is for merit grid", json: "--json is for merit grid --plan" }, RUN_USAGE);
     const configFile = required(values.config, "config", RUN_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
-    const base = loadConfig(configFile);
+    const base = withOrder(loadConfig(configFile), values.order);
     const method = required(values.method, "method", RUN_USAGE);
     const seed = parseSeed(required(values.seed, "seed", RUN_USAGE), "seed");
     const limit = parseLimit(values.limit);
@@ -150,7 +169,7 @@ export const gridCommand: Command = {
     refuseOthers(values, { method: "merit grid takes --methods a,b,...", seed: "merit grid takes --seeds 0,1,2" }, GRID_USAGE);
     const configFile = required(values.config, "config", GRID_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
-    const base = loadConfig(configFile);
+    const base = withOrder(loadConfig(configFile), values.order);
     const methods = listFlag(required(values.methods, "methods", GRID_USAGE), "methods");
     const seeds = listFlag(values.seeds ?? "0,1,2", "seeds").map((text) => parseSeed(text, "seeds"));
     const limit = parseLimit(values.limit);

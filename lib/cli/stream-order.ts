@@ -5,18 +5,21 @@
  * @module
  */
 import { join } from "node:path";
-import { datasetNames, layoutOf, readJsonFile, type DatasetName } from "../data/index.ts";
+import { assertAllValid, datasetNames, layoutOf, parseExamples, readJsonFile, type DatasetName } from "../data/index.ts";
 import { InputFileError, UsageError, nearestName } from "../errors.ts";
-import { streamOrder } from "../experiment/stream-order.ts";
+import { ORDER_KINDS, streamOrder, structuredOrder, type OrderKind } from "../experiment/stream-order.ts";
 import { parseFlags, required, type Command } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 
-const USAGE = `usage: merit stream-order --dataset NAME --seed S [--data DIR] [--plugin FILE.ts ...]
+const USAGE = `usage: merit stream-order --dataset NAME --seed S [--order KIND] [--data DIR] [--plugin FILE.ts ...]
   NAME: a registered dataset (${datasetNames().join(", ")}, or a plugin's)
 
 Prints random.Random(S).shuffle(list(range(n))) as one JSON array, where n is the number of
 records in DIR/dev.json (--data defaults to data/<dataset>). S is any non-negative integer
 (the paper's runs use 0, 1, 2).
+--order KIND  the structured order of that kind instead (the config's \`order\`, METHOD.md §7):
+              ${ORDER_KINDS.join(", ")}; random (the default) is the shuffle above. The
+              structured kinds read each record's database and difficulty.
 ${PLUGIN_USAGE}`;
 
 export const streamOrderCommand: Command = {
@@ -24,7 +27,8 @@ export const streamOrderCommand: Command = {
   summary: "print the CPython-exact stream order of a dataset for a seed (JSON array of indices)",
   usage: USAGE,
   async run(argv, io) {
-    const { values } = parseFlags(argv, { dataset: { type: "string" }, data: { type: "string" }, seed: { type: "string" }, ...PLUGIN_FLAG }, USAGE);
+    const { values } = parseFlags(argv, { dataset: { type: "string" }, data: { type: "string" }, seed: { type: "string" }, order: { type: "string" }, ...PLUGIN_FLAG }, USAGE);
+    const order = parseOrder(values.order);
     await loadCommandPlugins(values.plugin); // first: a plugin may register the dataset
     const name = required(values.dataset, "dataset", USAGE);
     const known = datasetNames();
@@ -34,12 +38,33 @@ export const streamOrderCommand: Command = {
     }
     const dataset = name as DatasetName;
     const seed = parseSeed(required(values.seed, "seed", USAGE));
-    const n = countRecords(values.data ?? join("data", dataset), dataset);
-    io.err(`stream-order: dataset=${dataset} n=${n} seed=${seed}`);
-    io.out(JSON.stringify(streamOrder(n, seed)));
+    const dir = values.data ?? join("data", dataset);
+    const n = countRecords(dir, dataset);
+    io.err(`stream-order: dataset=${dataset} n=${n} seed=${seed}${order === "random" ? "" : ` order=${order}`}`);
+    if (order === "random") io.out(JSON.stringify(streamOrder(n, seed)));
+    else {
+      const file = join(dir, layoutOf(dataset).examples);
+      const examples = assertAllValid(parseExamples(readJsonFile(file, `pass --data the ${dataset} directory`).value, dataset, file), file);
+      io.out(JSON.stringify(structuredOrder(examples, seed, order)));
+    }
     return 0;
   },
 };
+
+/**
+ * A stream order kind from `--order` (`merit stream-order`, `merit run`, `merit grid`): undefined
+ * when the flag is absent, else one of ORDER_KINDS, refused in one line naming them.
+ */
+export function parseOrderFlag(text: string | undefined): OrderKind | undefined {
+  if (text === undefined) return undefined;
+  if ((ORDER_KINDS as readonly string[]).includes(text)) return text as OrderKind;
+  const near = nearestName(text, ORDER_KINDS);
+  throw new UsageError(`--order must be one of ${ORDER_KINDS.join(", ")}, got "${text}"${near ? ` (did you mean "${near}"?)` : ""}`);
+}
+
+function parseOrder(text: string | undefined): OrderKind {
+  return parseOrderFlag(text) ?? "random";
+}
 
 /** A non-negative decimal integer of any size (bigint keeps seeds above 2^53 exact). */
 function parseSeed(text: string): bigint {

@@ -8,7 +8,7 @@
  */
 import { MeritError, nearestName } from "../errors.ts";
 import { Registry } from "../registry.ts";
-import { buildMethod, type MethodDefinition, type MethodSpec } from "./method.ts";
+import { buildMethod, hookCallBound, type MethodDefinition, type MethodSpec } from "./method.ts";
 
 type MethodEntry = { definition: MethodDefinition; aliasOf: null } | { definition: null; aliasOf: string };
 
@@ -64,4 +64,17 @@ function lookup(name: string): MethodEntry {
   const known = METHODS.names();
   const near = nearestName(name, known);
   throw new MeritError(`unknown method "${name}"${near ? ` (did you mean "${near}"?)` : ""}; known methods: ${known.join(", ")}`);
+}
+
+/**
+ * The equal-budget control's K (METHOD.md §13, "Budget-matched control"): `k` repair steps plus the
+ * most extra LLM calls `method` declares for one episode (`hookCallBound`: the sum of `most` over its
+ * hooks' declared kinds, whatever the episode's outcome). Iterative repair run with this many steps
+ * may spend, on every initially failed query, as many calls as the memory method may spend on it, so
+ * "memory helps" is separated from "more calls help". A method with no hook calls gets `k`.
+ * `method`: a registered name (its aliases too) or a method spec.
+ */
+export function budgetMatchedSteps(method: string | Pick<MethodSpec, "hooks">, k: number): number {
+  if (!Number.isInteger(k) || k < 0) throw new MeritError(`budgetMatchedSteps: K must be a non-negative integer, got ${k}`);
+  return k + hookCallBound(typeof method === "string" ? getMethod(method) : method);
 }

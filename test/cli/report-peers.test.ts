@@ -44,6 +44,22 @@ describe("merit report with peer methods", () => {
     expect(readFileSync(join(dest, "figures", "peers-pareto.png")).subarray(1, 4).toString()).toBe("PNG");
     expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).peers).toEqual({ reference: "merit", peers: ["reasoning_bank", "dynamic_cheatsheet"] });
   });
+  it("--curves covers the peers and the reference beside the paper's methods (the learning curves and the order-sensitivity table)", async () => {
+    const dest = join(root, "curves");
+    expect(await reportCommand.run([join(root, "with"), join(root, "base"), "--out", dest, "--resamples", "50", "--curves", "--curve-resamples", "20", "--no-figures"], sink)).toBe(0);
+    const methods = (file: string, col: number) => [...new Set(readFileSync(file, "utf8").trim().split("\n").slice(1).map((l) => l.split(",")[col]))];
+    // the paper's methods first (Iterative, MERIT), then the peers in the peer view's order
+    expect(methods(join(dest, "figures", "learning-curves.csv"), 1)).toEqual(["Iterative", "MERIT", "reasoning_bank", "dynamic_cheatsheet"]);
+    expect(methods(join(dest, "tables", "order-sensitivity.csv"), 1)).toEqual(["Iterative", "MERIT", "reasoning_bank", "dynamic_cheatsheet"]);
+    // without peers (no peer run, no --peers) the curves keep the paper's methods only
+    const none = join(root, "curves-none");
+    expect(await reportCommand.run([join(root, "with", "merit-s0"), join(root, "with", "merit-s1"), join(root, "base"), "--out", none, "--resamples", "50", "--curves", "--curve-resamples", "20", "--no-figures"], sink)).toBe(0);
+    expect(methods(join(none, "figures", "learning-curves.csv"), 1)).toEqual(["Iterative", "MERIT"]);
+    // --peers naming a method beyond the paper's table selection adds it to the curves too
+    const flag = join(root, "curves-flag");
+    expect(await reportCommand.run([join(root, "with"), join(root, "base"), "--out", flag, "--resamples", "50", "--curves", "--curve-resamples", "20", "--no-figures", "--peers", "dynamic_cheatsheet"], sink)).toBe(0);
+    expect(methods(join(flag, "figures", "learning-curves.csv"), 1)).toEqual(["Iterative", "MERIT", "dynamic_cheatsheet"]);
+  });
   it("writes neither without peers", async () => {
     const dest = join(root, "none");
     expect(await reportCommand.run([join(root, "with", "merit-s0"), join(root, "with", "merit-s1"), join(root, "base"), "--out", dest, "--resamples", "50"], sink)).toBe(0);

@@ -40,6 +40,8 @@ describe("make reproduce: the grid steps", () => {
     const report = (...args: string[]) => execFileSync("make", ["-n", "reproduce", ...args], { cwd: dir, encoding: "utf8" }).split("\n").find((l) => l.includes(" report "))!;
     expect(/--peers (\S+)/.exec(report("PEERS=1"))?.[1].split(",")).toEqual(peers);
     expect(report()).not.toContain("--peers");
+    // the learning curves (and order sensitivity) always, with the peers when PEERS=1
+    for (const line of [report(), report("PEERS=1")]) expect(line).toContain(" --curves ");
     expect(report("PEERS=1")).toContain("--reference merit");
   });
 });

@@ -253,7 +253,7 @@ export const demoCommand: Command = {
     const profile = values.peers ? PEERS_DEMO : MAIN_DEMO;
     if (values["save-cache"]) {
       const other = Object.keys(values).find((k) => k !== "save-cache" && k !== "peers");
-      if (other) throw new UsageError(`--save-cache takes no other flag but --peers (got --${other}); see merit demo --help`);
+      if (other) throw new UsageError(`--save-cache takes no other flag (got --${other}) but --peers (the peers demo's cache); see merit demo --help`);
       const rows = saveReplayCache(profile.workingCache, profile.replayCache);
       io.out(`wrote ${profile.replayCache}: ${rows} model calls from ${profile.workingCache}`);
       return 0;

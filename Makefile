@@ -76,7 +76,7 @@ reproduce: install
 	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --resume
 	$(MERIT) report --runs runs/paper/spider,runs/paper/bird --out results/paper --reference merit --full merit --ablations $(ABLATIONS) $(PEER_REPORT) --html --paper-numbers $(if $(wildcard results/annotations/cases.csv),--gold-labels results/annotations/cases.csv,)
 
-## Executes every notebook headlessly with Debian's jupyter (after `make demo`); last line `N passed, N failed`.
+## Executes every notebook headlessly with Debian's jupyter (after `make demo` and `make demo-peers`); last line `N passed, N failed`.
 notebooks: install
 	/usr/bin/python3 notebooks/run.py
 

@@ -13,7 +13,9 @@
  * embedding cache where it holds them, else they are computed; README "Reproducibility" says what
  * that leaves open). `--fresh` recomputes from an empty cache;
  * `--full` runs the real GGUFs of models/ (`make models`) on 100 queries, after saying what it will
- * run and roughly how long it takes.
+ * run and roughly how long it takes. `--peers` (`make demo-peers`) is a second replayed demo: MERIT and
+ * the nine peer memory methods on 8 of the queries with K = 2, from its own committed cache, its report in
+ * results/demo-peers (PEERS_DEMO below; notebook 09 reads it).
  * @module
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";

@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo demo-full test typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-full notebooks-paper reproduce preflight llama-server
+.PHONY: install demo demo-peers demo-full test typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-full notebooks-paper reproduce preflight llama-server
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -21,6 +21,15 @@ install: node_modules/.installed
 ## CPU. Quick even when models/ holds the real GGUFs. `node lib/bin.mjs demo --fresh` recomputes.
 demo: install
 	$(MERIT) demo
+
+## The peers on the same stream, quick (issue "The peers on the same stream" §3): merit and the nine
+## peer memory methods (PEER_METHODS) over stream orders 0-2 on 8 of the demo's queries (6 initially
+## failed, 2 initially correct) with K = 2 (configs/demo-peers.json), the tiny test models, every model
+## call replayed from the committed results/demo-peers-call-cache.sqlite; the report (peers table,
+## Pareto figure, learning curves, memory diagnostics) in results/demo-peers, byte for byte on any CPU.
+## Notebook 09-peers reads it. `node lib/bin.mjs demo --peers --fresh`, then `--peers --save-cache`, refreshes it.
+demo-peers: install
+	$(MERIT) demo --peers
 
 ## The demo with the real GGUFs of models/ (`make models`) on 100 queries; prints the plan and an
 ## estimated time first (hours on a CPU). Runs in runs/demo/qwen, report in results/demo-full.
@@ -67,7 +76,7 @@ reproduce: install
 	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --resume
 	$(MERIT) report --runs runs/paper/spider,runs/paper/bird --out results/paper --costs --reference merit --full merit --ablations $(ABLATIONS) $(PEER_REPORT) --curves --html --paper-numbers $(if $(wildcard results/annotations/cases.csv),--gold-labels results/annotations/cases.csv,)
 
-## Executes every notebook headlessly with Debian's jupyter (after `make demo`); last line `N passed, N failed`.
+## Executes every notebook headlessly with Debian's jupyter (after `make demo` and `make demo-peers`); last line `N passed, N failed`.
 notebooks: install
 	/usr/bin/python3 notebooks/run.py
 

@@ -23,8 +23,12 @@ export function timingKey(dataset: string, method: string, seed: number): string
   return `${dataset}\u0000${method}\u0000${seed}`;
 }
 
-/** The cost table, or null when every run made only the paper's call kinds and it was not asked for (`force`). */
-export function costTable(runs: readonly RunSummary[], sel: TableSelection = {}, timings: RunTimings = new Map(), force = false): Table | null {
+/**
+ * The cost table, or null when every run made only the paper's call kinds and it was not asked for
+ * (`force`). The measured wall-time columns only with `timings` (`merit report --costs`): they are
+ * measurements of one machine, so a report that must be byte-stable (the demos') leaves them out.
+ */
+export function costTable(runs: readonly RunSummary[], sel: TableSelection = {}, timings: RunTimings | null = null, force = false): Table | null {
   const kinds = [...new Set(runs.flatMap((r) => Object.keys(r.costs?.by_kind ?? {})))];
   const extra = kinds.filter((k) => !BUILTIN_CALL_KINDS.includes(k)).sort();
   if (extra.length === 0 && !force) return null;
@@ -41,24 +45,26 @@ export function costTable(runs: readonly RunSummary[], sel: TableSelection = {},
       const total = perQuery((r) => r.metrics.accounting.total_tokens);
       const embeddings = perQuery((r) => r.metrics.accounting.embedding_calls);
       // Wall time per timed episode, mean over the seeds whose manifest has it.
-      const timed = of.map((r) => timings.get(timingKey(r.dataset, r.method, r.stream_seed))).filter((t) => t !== undefined && t.episodes > 0);
+      const timed = of.map((r) => timings?.get(timingKey(r.dataset, r.method, r.stream_seed))).filter((t) => t !== undefined && t.episodes > 0);
       const ms = (f: (t: { retrieval_ms: number; memory_ms: number; episodes: number }) => number) => (timed.length === 0 ? null : timed.reduce((s, t) => s + f(t!) / t!.episodes, 0) / timed.length);
       const retrievalMs = ms((t) => t.retrieval_ms);
       const memoryMs = ms((t) => t.memory_ms);
       const msText = (x: number | null) => (x === null ? "—" : fixed(x, 1));
-      rows.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, ...order.map((k) => ({ text: fixed(tokens(k), 1) })), { text: fixed(total, 1) }, { text: fixed(embeddings, 2) }, { text: msText(retrievalMs) }, { text: msText(memoryMs) }, ...order.map((k) => ({ text: fixed(calls(k), 2) }))]);
-      data.push({ dataset, method, seeds: of.length, total_tokens_per_query: total, embedding_calls_per_query: embeddings, retrieval_ms_per_query: retrievalMs, memory_ms_per_query: memoryMs, ...Object.fromEntries(order.flatMap((k) => [[`${k}_tokens_per_query`, tokens(k)], [`${k}_calls_per_query`, calls(k)]])) });
+      const wall = timings === null ? [] : [{ text: msText(retrievalMs) }, { text: msText(memoryMs) }];
+      rows.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, ...order.map((k) => ({ text: fixed(tokens(k), 1) })), { text: fixed(total, 1) }, { text: fixed(embeddings, 2) }, ...wall, ...order.map((k) => ({ text: fixed(calls(k), 2) }))]);
+      data.push({ dataset, method, seeds: of.length, total_tokens_per_query: total, embedding_calls_per_query: embeddings, ...(timings === null ? {} : { retrieval_ms_per_query: retrievalMs, memory_ms_per_query: memoryMs }), ...Object.fromEntries(order.flatMap((k) => [[`${k}_tokens_per_query`, tokens(k)], [`${k}_calls_per_query`, calls(k)]])) });
     }
   }
-  const first = 2 + order.length + 4;
+  const wallColumns = timings === null ? [] : ["Retrieval ms", "Memory ms"];
+  const first = 2 + order.length + 2 + wallColumns.length;
   return {
     id: "cost-by-kind",
     title: "Tokens per query by call kind (mean over seeds), total and embedding calls",
-    columns: ["Dataset", "Method", ...order.map((k) => `${k} tokens`), "Total tokens", "Embedding calls", "Retrieval ms", "Memory ms", ...order.map((k) => `${k} calls`)],
-    align: ["l", "l", ...order.map(() => "r" as const), "r", "r", "r", "r", ...order.map(() => "r" as const)],
+    columns: ["Dataset", "Method", ...order.map((k) => `${k} tokens`), "Total tokens", "Embedding calls", ...wallColumns, ...order.map((k) => `${k} calls`)],
+    align: ["l", "l", ...order.map(() => "r" as const), "r", "r", ...wallColumns.map(() => "r" as const), ...order.map(() => "r" as const)],
     rows,
     notes: [
-      `Prompt + output tokens per query of each call kind: the paper's (initial_cache, repair, reflection) and those declared by methods' hooks or a feedback regime (${extra.join(", ")}); Total = Table 3's, every kind included. Embedding calls: texts embedded per query (queries and stored memory). Retrieval ms / Memory ms: measured wall time per query of retrieval (query embedding, ranking, a memory hook's retrieve) and of memory maintenance (insertion with its embedding, a hook's write with its calls), from manifest.json \`timing\` (— for memoryless methods); measurements of the machine that ran them, not outputs. The CSV adds calls per query of each kind. Embedding tokens are not counted.`,
+      `Prompt + output tokens per query of each call kind: the paper's (initial_cache, repair, reflection) and those declared by methods' hooks or a feedback regime (${extra.join(", ")}); Total = Table 3's, every kind included. Embedding calls: texts embedded per query (queries and stored memory). ${timings === null ? "The measured retrieval and memory wall times are added with `merit report --costs`." : "Retrieval ms / Memory ms: measured wall time per query of retrieval (query embedding, ranking, a memory hook's retrieve) and of memory maintenance (insertion with its embedding, a hook's write with its calls), from manifest.json `timing` (— for memoryless methods); measurements of the machine that ran them, not outputs."} The CSV adds calls per query of each kind. Embedding tokens are not counted.`,
     ],
     data,
     csvOnly: order.map((_, i) => first + i),

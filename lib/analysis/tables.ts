@@ -175,8 +175,12 @@ const TABLE3_MARKS: [key: string, column: number, decimals: number, lowerIsBette
   ["repaired", 2, 1, false], ["steps", 3, 3, true], ["oscillation_pct", 4, 2, true], ["tokens_millions", 5, 3, true], ["llm_calls", 6, 0, true],
 ];
 
-/** Table 3: repair behaviour per dataset × method, each value the mean over seeds (paper layout: best bold, second underlined per dataset). */
-export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {}): Table {
+/**
+ * Table 3: repair behaviour per dataset × method, each value the mean over seeds (paper layout: best
+ * bold, second underlined per dataset). `k`: the runs' K, named in the Steps note (null: the runs'
+ * own K differ, a study's arms).
+ */
+export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {}, k: number | null = 7): Table {
   const rows: Cell[][] = [];
   const data: Record<string, DataValue>[] = [];
   const rulesBefore: number[] = [];
@@ -210,7 +214,7 @@ export function repairTable(runs: readonly RunSummary[], sel: TableSelection = {
     align: ["l", "l", "r", "r", "r", "r", "r"],
     rows,
     notes: [
-      `Means over ${seedNote(runs)}. Rep.: initially failed queries repaired; Steps: repair generations per initial failure (unrepaired count K = 7);`,
+      `Means over ${seedNote(runs)}. Rep.: initially failed queries repaired; Steps: repair generations per initial failure (unrepaired count ${k === null ? "the run's own K" : `K = ${k}`});`,
       "Osc.: trajectories revisiting an earlier attempt, over all queries; Tok.: prompt + output tokens (millions); Calls: LLM calls incl. the initial one.",
       ...(sel.paperLayout ? ["Per dataset, best in bold, second underlined: the most repairs, the fewest steps, oscillations, tokens and calls."] : []),
     ],

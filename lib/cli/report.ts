@@ -171,9 +171,9 @@ export const reportCommand: Command = {
       const others = reportComparisons(runs, reference, values["all-comparisons"] === true);
       tables.push(withVerdicts(comparisonTable(runs, { ...tableSel, reference, others, ...boot }), tableSel));
     }
-    tables.push(repairTable(runs, tableSel));
+    tables.push(repairTable(runs, tableSel, conditions.includes("max_repair_steps") ? null : maxRepairSteps));
     const timings = new Map(identities.filter((id) => id.timing !== undefined).map((id) => [timingKey(id.dataset, id.method, id.stream_seed), id.timing!]));
-    const cost = costTable(runs, sel, timings, values.costs === true);
+    const cost = costTable(runs, sel, values.costs === true ? timings : null, values.costs === true);
     if (cost !== null) tables.push(cost);
     // the peers table and its budget-matched figure: only when the runs hold peers (or --peers names them)
     const peers = values.peers !== undefined ? listFlag(values.peers, "peers").map((m) => assertRunMethod(m, "peers", known)) : peerMethodsOf(runs).filter((m) => m !== reference);

@@ -12,16 +12,12 @@ import { failureComposition } from "../lib/analysis/figure-failures.ts";
 import { summarizeRun } from "../lib/analysis/run-summary.ts";
 import { failureTable } from "../lib/analysis/tables.ts";
 import { auditRun } from "../lib/experiment/audit.ts";
-import { parseConfig } from "../lib/experiment/config.ts";
-import { runExperiment } from "../lib/experiment/run.ts";
 import type { ChatBackend } from "../lib/llm/types.ts";
 import { getMethod, loadPlugins, methodTable } from "../lib/methods/index.ts";
 import { ERROR_TYPES } from "../lib/plugin.ts";
-import { createRetriever } from "../lib/retrieval/retriever.ts";
-import { HashedEmbedder } from "../test/helpers/hashed-embedder.ts";
-import { cacheFromChosenSql, readRun, SPIDER_DIR } from "../test/helpers/run-fixture.ts";
+import { cacheFromChosenSql, readRun } from "../test/helpers/run-fixture.ts";
 import { ScriptedBackend } from "../test/helpers/scripted-backend.ts";
-import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../test/helpers/scripted-scenario.ts";
+import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, runScenarioWith, type ScenarioFixture } from "../test/helpers/scripted-scenario.ts";
 import { classifyFine, FINE_TYPES, MISMATCH_TYPES, mismatchType, sqlSkeleton } from "./error-taxonomy.ts";
 import { budget } from "../test/helpers/budget.ts";
 
@@ -80,14 +76,7 @@ beforeAll(async () => {
 afterAll(() => closeScenario(fx));
 
 async function run(outDir: string, backend: ChatBackend, initial = { cache: fx.cache, path: fx.cachePath }, extra: Record<string, unknown> = {}, method = METHOD) {
-  await runExperiment({
-    spec: { config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initial.path, ...extra }), method, seed: SCENARIO_SEED, limit: SCENARIO_LIMIT },
-    method: getMethod(method),
-    dataset: fx.dataset,
-    initialCache: initial.cache,
-    outDir,
-    services: { backend, oracle: fx.oracle, embedder: new HashedEmbedder(), retriever: createRetriever() },
-  });
+  await runScenarioWith({ ...fx, cache: initial.cache, cachePath: initial.path }, method, outDir, backend, { config: extra });
   return readRun(outDir);
 }
 

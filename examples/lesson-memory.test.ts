@@ -13,13 +13,11 @@ import { reportCommand } from "../lib/cli/report.ts";
 import { auditRun } from "../lib/experiment/audit.ts";
 import { parseConfig } from "../lib/experiment/config.ts";
 import { computePlan } from "../lib/experiment/grid-plan.ts";
-import { runExperiment } from "../lib/experiment/run.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../lib/llm/types.ts";
 import { getMethod, loadPlugins, methodTable } from "../lib/methods/index.ts";
-import { HashedEmbedder } from "../test/helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../test/helpers/run-fixture.ts";
 import { ScriptedBackend } from "../test/helpers/scripted-backend.ts";
-import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../test/helpers/scripted-scenario.ts";
+import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, runScenarioWith, type ScenarioFixture } from "../test/helpers/scripted-scenario.ts";
 import { distillPrompt, parseLessons } from "./lesson-memory.ts";
 import { budget } from "../test/helpers/budget.ts";
 
@@ -68,15 +66,7 @@ afterAll(() => closeScenario(fx));
 const config = (extra: Record<string, unknown> = {}) => parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath, ...extra });
 
 async function run(outDir: string, backend: ChatBackend, opts: { resume?: boolean; k?: number } = {}) {
-  return runExperiment({
-    spec: { config: config(opts.k === undefined ? {} : { max_repair_steps: opts.k }), method: "lesson_memory", seed: SCENARIO_SEED, limit: SCENARIO_LIMIT },
-    method: getMethod("lesson_memory"),
-    dataset: fx.dataset,
-    initialCache: fx.cache,
-    outDir,
-    resume: opts.resume,
-    services: { backend, oracle: fx.oracle, embedder: new HashedEmbedder() },
-  });
+  return runScenarioWith(fx, "lesson_memory", outDir, backend, { config: opts.k === undefined ? {} : { max_repair_steps: opts.k }, resume: opts.resume });
 }
 
 describe("lesson_memory, one file outside lib/", () => {

@@ -15,6 +15,7 @@ import { HashedEmbedder } from "./hashed-embedder.ts";
 import { rmSync } from "node:fs";
 import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "./run-fixture.ts";
 import { ScriptedBackend } from "./scripted-backend.ts";
+import type { ChatBackend } from "../../lib/llm/types.ts";
 
 export const SCENARIO_SEED = 0;
 export const SCENARIO_LIMIT = 5;
@@ -65,20 +66,30 @@ export async function runScenario(opts: {
   config?: Record<string, unknown>;
 }): Promise<ScriptedBackend> {
   const backend = new ScriptedBackend(scenarioScript(opts.dataset));
+  await runScenarioWith(opts, opts.method, opts.outDir, backend, { config: opts.config });
+  return backend;
+}
+
+/**
+ * Runs the scenario's stream with `method` into `outDir` on a chat double of the test's own (a
+ * method's hook calls need answers the scenario's script does not give), with the hashed embedder
+ * and a fresh retriever; `resume` continues a killed run.
+ */
+export async function runScenarioWith(fx: Pick<ScenarioFixture, "dataset" | "oracle" | "cache" | "cachePath">, method: string, outDir: string, backend: ChatBackend, opts: { config?: Record<string, unknown>; resume?: boolean } = {}): Promise<void> {
   await runExperiment({
     spec: {
-      config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: opts.cachePath, ...opts.config }),
-      method: opts.method,
+      config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath, ...opts.config }),
+      method,
       seed: SCENARIO_SEED,
       limit: SCENARIO_LIMIT,
     },
-    method: getMethod(opts.method),
-    dataset: opts.dataset,
-    initialCache: opts.cache,
-    outDir: opts.outDir,
-    services: { backend, oracle: opts.oracle, embedder: new HashedEmbedder(), retriever: createRetriever() },
+    method: getMethod(method),
+    dataset: fx.dataset,
+    initialCache: fx.cache,
+    outDir,
+    resume: opts.resume,
+    services: { backend, oracle: fx.oracle, embedder: new HashedEmbedder(), retriever: createRetriever() },
   });
-  return backend;
 }
 
 /** The scenario's inputs: Spider dev, an oracle on it and the scenario's initial cache, in a fresh temp folder. */

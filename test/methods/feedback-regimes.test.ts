@@ -9,15 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditRun } from "../../lib/experiment/audit.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { computePlan } from "../../lib/experiment/grid-plan.ts";
-import { runExperiment } from "../../lib/experiment/run.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
-import { getMethod } from "../../lib/methods/index.ts";
 import { getFeedback, judgePrompt, noiseDraw, parseJudgeVerdict, rowsPreview } from "../../lib/methods/feedback.ts";
-import { createRetriever } from "../../lib/retrieval/retriever.ts";
-import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
-import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { A, B, C, closeScenario, openScenario, runScenarioWith, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture, scenarioScript } from "../helpers/scripted-scenario.ts";
 import { budget } from "../helpers/budget.ts";
 
 /** Judges by a rule on the QUERY section (a tiny random model cannot judge); repairs go to the scenario's script. */
@@ -55,14 +51,7 @@ beforeAll(async () => {
 afterAll(() => closeScenario(fx));
 
 async function run(method: string, outDir: string, backend: ChatBackend, extra: Record<string, unknown>) {
-  await runExperiment({
-    spec: { config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath, ...extra }), method, seed: SCENARIO_SEED, limit: SCENARIO_LIMIT },
-    method: getMethod(method),
-    dataset: fx.dataset,
-    initialCache: fx.cache,
-    outDir,
-    services: { backend, oracle: fx.oracle, embedder: new HashedEmbedder(), retriever: createRetriever() },
-  });
+  await runScenarioWith(fx, method, outDir, backend, { config: extra });
   return readRun(outDir);
 }
 

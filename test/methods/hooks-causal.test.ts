@@ -9,15 +9,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import { auditRun } from "../../lib/experiment/audit.ts";
-import { parseConfig } from "../../lib/experiment/config.ts";
-import { runExperiment } from "../../lib/experiment/run.ts";
-import { getMethod, registerMethod, type NoteView } from "../../lib/methods/index.ts";
+import { registerMethod, type NoteView } from "../../lib/methods/index.ts";
 import { eligibleNotes } from "../../lib/methods/hooks.ts";
 import type { ChatBackend } from "../../lib/llm/types.ts";
-import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
-import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
+import { readRun } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
-import { B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { B, C, closeScenario, openScenario, runScenarioWith, SCENARIO_IDS, type ScenarioFixture, scenarioScript } from "../helpers/scripted-scenario.ts";
 import { budget } from "../helpers/budget.ts";
 
 let fx: ScenarioFixture;
@@ -27,14 +24,7 @@ beforeAll(async () => {
 afterAll(() => closeScenario(fx));
 
 async function run(method: string, outDir: string) {
-  return runExperiment({
-    spec: { config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath }), method, seed: SCENARIO_SEED, limit: SCENARIO_LIMIT },
-    method: getMethod(method),
-    dataset: fx.dataset,
-    initialCache: fx.cache,
-    outDir,
-    services: { backend: hookAnswers(new ScriptedBackend(scenarioScript(fx.dataset))), oracle: fx.oracle, embedder: new HashedEmbedder() },
-  });
+  return runScenarioWith(fx, method, outDir, hookAnswers(new ScriptedBackend(scenarioScript(fx.dataset))));
 }
 
 /** The scenario's repairs, and "ok" to any other prompt (a hook's own calls). */

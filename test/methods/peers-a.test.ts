@@ -14,18 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CommandIO } from "../../lib/cli/command.ts";
 import { methodsCommand } from "../../lib/cli/methods.ts";
 import { auditRun } from "../../lib/experiment/audit.ts";
-import { parseConfig } from "../../lib/experiment/config.ts";
-import { runExperiment } from "../../lib/experiment/run.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
 import { BUILTIN_CALL_KINDS, getMethod, methodTable, sourcesTable } from "../../lib/methods/index.ts";
 import { capText } from "../../lib/methods/peers/episode-text.ts";
 import { DC_SHEET_CAP, parseSheet } from "../../lib/methods/peers/dynamic-cheatsheet.ts";
 import { parseItems, parseVerdict } from "../../lib/methods/peers/reasoning-bank.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
-import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
-import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
+import { readRun } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
-import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { A, B, C, closeScenario, openScenario, runScenarioWith, SCENARIO_IDS, SCENARIO_LIMIT, type ScenarioFixture, scenarioScript } from "../helpers/scripted-scenario.ts";
 import { budget } from "../helpers/budget.ts";
 
 /** Answers the peer methods' prompts with fixed text (by the prompt's first line); repairs go to `repairs`. */
@@ -90,15 +87,7 @@ const questionOf = (id: string) => fx.dataset.examples.find((e) => e.id === id)!
 async function run(method: string, opts: { dir?: string; failAt?: number; resume?: boolean } = {}) {
   const dir = opts.dir ?? join(fx.root, method);
   const double = new PeerDouble(new ScriptedBackend(scenarioScript(fx.dataset)), questionOf(C), opts.failAt);
-  await runExperiment({
-    resume: opts.resume,
-    spec: { config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath }), method, seed: SCENARIO_SEED, limit: SCENARIO_LIMIT },
-    method: getMethod(method),
-    dataset: fx.dataset,
-    initialCache: fx.cache,
-    outDir: dir,
-    services: { backend: double, oracle: fx.oracle, embedder: new HashedEmbedder() },
-  });
+  await runScenarioWith(fx, method, dir, double, { resume: opts.resume });
   const files = readRun(dir);
   expect(files.trajectories.map((t) => t.query_id)).toEqual(SCENARIO_IDS);
   const byId = new Map(files.trajectories.map((t) => [t.query_id, t]));

@@ -8,18 +8,15 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditRun } from "../../lib/experiment/audit.ts";
-import { parseConfig } from "../../lib/experiment/config.ts";
-import { runExperiment } from "../../lib/experiment/run.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
 import { getMethod, hookCallBound, methodDefinition, methodTable, type AttemptView, type EpisodeView } from "../../lib/methods/index.ts";
 import { errorFixNotes, FIXES_SHOWN, SOLVED_SHOWN } from "../../lib/methods/peers/error-fix-memory.ts";
 import { applyOperations, critiquePrompt, IMPORTANCE, MAX_INSIGHTS, parseOperations, type Insight } from "../../lib/methods/peers/expel-online.ts";
 import { EXPERIENCES_SHOWN, experienceNote } from "../../lib/methods/peers/exprag.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
-import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
-import { readRun, SPIDER_DIR, type RunFiles } from "../helpers/run-fixture.ts";
+import { readRun, type RunFiles } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
-import { A, B, C, closeScenario, openScenario, scenarioScript, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { A, B, C, closeScenario, openScenario, runScenarioWith, SCENARIO_IDS, type ScenarioFixture, scenarioScript } from "../helpers/scripted-scenario.ts";
 import { budget } from "../helpers/budget.ts";
 
 /** The first critique (empty list) and the second (the list of two that the first made). */
@@ -49,14 +46,7 @@ afterAll(() => closeScenario(fx));
 async function run(method: string): Promise<{ dir: string; files: RunFiles; byId: Map<string, Trajectory>; double: CritiqueDouble }> {
   const dir = join(fx.root, method);
   const double = new CritiqueDouble(new ScriptedBackend(scenarioScript(fx.dataset)));
-  await runExperiment({
-    spec: { config: parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath }), method, seed: SCENARIO_SEED, limit: SCENARIO_LIMIT },
-    method: getMethod(method),
-    dataset: fx.dataset,
-    initialCache: fx.cache,
-    outDir: dir,
-    services: { backend: double, oracle: fx.oracle, embedder: new HashedEmbedder() },
-  });
+  await runScenarioWith(fx, method, dir, double);
   const files = readRun(dir);
   expect(files.trajectories.map((t) => t.query_id)).toEqual(SCENARIO_IDS);
   return { dir, files, byId: new Map(files.trajectories.map((t) => [t.query_id, t])), double };

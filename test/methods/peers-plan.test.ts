@@ -8,12 +8,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { computePlan } from "../../lib/experiment/grid-plan.ts";
-import { runExperiment } from "../../lib/experiment/run.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
-import { getMethod } from "../../lib/methods/index.ts";
-import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
-import { closeScenario, openScenario, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
+import { closeScenario, openScenario, runScenarioWith, SCENARIO_LIMIT, SCENARIO_SEED, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
 import { budget } from "../helpers/budget.ts";
 
 const PEERS = ["reasoning_bank", "reasoning_bank_oracle", "dynamic_cheatsheet", "dynamic_cheatsheet_rs", "awm", "expel_online", "exprag", "exprecent", "error_fix_memory"];
@@ -45,7 +42,7 @@ describe("merit grid --plan with the peers", () => {
       const dir = join(fx.root, method);
       const plan = await computePlan({ config, streams: [{ method, seed: SCENARIO_SEED, outDir: dir }], limit: SCENARIO_LIMIT, dataset: fx.dataset, initialCache: fx.cache, score: (e, sql) => fx.oracle.score(e, sql), lookup: null, identity: null });
       const double = new CountingDouble();
-      await runExperiment({ spec: { config, method, seed: SCENARIO_SEED, limit: SCENARIO_LIMIT }, method: getMethod(method), dataset: fx.dataset, initialCache: fx.cache, outDir: dir, services: { backend: double, oracle: fx.oracle, embedder: new HashedEmbedder() } });
+      await runScenarioWith(fx, method, dir, double, { config: { max_repair_steps: K } });
       const made = readRun(dir).trajectories.reduce((n, t) => n + t.call_kinds.length - 1, 0);
       expect(made).toBe(double.calls);
       expect(plan.computed).toBe(double.calls);

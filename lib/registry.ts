@@ -46,7 +46,10 @@ export class Registry<T> {
   readonly #entries = new Map<string, T>();
 
   /** `kind` names the values in error messages ("unknown dataset …"). */
-  constructor(readonly kind: string) {}
+  readonly kind: string;
+  constructor(kind: string) {
+    this.kind = kind;
+  }
 
   /** Adds `value` under `name`; a name can be registered once. Returns the value. */
   register(name: string, value: T): T {

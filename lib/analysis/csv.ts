@@ -8,11 +8,10 @@ import { MeritError } from "../errors.ts";
 
 /** A CSV text that is not RFC 4180; `line` is 1-based and counts physical lines. */
 export class CsvSyntaxError extends MeritError {
-  constructor(
-    readonly line: number,
-    detail: string,
-  ) {
+  readonly line: number;
+  constructor(line: number, detail: string) {
     super(`CSV line ${line}: ${detail}; quote fields that hold commas, quotes or line breaks ("a ""b"", c")`);
+    this.line = line;
   }
 }
 

@@ -11,17 +11,17 @@ import type { RunIdentity } from "./run-directory.ts";
 
 /** Runs that may not be compared; the message names the field, both values and both runs. */
 export class RunMismatchError extends MeritError {
-  constructor(
-    readonly field: string,
-    readonly first: RunIdentity,
-    readonly second: RunIdentity,
-    valueOf: (r: RunIdentity) => string,
-    fix: string,
-  ) {
+  readonly field: string;
+  readonly first: RunIdentity;
+  readonly second: RunIdentity;
+  constructor(field: string, first: RunIdentity, second: RunIdentity, valueOf: (r: RunIdentity) => string, fix: string) {
     super(
       `runs differ in ${field}: ${first.dir} (${first.method}, seed ${first.stream_seed}) has ${valueOf(first)} but ` +
         `${second.dir} (${second.method}, seed ${second.stream_seed}) has ${valueOf(second)}; ${fix}`,
     );
+    this.field = field;
+    this.first = first;
+    this.second = second;
   }
 }
 

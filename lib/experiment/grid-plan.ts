@@ -152,8 +152,10 @@ export interface PlanInputs {
 
 /** Thrown by the replay backend at the first call the cache does not hold. */
 class NotCached extends Error {
-  constructor(readonly request: GenerateRequest) {
+  readonly request: GenerateRequest;
+  constructor(request: GenerateRequest) {
     super("not in the call cache");
+    this.request = request;
   }
 }
 

@@ -57,9 +57,17 @@ export interface PostResult {
 
 /** A deterministic HTTP refusal: a 4xx other than 408/429, or a 5xx that repeated for the same request. */
 export class HttpStatusError extends MeritError {
-  constructor(readonly url: string, readonly status: number, readonly bodyExcerpt: string, readonly repeated = false) {
+  readonly url: string;
+  readonly status: number;
+  readonly bodyExcerpt: string;
+  readonly repeated: boolean;
+  constructor(url: string, status: number, bodyExcerpt: string, repeated = false) {
     super(`${url} answered HTTP ${status}${repeated ? " twice for the same request" : ""}: ${bodyExcerpt}; check the model name, request parameters and API key for this server`);
     this.name = "HttpStatusError";
+    this.url = url;
+    this.status = status;
+    this.bodyExcerpt = bodyExcerpt;
+    this.repeated = repeated;
   }
 }
 
@@ -69,9 +77,13 @@ export class HttpStatusError extends MeritError {
  * `promptTokens` is what the kit sent (0 when the server templates, i.e. the chat fallback).
  */
 export class GenerationRefusedError extends HttpStatusError {
-  constructor(refusal: HttpStatusError, readonly promptTokens: number, readonly truncatedPromptTokens: number) {
+  readonly promptTokens: number;
+  readonly truncatedPromptTokens: number;
+  constructor(refusal: HttpStatusError, promptTokens: number, truncatedPromptTokens: number) {
     super(refusal.url, refusal.status, refusal.bodyExcerpt, refusal.repeated);
     this.name = "GenerationRefusedError";
+    this.promptTokens = promptTokens;
+    this.truncatedPromptTokens = truncatedPromptTokens;
   }
 
   /** The line recorded in the trajectory. */
@@ -82,24 +94,31 @@ export class GenerationRefusedError extends HttpStatusError {
 
 /** Every attempt failed with a retryable problem. */
 export class RetriesExhaustedError extends MeritError {
-  constructor(readonly attempts: number, readonly lastProblem: string) {
+  readonly attempts: number;
+  readonly lastProblem: string;
+  constructor(attempts: number, lastProblem: string) {
     super(`request failed after ${attempts} attempt(s); last: ${lastProblem}; check that the servers are up, or raise maxRetries/timeoutMs`);
     this.name = "RetriesExhaustedError";
+    this.attempts = attempts;
+    this.lastProblem = lastProblem;
   }
 }
 
 class RetryableProblem extends Error {
-  constructor(
-    readonly kind: TransientKind,
-    message: string,
-    readonly retryAfterMs = 0,
-    /** The server is unreachable (set it aside). */
-    readonly down = false,
-    /** `status body` of a 5xx, to recognise one that repeats. */
-    readonly signature: string | null = null,
-    readonly refusal: HttpStatusError | null = null,
-  ) {
+  readonly kind: TransientKind;
+  readonly retryAfterMs: number;
+  /** The server is unreachable (set it aside). */
+  readonly down: boolean;
+  /** `status body` of a 5xx, to recognise one that repeats. */
+  readonly signature: string | null;
+  readonly refusal: HttpStatusError | null;
+  constructor(kind: TransientKind, message: string, retryAfterMs = 0, down = false, signature: string | null = null, refusal: HttpStatusError | null = null) {
     super(message);
+    this.kind = kind;
+    this.retryAfterMs = retryAfterMs;
+    this.down = down;
+    this.signature = signature;
+    this.refusal = refusal;
   }
 }
 

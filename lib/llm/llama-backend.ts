@@ -97,9 +97,13 @@ export type LlamaMode = "deterministic" | "throughput";
 
 /** Prompt tokens that exceed maxInputTokens when `truncate: "error"`. */
 export class PromptTooLongError extends MeritError {
-  constructor(readonly promptTokens: number, readonly maxInputTokens: number) {
+  readonly promptTokens: number;
+  readonly maxInputTokens: number;
+  constructor(promptTokens: number, maxInputTokens: number) {
     super(`prompt has ${promptTokens} tokens after chat templating, more than maxInputTokens ${maxInputTokens}; shorten the prompt, raise maxInputTokens, or set truncate: "left"`);
     this.name = "PromptTooLongError";
+    this.promptTokens = promptTokens;
+    this.maxInputTokens = maxInputTokens;
   }
 }
 

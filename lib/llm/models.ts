@@ -62,12 +62,18 @@ export interface VerifiedBy {
 
 /** Downloaded or present bytes whose SHA-256 (or size) differs from what they are checked against. */
 export class ModelHashMismatchError extends MeritError {
-  constructor(readonly path: string, readonly expected: string, readonly actual: string, deleted: boolean, source = "models/models.json") {
+  readonly path: string;
+  readonly expected: string;
+  readonly actual: string;
+  constructor(path: string, expected: string, actual: string, deleted: boolean, source = "models/models.json") {
     super(
       `${path}: ${/bytes$/.test(actual) ? "size" : "sha256"} ${actual} does not match ${source} (${expected}); ` +
         (deleted ? "the bad download was deleted, re-run `make models`" : "delete the file and re-run `make models`"),
     );
     this.name = "ModelHashMismatchError";
+    this.path = path;
+    this.expected = expected;
+    this.actual = actual;
   }
 }
 

@@ -30,16 +30,22 @@ export interface PromptTokenizerOptions {
 
 /** Chat template + tokenizer of one GGUF, vocabulary only. */
 export class PromptTokenizer {
-  constructor(
-    readonly model: LlamaModel,
-    readonly template: ChatTemplate,
-    /** SHA-256 of the GGUF (the identity of tokenizer and template). */
-    readonly modelHash: string,
-    readonly maxInputTokens: number,
-    readonly truncate: "left" | "error",
-    /** true when the template is the GGUF's own. */
-    readonly ggufTemplate: boolean,
-  ) {}
+  readonly model: LlamaModel;
+  readonly template: ChatTemplate;
+  /** SHA-256 of the GGUF (the identity of tokenizer and template). */
+  readonly modelHash: string;
+  readonly maxInputTokens: number;
+  readonly truncate: "left" | "error";
+  /** true when the template is the GGUF's own. */
+  readonly ggufTemplate: boolean;
+  constructor(model: LlamaModel, template: ChatTemplate, modelHash: string, maxInputTokens: number, truncate: "left" | "error", ggufTemplate: boolean) {
+    this.model = model;
+    this.template = template;
+    this.modelHash = modelHash;
+    this.maxInputTokens = maxInputTokens;
+    this.truncate = truncate;
+    this.ggufTemplate = ggufTemplate;
+  }
 
   /** Prompt token ids after templating and left truncation, plus how many were dropped. */
   encode(userMessage: string): { tokens: number[]; truncated: number } {

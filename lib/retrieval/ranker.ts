@@ -103,10 +103,9 @@ export class HybridRanker implements Ranker {
   /** Only the dense channel reads vectors: with dense_weight 0 (no_dense_rerank) none are stored. */
   readonly vectors: boolean;
   readonly weights: { dense: number; bm25: number };
-  constructor(
-    base: { dense: number; bm25: number },
-    readonly typeBonus: number,
-  ) {
+  readonly typeBonus: number;
+  constructor(base: { dense: number; bm25: number }, typeBonus: number) {
+    this.typeBonus = typeBonus;
     this.channels = { dense: base.dense > 0, bm25: base.bm25 > 0 };
     this.vectors = this.channels.dense;
     this.weights = channelWeights(this.channels, base);

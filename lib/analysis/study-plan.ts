@@ -111,7 +111,7 @@ export function gridBudget(study: Study, streams: readonly DatasetStreams[], isC
     for (const method of study.methods) {
       for (const seed of study.seeds) {
         const cond = armConditions(study, method);
-        const judge = getFeedback(cond.feedback_regime ?? "denotation_confirmed").call?.perAttempt ?? 0;
+        const judge = getFeedback(cond.feedback_regime ?? study.feedback ?? "denotation_confirmed").call?.perAttempt ?? 0;
         const c = streamCalls(method, s.failed, cond.max_repair_steps ?? study.max_repair_steps, { queries: s.queries, judgePerAttempt: judge });
         calls += c;
         if (isComplete(s.dataset, method, seed)) complete++;
@@ -121,6 +121,13 @@ export function gridBudget(study: Study, streams: readonly DatasetStreams[], isC
     const plan = planned.get(s.dataset);
     return { dataset: s.dataset, runs: study.methods.length * study.seeds.length, complete, calls: plan?.calls ?? calls, callsLeft: plan?.callsLeft ?? callsLeft, planned: plan !== undefined };
   });
+}
+
+/** The plan's words for the calls beyond repairs and reflections: the hooks' declared calls, a judging arm's judge calls ("" when none). */
+function extraCallsText(study: Study): string {
+  const hooks = study.methods.some((m) => hookCallBound(getMethod(m)) > 0);
+  const judged = study.methods.some((m) => getFeedback(armConditions(study, m).feedback_regime ?? study.feedback ?? "denotation_confirmed").call !== undefined);
+  return [hooks ? ", the methods' declared hook calls in every episode" : "", judged ? ", and under a judging feedback regime every query may repair and each attempt is judged" : ""].join("");
 }
 
 /** "~3 h 20 min", "~40 s". */
@@ -205,7 +212,7 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
   }
   const how = budgets.every((b) => b.planned)
     ? "merit grid --plan's count: calls repeated across streams counted once, those the call cache holds not left to compute"
-    : `K = ${study.max_repair_steps} repairs per initially failed query and stream, reflections K + 1 more${budgets.some((b) => b.planned) ? "; the grid plan's count where the initial cache exists" : "; memoryless methods repeat across orders, so the call cache answers many"}`;
+    : `K = ${study.max_repair_steps} repairs per initially failed query and stream, reflections K + 1 more${extraCallsText(study)}${budgets.some((b) => b.planned) ? "; the grid plan's count where the initial cache exists" : "; memoryless methods repeat across orders, so the call cache answers many"}`;
   lines.push(`most model calls: ${int(calls)} (${how}), ${int(left)} of them still to compute`);
   lines.push(left === 0 ? "most tokens: none left to compute (no model call left)" : `most tokens: ${int(Math.round(left * tokensPerCall.tokens))} (prompt + output, ${tokensPerCall.source})`);
   lines.push(left === 0 ? "estimated time: no model call left to compute (merit study run audits and reports)" : `estimated time: at most ${durationText(left * rate.seconds)} (${rate.source}; the progress line gives the real ETA)`);

@@ -4,7 +4,7 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 
-.PHONY: install demo demo-peers demo-full test typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-full notebooks-paper reproduce preflight llama-server
+.PHONY: install demo demo-peers demo-full test test-fast typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-full notebooks-paper reproduce preflight llama-server
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -42,6 +42,14 @@ test: install
 	npx tsc --noEmit
 	@rc=0; npx vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest.json || rc=$$?; \
 	  node test/summary.mjs .cache/vitest.json; exit $$rc
+
+## The same without the tests that start real servers, a Slurm cluster or a browser (their files begin
+## with a `// SLOW:` line; README "Slow tests"): a developer's loop. CI runs `make test`.
+test-fast: install
+	@mkdir -p .cache
+	npx tsc --noEmit
+	@rc=0; MERIT_TEST_FAST=1 npx vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-fast.json || rc=$$?; \
+	  node test/summary.mjs .cache/vitest-fast.json; exit $$rc
 
 typecheck: install
 	npx tsc --noEmit

@@ -4,7 +4,7 @@
 // first (`merit grid --plan`, nothing written), then the grid, the causal audit of every run
 // (0 violations), and `merit report --peers`, which writes the peers table listing every peer and the
 // budget-matched Pareto figure.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditCommand } from "../../lib/cli/audit.ts";
@@ -12,7 +12,7 @@ import { reportCommand } from "../../lib/cli/report.ts";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { PEER_METHODS } from "../../lib/experiment/grid-plan.ts";
 import { listRuns } from "../../lib/experiment/run-dir.ts";
-import { SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, writeLlama3InitialCache } from "../helpers/run-fixture.ts";
+import { tempDir, TINY_QWEN, writeTinyGridConfig } from "../helpers/run-fixture.ts";
 import { budget } from "../helpers/budget.ts";
 
 const root = tempDir("reproduce-peers");
@@ -21,24 +21,12 @@ const METHODS = ["merit", ...PEER_METHODS];
 
 let config: string;
 beforeAll(async () => {
-  const initialCache = join(root, "initial.json");
-  await writeLlama3InitialCache(initialCache);
-  config = join(root, "config.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      dataset: "spider",
-      data_dir: SPIDER_DIR,
-      initial_cache: initialCache,
-      call_cache: join(root, "calls.sqlite"),
-      protocol: "merit",
-      max_repair_steps: 1,
-      subset: { rule: "initially_failed", initially_correct: 1 },
-      model: { backend: "llama", path: TINY_QWEN, threads: 1, sequences: 4 },
-      embedder: { backend: "llama", path: TINY_BGE },
-      decoding: { max_output_tokens: 16 },
-    }),
-  );
+  config = await writeTinyGridConfig(root, {
+    max_repair_steps: 1,
+    subset: { rule: "initially_failed", initially_correct: 1 },
+    model: { backend: "llama", path: TINY_QWEN, threads: 1, sequences: 4 },
+    decoding: { max_output_tokens: 16 },
+  });
 }, budget(120_000));
 
 describe("make reproduce PEERS=1 on the tiny models", () => {

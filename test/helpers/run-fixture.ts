@@ -72,13 +72,14 @@ export async function writeLlama3InitialCache(path: string): Promise<void> {
 /** The example ids of the first `limit` stream positions (as `merit run` would visit them). */
 /**
  * A tiny-model grid config under `root` (`root/config.json`): Spider with the Llama3-8B initial
- * cache, K = 2, the tiny Qwen and BGE, a call cache in `root`. For plugin tests that run `merit grid`.
+ * cache, K = 2, the tiny Qwen and BGE, a call cache in `root`, with `extra` config keys laid over it
+ * (top-level keys replace). For plugin tests that run `merit grid`.
  */
-export async function writeTinyGridConfig(root: string): Promise<string> {
+export async function writeTinyGridConfig(root: string, extra: Record<string, unknown> = {}): Promise<string> {
   const initialCache = join(root, "initial.json");
   await writeLlama3InitialCache(initialCache);
   const config = join(root, "config.json");
-  writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: join(root, "calls.sqlite"), protocol: "merit", max_repair_steps: 2, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } }));
+  writeFileSync(config, JSON.stringify({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: initialCache, call_cache: join(root, "calls.sqlite"), protocol: "merit", max_repair_steps: 2, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE }, ...extra }));
   return config;
 }
 

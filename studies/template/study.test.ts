@@ -1,12 +1,13 @@
 // The study's test (run by `make test`, which finds studies/**/*.test.ts): whatever the study file
 // lists, its plugin files load and each registers something, every method and dataset it names
 // exists, each method of its own (registered by its plugins) that it runs is compared and differs from
-// every method it is compared with, and each part its plugins register builds from its defaults.
+// every method it is compared with (in its parts or, for an arm, its conditions), and each part its
+// plugins register builds from its defaults.
 // It reads the study file, so it stays true when you change the methods or the plugins; add tests of
 // your plugin's own behaviour below.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkStudyNames, studyPluginFiles } from "../../lib/experiment/study.ts";
+import { armConditions, checkStudyNames, registerStudyArms, studyPluginFiles } from "../../lib/experiment/study.ts";
 import { getMethod, loadPlugins, PARTS, type PartRole, type PluginRecord } from "../../lib/methods/index.ts";
 import { registrationOrigin, registrationsOf } from "../../lib/registry.ts";
 import study from "./study.ts";
@@ -14,6 +15,7 @@ import study from "./study.ts";
 let plugins: PluginRecord[] = [];
 beforeAll(async () => {
   plugins = await loadPlugins(studyPluginFiles(study, fileURLToPath(new URL("./study.ts", import.meta.url))));
+  registerStudyArms(study); // the study's arms are methods of their own names, as `merit study run` registers them
 });
 /** Whether one of the study's plugin files registered `name` in the registry of `kind`. */
 const ours = (kind: string, name: string) => plugins.some((p) => registrationOrigin(kind, name) === p.path);
@@ -30,7 +32,9 @@ describe(`study ${study.name} and its plugins`, () => {
     for (const m of own) {
       const others = study.comparisons.filter((pair) => pair.includes(m)).map(([a, b]) => (a === m ? b : a));
       expect(others, `${m} is in no comparison`).not.toEqual([]);
-      for (const other of others) expect(getMethod(m).parts, `${m} is ${other} under another name: their Δ is 0 by construction`).not.toEqual(getMethod(other).parts);
+      // What a run of a method is: its parts and, for an arm, the conditions it runs under.
+      const identity = (name: string) => ({ parts: getMethod(name).parts, conditions: armConditions(study, name) });
+      for (const other of others) expect(identity(m), `${m} is ${other} under another name: their Δ is 0 by construction`).not.toEqual(identity(other));
     }
   });
 

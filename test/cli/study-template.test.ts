@@ -3,8 +3,9 @@
  * studies written by `merit study new` into a git-ignored folder of the clone (runs/, where the
  * generated tests find lib/ and vitest as a study of studies/ does) and edited as a newcomer would,
  * each tested by a child vitest: the template as written passes; a study that drops my_method (and
- * compares iterative with merit) still passes; a study whose own method is merit under another name
- * fails, naming the comparison.
+ * compares iterative with merit) still passes; a study with an arm of its own method (the same parts
+ * under another K) passes; a study whose own method is merit under another name fails, naming the
+ * comparison.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -37,6 +38,7 @@ describe("the study template's test", () => {
   it("passes on the template and on a study without my_method; fails on a study whose method is merit renamed", () => {
     newStudy("as-written", (t) => t);
     newStudy("no-my-method", (t) => t.replace(`methods: ["iterative", "merit", "my_method"]`, `methods: ["iterative", "merit"]`).replace(`reference: "my_method"`, `reference: "merit"`));
+    newStudy("with-arm", (t) => t.replace(`methods: ["iterative", "merit", "my_method"]`, `methods: ["iterative", "merit", "my_method", "my_method_k3"],\n  arms: { my_method_k3: { method: "my_method", max_repair_steps: 3 } }`));
     newStudy("merit-renamed", (t) => t, (t) => t.replace(`parts: { ...MERIT_PARTS, writer: { name: "episode_memory", args: { scope: "same_database" } } }`, "parts: MERIT_PARTS"));
     expect(readFileSync(join(dir, "merit-renamed", "my-method.ts"), "utf8")).toContain("parts: MERIT_PARTS");
     const config = join(dir, "vitest.config.mjs");
@@ -45,9 +47,10 @@ describe("the study template's test", () => {
     const r = run(process.execPath, [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", config, "--root", ROOT, "--reporter=json", `--outputFile=${report}`]);
     const results = (JSON.parse(readFileSync(report, "utf8")) as { testResults: { name: string; status: string; assertionResults: { status: string; failureMessages: string[] }[] }[] }).testResults;
     const byStudy = Object.fromEntries(results.map((f) => [relative(dir, f.name).split(/[\\/]/)[0], f]));
-    expect(Object.keys(byStudy).sort(), r.stderr).toEqual(["as-written", "merit-renamed", "no-my-method"]);
+    expect(Object.keys(byStudy).sort(), r.stderr).toEqual(["as-written", "merit-renamed", "no-my-method", "with-arm"]);
     expect(byStudy["as-written"].assertionResults.map((a) => a.status)).toEqual(["passed", "passed", "passed"]);
     expect(byStudy["no-my-method"].assertionResults.map((a) => a.status)).toEqual(["passed", "passed", "passed"]);
+    expect(byStudy["with-arm"].assertionResults.map((a) => a.status), JSON.stringify(byStudy["with-arm"].assertionResults.map((a) => a.failureMessages))).toEqual(["passed", "passed", "passed"]);
     const renamed = byStudy["merit-renamed"].assertionResults;
     expect(renamed.map((a) => a.status)).toEqual(["passed", "failed", "passed"]);
     expect(renamed[1].failureMessages.join("\n")).toMatch(/my_method is merit under another name: their Δ is 0 by construction/);

@@ -60,19 +60,27 @@ typecheck: install
 ## It first runs `merit preflight`, which stops at the first missing input with one line naming it and
 ## the command that gets it (exit 2), then prints each grid's plan (`merit grid --plan`: computed LLM
 ## calls, token bounds). Then both datasets, the methods Tables 1-5 read (PAPER_METHODS), stream
-## orders 0-2, and the report in results/paper (with the learning curves, --curves). The controls no table reads (CONTROL_METHODS: the
+## orders 0-2, and the report in results/paper (with the learning curves, as every report). The controls no table reads (CONTROL_METHODS: the
 ## non-causal transductive_batch; zeroshot, which makes no LLM call) run with `make reproduce
 ## CONTROLS=1`. `make reproduce PEERS=1` adds the peer memory methods (PEER_METHODS, METHOD.md §13)
 ## to both grids, and the report writes the peers table (tables/peers.*: EX, Δ vs MERIT with its
 ## interval, p, MDE, Holm p, tokens per query, source) and the budget-matched Pareto figure
-## (figures/peers-pareto.*); the learning curves then show the peers too. Restartable: a rerun resumes unfinished runs and the LLM call cache answers every call
+## (figures/peers-pareto.*); the learning curves then show the peers too. With the peers it also runs
+## the equal-budget control (METHOD.md §13): iterative as the arm iterative_budget with K = the
+## config's K plus the most extra calls a peer declares per episode (runs/paper/*-budget), a row of
+## the peers table and a point of the Pareto figure (the report pairs it under --conditions
+## max_repair_steps). Restartable: a rerun resumes unfinished runs and the LLM call cache answers every call
 ## already made.
 PAPER_METHODS := iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
 CONTROL_METHODS := zeroshot,transductive_batch
 PEER_METHODS := reasoning_bank,reasoning_bank_oracle,dynamic_cheatsheet,dynamic_cheatsheet_rs,awm,expel_online,exprag,exprecent,error_fix_memory
 comma := ,
 GRID_METHODS := $(PAPER_METHODS)$(if $(filter 1,$(CONTROLS)),$(comma)$(CONTROL_METHODS),)$(if $(filter 1,$(PEERS)),$(comma)$(PEER_METHODS),)
-PEER_REPORT := $(if $(filter 1,$(PEERS)),--peers $(PEER_METHODS),)
+BUDGET_ARM := iterative_budget
+PEER_REPORT := $(if $(filter 1,$(PEERS)),--peers $(PEER_METHODS)$(comma)$(BUDGET_ARM) --conditions max_repair_steps,)
+## the equal-budget control's grid on DATASET (spider, bird) with FLAGS (--plan, --resume); empty without PEERS=1
+budget_grid = $(if $(filter 1,$(PEERS)),$(MERIT) grid --config configs/$(1).json --methods iterative --arm $(BUDGET_ARM) --max-repair-steps budget:$(PEER_METHODS) --seeds 0$(comma)1$(comma)2 --out runs/paper/$(1)-budget $(2),@true)
+REPORT_RUNS := runs/paper/spider,runs/paper/bird$(if $(filter 1,$(PEERS)),$(comma)runs/paper/spider-budget$(comma)runs/paper/bird-budget,)
 ABLATIONS := positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
 reproduce: install
 	@$(MERIT) preflight --config configs/spider.json,configs/bird.json
@@ -80,9 +88,13 @@ reproduce: install
 	$(MERIT) initial --config configs/bird.json
 	$(MERIT) grid --config configs/spider.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/spider --plan
 	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --plan
+	$(call budget_grid,spider,--plan)
+	$(call budget_grid,bird,--plan)
 	$(MERIT) grid --config configs/spider.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/spider --resume
 	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --resume
-	$(MERIT) report --runs runs/paper/spider,runs/paper/bird --out results/paper --costs --reference merit --full merit --ablations $(ABLATIONS) $(PEER_REPORT) --curves --html --paper-numbers $(if $(wildcard results/annotations/cases.csv),--gold-labels results/annotations/cases.csv,)
+	$(call budget_grid,spider,--resume)
+	$(call budget_grid,bird,--resume)
+	$(MERIT) report --runs $(REPORT_RUNS) --out results/paper --costs --reference merit --full merit --ablations $(ABLATIONS) $(PEER_REPORT) --html --paper-numbers $(if $(wildcard results/annotations/cases.csv),--gold-labels results/annotations/cases.csv,)
 
 ## Executes every notebook headlessly with Debian's jupyter (after `make demo` and `make demo-peers`); last line `N passed, N failed`.
 notebooks: install

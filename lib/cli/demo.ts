@@ -124,7 +124,7 @@ export const PEERS_DEMO: DemoProfile = {
   replayCache: PEERS_REPLAY_CACHE,
   reportDir: "results/demo-peers",
   quickLimit: 8,
-  reportFlags: ["--all-methods", "--peers", PEER_METHODS.join(","), "--curves", "--diagnostics"],
+  reportFlags: ["--all-methods", "--peers", PEER_METHODS.join(","), "--diagnostics"],
 };
 
 /** The bundled predictions files (data/predictions/*.sql), sorted. */

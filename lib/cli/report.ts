@@ -50,7 +50,7 @@ import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
-                    [--curves [--curve-resamples N]] [--diagnostics] [--peers A,B,...] [--costs]
+                    [--no-curves] [--curve-resamples N] [--diagnostics] [--peers A,B,...] [--costs]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
                     [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--conditions LIST] [--paper-numbers] [--example [DATASET:]QUERY_ID]
                     [--plugin FILE.ts ...]
@@ -83,7 +83,8 @@ interval, an MDE above |Δ|).
 --paper-numbers writes DIR/COMPARISON.md: every cell next to the paper's number (data/paper-numbers.json).
 Writes DIR/tables/table{1..5}.{csv,md,tex}, DIR/runs.csv, DIR/manifest.json (input run hashes, K, B,
 seed, interval, level; no timestamps) and DIR/figures/*.{svg,png};
---curves also writes DIR/figures/learning-curves.{svg,png,csv}: cumulative EX and repair success among
+Every report also writes DIR/figures/learning-curves.{svg,png,csv} (--no-curves leaves them out;
+--curves, the default, is still accepted): cumulative EX and repair success among
 initial failures against stream position per method, the mean over stream orders with a paired
 query-cluster bootstrap band (B = --curve-resamples, default 1000; --seed and --level as Table 2),
 and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream orders with its interval;
@@ -115,7 +116,7 @@ export const reportCommand: Command = {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
-        curves: { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" }, costs: { type: "boolean" },
+        curves: { type: "boolean" }, "no-curves": { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" }, costs: { type: "boolean" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
         methods: { type: "string" }, comparisons: { type: "string" }, conditions: { type: "string" },
@@ -136,8 +137,9 @@ export const reportCommand: Command = {
       level: numberFlag(values.level, "level", 0.95, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }),
       interval: interval as "percentile" | "bca",
     };
-    if (values["curve-resamples"] !== undefined && !values.curves) throw new UsageError(`--curve-resamples needs --curves\n${USAGE}`);
-    const curveOpts = values.curves ? { resamples: numberFlag(values["curve-resamples"], "curve-resamples", 1000, { integer: true, min: 1 }), seed: boot.seed, level: boot.level } : undefined;
+    if (values["no-curves"] && values.curves) throw new UsageError(`--curves and --no-curves contradict each other; pass one\n${USAGE}`);
+    if (values["curve-resamples"] !== undefined && values["no-curves"]) throw new UsageError(`--curve-resamples sets the learning curves' band, which --no-curves leaves out; drop one\n${USAGE}`);
+    const curveOpts = !values["no-curves"] ? { resamples: numberFlag(values["curve-resamples"], "curve-resamples", 1000, { integer: true, min: 1 }), seed: boot.seed, level: boot.level } : undefined;
     const minGold = values["min-gold-labels"] === undefined ? undefined : numberFlag(values["min-gold-labels"], "min-gold-labels", 150, { integer: true, min: 1 });
     if (minGold !== undefined && values["gold-labels"] === undefined) throw new UsageError(`--min-gold-labels needs --gold-labels FILE\n${USAGE}`);
     const given = parseLabels(values.labels);

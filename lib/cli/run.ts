@@ -11,6 +11,8 @@ import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { checkStreams, planStreams, runGrid as runLibraryGrid, type Stream, type StreamResult } from "../experiment/grid.ts";
 import { gridPlanLines, planGrid } from "../experiment/grid-plan.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
+import { registerArm } from "../experiment/study.ts";
+import { budgetMatchedSteps } from "../methods/registry.ts";
 import { ORDER_KINDS } from "../experiment/stream-order.ts";
 import type { PluginRecord } from "../plugin-files.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, seeHelp, type Command, type CommandIO } from "./command.ts";
@@ -34,6 +36,7 @@ ${ALLOW_SINGLE_DB_USAGE}`;
 
 const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0,1,2] [--limit N] [--order KIND] [--out DIR] [--resume]
                   [--model GGUF] [--threads N] [--sequences N] [--shard i/n] [--plugin FILE.ts ...] [--plan [--json]]
+                  [--max-repair-steps K|budget:M1,M2,... [--arm NAME]]
   Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
   (methods and seeds each named once; seeds are non-negative integers, default 0,1,2)
   (--sequences; default: one per stream, at most 8; outputs do not depend on it). Run directories: OUT/<method>-s<seed>
@@ -45,6 +48,13 @@ const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0
   --order KIND the stream orders' kind, overriding the config's \`order\` (${ORDER_KINDS.join(", ")});
                part of each run's identity (config.json), so a resume must pass the same
   --resume     continue killed runs in their run directories (same config, methods, seeds, limit)
+  --max-repair-steps K  K overriding the config's max_repair_steps (part of each run's identity, as
+               --order). budget:M1,M2,... is the equal-budget control's K (METHOD.md §13): the config's
+               K plus the most extra LLM calls any of M1,M2,... declares for one episode, so iterative
+               repair may spend as many calls as those memory methods (\`make reproduce PEERS=1\`).
+  --arm NAME   run the one method of --methods as the arm NAME (a method of its own name in every run,
+               table and figure, recorded as an arm of that method) under --max-repair-steps; a report
+               pairs it with runs at the config's K under \`--conditions max_repair_steps\`
   --model      GGUF overriding the config's model.path
   --threads N  CPU threads of the llama backend (outputs do not depend on it)
   --sequences N  parallel slots sharing the loaded model
@@ -77,6 +87,8 @@ const FLAGS = {
   shard: { type: "string" },
   plan: { type: "boolean" },
   json: { type: "boolean" },
+  "max-repair-steps": { type: "string" },
+  arm: { type: "string" },
   ...PLUGIN_FLAG,
   ...ALLOW_SINGLE_DB,
 } as const;
@@ -130,6 +142,28 @@ export function withOrder(config: ExperimentConfig, text: string | undefined): E
   return next;
 }
 
+/**
+ * The config with `--max-repair-steps` in place of its K (undefined: the config as it is): a
+ * non-negative integer, or `budget:M1,M2,...`, the config's K plus the most extra calls one episode of
+ * any listed method declares (budgetMatchedSteps, METHOD.md §13).
+ */
+export function withRepairSteps(config: ExperimentConfig, text: string | undefined): ExperimentConfig {
+  if (text === undefined) return config;
+  if (text.startsWith("budget:")) {
+    const methods = listFlag(text.slice("budget:".length), "max-repair-steps budget:");
+    return { ...config, max_repair_steps: Math.max(...methods.map((m) => budgetMatchedSteps(m, config.max_repair_steps))) };
+  }
+  return { ...config, max_repair_steps: numberFlag(text, "max-repair-steps", 7, { integer: true, min: 0 }) };
+}
+
+/** `--arm NAME`: registers NAME as the arm of the one listed method at the overridden K; returns NAME. */
+function registerGridArm(name: string, listed: readonly string[], config: ExperimentConfig, armed: ExperimentConfig): string {
+  if (listed.length !== 1) throw new UsageError(`--arm ${name} names the arm of one method; give one --methods (got ${listed.join(",")})${seeHelp(GRID_USAGE)}`);
+  if (armed.max_repair_steps === config.max_repair_steps) throw new UsageError(`--arm ${name} changes nothing of ${listed[0]}: give --max-repair-steps other than the config's K (${config.max_repair_steps})${seeHelp(GRID_USAGE)}`);
+  registerArm(name, { method: listed[0], max_repair_steps: armed.max_repair_steps }, "merit grid --arm", { max_repair_steps: armed.max_repair_steps });
+  return name;
+}
+
 function parseLimit(text: string | undefined): number | null {
   return text === undefined ? null : numberFlag(text, "limit", 0, { integer: true, min: 1 });
 }
@@ -147,7 +181,7 @@ export const runCommand: Command = {
   usage: RUN_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, FLAGS, RUN_USAGE);
-    refuseOthers(values, { methods: "merit run takes one --method (merit grid takes --methods)", seeds: "merit run takes one --seed (merit grid takes --seeds)", shard: "--shard is for merit grid", plan: "--plan is for merit grid", json: "--json is for merit grid --plan" }, RUN_USAGE);
+    refuseOthers(values, { methods: "merit run takes one --method (merit grid takes --methods)", seeds: "merit run takes one --seed (merit grid takes --seeds)", shard: "--shard is for merit grid", plan: "--plan is for merit grid", json: "--json is for merit grid --plan", "max-repair-steps": "--max-repair-steps is for merit grid", arm: "--arm is for merit grid" }, RUN_USAGE);
     const configFile = required(values.config, "config", RUN_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
     const base = withOrder(loadConfig(configFile), values.order);
@@ -169,8 +203,10 @@ export const gridCommand: Command = {
     refuseOthers(values, { method: "merit grid takes --methods a,b,...", seed: "merit grid takes --seeds 0,1,2" }, GRID_USAGE);
     const configFile = required(values.config, "config", GRID_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
-    const base = withOrder(loadConfig(configFile), values.order);
-    const methods = listFlag(required(values.methods, "methods", GRID_USAGE), "methods");
+    const ordered = withOrder(loadConfig(configFile), values.order);
+    const base = withRepairSteps(ordered, values["max-repair-steps"]);
+    const listed = listFlag(required(values.methods, "methods", GRID_USAGE), "methods");
+    const methods = values.arm === undefined ? listed : [registerGridArm(values.arm, listed, ordered, base)];
     const seeds = listFlag(values.seeds ?? "0,1,2", "seeds").map((text) => parseSeed(text, "seeds"));
     const limit = parseLimit(values.limit);
     const root = values.out ?? join("runs", base.dataset);

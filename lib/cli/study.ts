@@ -52,7 +52,7 @@ const USAGE = `usage: merit study new NAME [--dir DIR]
         are computed; their configs in RUNS/configs/<dataset>.json serve \`merit grid --config\` too),
         the causal audit of every run (exit 1 on a violation, and no report), then the report in
         OUT (default results/studies/NAME) with the study's methods in Tables 1 and 3 and its
-        comparisons in Table 2 (with two or more seeds also the learning curves, --curves). --shard i/n runs only streams i, i+n, ... and stops before the audit
+        comparisons in Table 2 (and, as every report, the learning curves). --shard i/n runs only streams i, i+n, ... and stops before the audit
         and the report (rerun without --shard once every shard is done). The tiny models' call
         cache starts as a copy of ${REPLAY_CACHE}.`;
 
@@ -315,8 +315,7 @@ async function runStudy(argv: string[], io: CommandIO): Promise<number> {
 
 /**
  * The `merit report` arguments of a finished study: its methods and comparisons, the conditions its
- * arms change, the learning curves (and order sensitivity) when it has two or more stream orders,
- * and the HTML report unless `noHtml`.
+ * arms change, and the HTML report unless `noHtml` (the learning curves are in every report).
  */
 export function studyReportArgs(study: Study, roots: readonly string[], out: string, noHtml: boolean): string[] {
   const conditions = studyConditions(study);
@@ -326,7 +325,6 @@ export function studyReportArgs(study: Study, roots: readonly string[], out: str
     "--methods", study.methods.join(","),
     "--comparisons", study.comparisons.map((p) => p.join(":")).join(","),
     ...(conditions.length > 0 ? ["--conditions", conditions.join(",")] : []),
-    ...(study.seeds.length >= 2 ? ["--curves"] : []),
     ...(noHtml ? [] : ["--html"]),
   ];
 }

@@ -241,7 +241,7 @@ export function studyConditions(study: Study): ("feedback_regime" | "feedback_no
   return (["feedback_regime", "feedback_noise", "max_repair_steps"] as const).filter((f) => fields.has(f));
 }
 
-/** Arms registered in this process, by name: the study and arm they came from (a study loaded twice registers once). */
+/** Arms registered in this process, by name: where each came from and its definition (registered twice from one place: once). */
 const REGISTERED_ARMS = new Map<string, string>();
 
 /**
@@ -250,29 +250,39 @@ const REGISTERED_ARMS = new Map<string, string>();
  * arm's name. An arg the part does not have, or a name already taken, fails with one line.
  */
 export function registerStudyArms(study: Study): void {
-  for (const [name, arm] of Object.entries(study.arms)) {
-    const key = canonicalJson({ study: study.name, arm } as unknown as JsonValue);
-    if (REGISTERED_ARMS.get(name) === key) continue;
-    if (isMethodName(name)) throw new MeritError(`study ${study.name}: arm "${name}" has the name of a registered method; name the arm otherwise`);
-    const def = methodDefinition(arm.method);
-    const parts = { ...def.parts };
-    for (const role of ["planner", "ranker", "writer"] as const) {
-      const args = arm.args?.[role];
-      if (args === undefined) continue;
-      const part = parts[role];
-      if (part === undefined) throw new MeritError(`study ${study.name}: arm "${name}" gives ${role} args but method "${arm.method}" has no ${role}`);
-      parts[role] = { name: part.name, args: { ...(part.args ?? {}), ...(args as Record<string, JsonValue>) } };
-    }
-    const conditions = Object.entries(armConditions(study, name)).map(([k, v]) => `${k} ${v}`);
-    const changed = [...conditions, ...Object.entries(arm.args ?? {}).flatMap(([role, a]) => Object.entries(a ?? {}).map(([k, v]) => `${role} ${k}=${canonicalJson(v as JsonValue)}`))];
-    try {
-      registerMethod({ ...def, name, armOf: arm.method, description: arm.description ?? `${def.description} [arm of ${arm.method}: ${changed.join(", ")}]`, parts });
-    } catch (error) {
-      if (error instanceof MeritError) throw new MeritError(`study ${study.name}: arm "${name}": ${error.message}`);
-      throw error;
-    }
-    REGISTERED_ARMS.set(name, key);
+  for (const [name, arm] of Object.entries(study.arms)) registerArm(name, arm, `study ${study.name}`, armConditions(study, name));
+}
+
+/**
+ * Registers one arm as a method named `name`: `arm.method`'s definition with `arm.args` laid over its
+ * parts; `conditions` (the config fields its runs set) go into its description. `origin` names where
+ * the arm is defined, in errors ("study NAME", "merit grid --arm"). Registering the same arm from the
+ * same origin again is a no-op; any other clash with a registered name fails with one line.
+ */
+export function registerArm(name: string, arm: Arm, origin: string, conditions: Record<string, string | number> = {}): void {
+  const key = canonicalJson({ origin, arm } as unknown as JsonValue);
+  if (REGISTERED_ARMS.get(name) === key) return;
+  if (isMethodName(name)) throw new MeritError(`${origin}: arm "${name}" has the name of a registered method; name the arm otherwise`);
+  const def = methodDefinition(arm.method);
+  const parts = { ...def.parts };
+  for (const role of ["planner", "ranker", "writer"] as const) {
+    const args = arm.args?.[role];
+    if (args === undefined) continue;
+    const part = parts[role];
+    if (part === undefined) throw new MeritError(`${origin}: arm "${name}" gives ${role} args but method "${arm.method}" has no ${role}`);
+    parts[role] = { name: part.name, args: { ...(part.args ?? {}), ...(args as Record<string, JsonValue>) } };
   }
+  const changed = [
+    ...Object.entries(conditions).map(([k, v]) => `${k} ${v}`),
+    ...Object.entries(arm.args ?? {}).flatMap(([role, a]) => Object.entries(a ?? {}).map(([k, v]) => `${role} ${k}=${canonicalJson(v as JsonValue)}`)),
+  ];
+  try {
+    registerMethod({ ...def, name, armOf: arm.method, description: arm.description ?? `${def.description} [arm of ${arm.method}: ${changed.join(", ")}]`, parts });
+  } catch (error) {
+    if (error instanceof MeritError) throw new MeritError(`${origin}: arm "${name}": ${error.message}`);
+    throw error;
+  }
+  REGISTERED_ARMS.set(name, key);
 }
 
 /** The experiment config of one dataset of the study: the kit's defaults, the study's K, subset and models, and the arm's conditions when `method` is an arm. */

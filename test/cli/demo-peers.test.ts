@@ -30,7 +30,7 @@ describe("merit demo --peers", () => {
     expect(PEERS_DEMO.replayCache).toBe("results/demo-peers-call-cache.sqlite");
     expect(PEERS_DEMO.workingCache.startsWith(`${PEERS_DEMO.runsDir}/`)).toBe(true);
     expect(PEERS_DEMO.reportDir).toBe("results/demo-peers");
-    expect(PEERS_DEMO.reportFlags).toEqual(["--all-methods", "--peers", PEER_METHODS.join(","), "--curves", "--diagnostics"]);
+    expect(PEERS_DEMO.reportFlags).toEqual(["--all-methods", "--peers", PEER_METHODS.join(","), "--diagnostics"]);
     const config = loadConfig(PEERS_DEMO.configFile);
     expect(config.max_repair_steps).toBe(2);
     expect(config.initial_cache.startsWith(`${PEERS_DEMO.runsDir}/`)).toBe(true);

@@ -1,4 +1,4 @@
-// Tests `merit report --curves` (lib/cli/report.ts, lib/analysis/learning-curves.ts): the learning-curve figure and CSV are written only when asked for, and the manifest records the band's bootstrap.
+// Tests the learning curves of `merit report` (lib/cli/report.ts, lib/analysis/learning-curves.ts): the learning-curve figure and CSV are written in every report unless --no-curves, and the manifest records the band's bootstrap.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,13 +39,21 @@ describe("merit report --curves", () => {
     // merit and iterative each have 2 orders with equal EX here: spread 0
     expect(readFileSync(join(dest, "tables", "order-sensitivity.csv"), "utf8")).toContain("0.00");
   });
-  it("writes nothing of them without the flag, and refuses --curve-resamples alone", async () => {
+  it("writes them by default (issue 31: in every report), with the band's default B = 1000", async () => {
+    const dest = join(root, "default");
+    expect(await reportCommand.run([join(root, "runs"), "--out", dest, "--resamples", "50", "--no-figures"], sink)).toBe(0);
+    expect(readFileSync(join(dest, "figures", "learning-curves.csv"), "utf8").trim().split("\n")).toHaveLength(1 + 12);
+    expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).learning_curves).toEqual({ resamples: 1000, seed: 0, level: 0.95 });
+    expect(existsSync(join(dest, "tables", "order-sensitivity.csv"))).toBe(true);
+  });
+  it("writes nothing of them with --no-curves, and refuses --curve-resamples or --curves beside it", async () => {
     const dest = join(root, "without");
-    expect(await reportCommand.run([join(root, "runs"), "--out", dest, "--resamples", "50"], sink)).toBe(0);
+    expect(await reportCommand.run([join(root, "runs"), "--out", dest, "--resamples", "50", "--no-curves"], sink)).toBe(0);
     expect(existsSync(join(dest, "figures", "learning-curves.svg"))).toBe(false);
     expect(existsSync(join(dest, "figures", "learning-curves.csv"))).toBe(false);
     expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).learning_curves).toBeUndefined();
     expect(existsSync(join(dest, "tables", "order-sensitivity.csv"))).toBe(false);
-    await expect(reportCommand.run([join(root, "runs"), "--out", join(root, "x"), "--curve-resamples", "10"], sink)).rejects.toThrow(/needs --curves/);
+    await expect(reportCommand.run([join(root, "runs"), "--out", join(root, "x"), "--no-curves", "--curve-resamples", "10"], sink)).rejects.toThrow(/--no-curves leaves out/);
+    await expect(reportCommand.run([join(root, "runs"), "--out", join(root, "y"), "--no-curves", "--curves"], sink)).rejects.toThrow(/contradict/);
   });
 });

@@ -89,7 +89,7 @@ describe("merit report in the shape of make reproduce (issue 20 §7–10)", () =
   it("writes the report with gold labels and the example episode", async () => {
     const { out, sink } = io();
     expect(await reportCommand.run([...argv, "--gold-labels", goldLabels(), "--min-gold-labels", "10", "--example", "28"], sink)).toBe(0);
-    expect(JSON.parse(out.at(-1)!).tables).toEqual(["table1", "table2", "table3", "table4", "table5", "table5-confusion-spider"]);
+    expect(JSON.parse(out.at(-1)!).tables).toEqual(["table1", "table2", "table3", "table4", "table5", "table5-confusion-spider", "order-sensitivity"]);
   });
   it("§7: COMPARISON.md has all 130 cells of the paper, Table 4's ± std included", () => {
     const md = read(dest, "COMPARISON.md");

@@ -70,7 +70,7 @@ describe("merit report: the paper's layout by default", () => {
     const onDisk = filesUnder(dest).map((f) => relative(dest, f));
     expect(summary.files).toBe(onDisk.length); // HTML assets, data chunks and COMPARISON.md included
     expect(err.at(-1)).toBe(`report: wrote ${onDisk.length} files under ${dest}`);
-    expect(summary.tables).toEqual(["table1", "table1-difficulty", "table2", "table3", "table4", "table5"]);
+    expect(summary.tables).toEqual(["table1", "table1-difficulty", "table2", "table3", "table4", "table5", "order-sensitivity"]);
   });
   it("Table 1: the paper's four methods in its order under its names, Spider then BIRD", () => {
     const md = read(dest, "tables", "table1.md").split("\n");

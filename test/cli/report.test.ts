@@ -36,8 +36,9 @@ describe("merit report", () => {
     const code = await reportCommand.run([join(root, "runs"), "--out", dest, "--resamples", "200", "--labels", "spider=Spider,merit=MERIT"], sink);
     expect(code).toBe(0);
     expect(err[0]).toBe("report: 6 runs from 6 files; bootstrap B = 200, seed 0, percentile");
-    // 4 tables × 3 formats + runs.csv + manifest.json + 6 figures × 2 formats (incl. the MDE figure)
-    expect(JSON.parse(out.at(-1)!)).toEqual({ runs: 6, tables: ["table1", "table2", "table3", "table5"], files: 4 * 3 + 1 + 1 + 12, resamples: 200, seed: 0, interval: "percentile" });
+    // 5 tables × 3 formats (with the order sensitivity) + runs.csv + manifest.json + 7 figures × 2
+    // formats (incl. the MDE figure and the learning curves) + the learning curves' CSV
+    expect(JSON.parse(out.at(-1)!)).toEqual({ runs: 6, tables: ["table1", "table2", "table3", "table5", "order-sensitivity"], files: 5 * 3 + 1 + 1 + 14 + 1, resamples: 200, seed: 0, interval: "percentile" });
     // EX: merit 3/3 = 100 on every seed, iterative 2/3 = 66.67; the paper's order and display names
     const t1 = readFileSync(join(dest, "tables", "table1.csv"), "utf8");
     expect(t1).toBe("Dataset,Method,EX (%)\nSpider,Iterative,66.67 ± 0.00\nSpider,MERIT,100.00 ± 0.00\n"); // issue 20 §8: datasets as row blocks (was "Method,Spider\nIterative,…")

@@ -30,18 +30,32 @@ describe("make reproduce: the grid steps", () => {
     for (const line of lines) expect(methods(line)).not.toContain("transductive_batch");
     for (const line of gridLines("CONTROLS=1")) expect(methods(line)).toEqual(expect.arrayContaining(["transductive_batch", "zeroshot", "merit"]));
   });
-  it("PEERS=1 adds the peers to both grids (the plan still first) and names them to the report; without it neither", () => {
+  it("PEERS=1 adds the peers to both grids and the equal-budget control's grids (the plans still first) and names them to the report; without it neither", () => {
     const peers = ["reasoning_bank", "reasoning_bank_oracle", "dynamic_cheatsheet", "dynamic_cheatsheet_rs", "awm", "expel_online", "exprag", "exprecent", "error_fix_memory"];
-    const lines = gridLines("PEERS=1");
-    expect(lines.map((l) => l.includes("--plan"))).toEqual([true, true, false, false]);
+    const all = gridLines("PEERS=1");
+    expect(all.map((l) => l.includes("--plan"))).toEqual([true, true, true, true, false, false, false, false]);
+    const control = all.filter((l) => l.includes("--arm"));
+    expect(control.map((l) => /--out (\S+)/.exec(l)![1])).toEqual(["runs/paper/spider-budget", "runs/paper/bird-budget", "runs/paper/spider-budget", "runs/paper/bird-budget"]);
+    for (const line of control) {
+      expect(methods(line)).toEqual(["iterative"]);
+      expect(line).toContain("--arm iterative_budget");
+      expect(/--max-repair-steps budget:(\S+)/.exec(line)![1].split(",")).toEqual(peers);
+      expect(line).toContain("--seeds 0,1,2");
+    }
+    const lines = all.filter((l) => !l.includes("--arm"));
     for (const line of lines) expect(methods(line)).toEqual(expect.arrayContaining(["merit", "iterative", ...peers]));
     for (const line of lines) expect(methods(line)).not.toContain("transductive_batch");
     for (const line of gridLines()) for (const p of peers) expect(methods(line)).not.toContain(p);
     const report = (...args: string[]) => execFileSync("make", ["-n", "reproduce", ...args], { cwd: dir, encoding: "utf8" }).split("\n").find((l) => l.includes(" report "))!;
-    expect(/--peers (\S+)/.exec(report("PEERS=1"))?.[1].split(",")).toEqual(peers);
+    expect(/--peers (\S+)/.exec(report("PEERS=1"))?.[1].split(",")).toEqual([...peers, "iterative_budget"]);
+    expect(report("PEERS=1")).toContain("--runs runs/paper/spider,runs/paper/bird,runs/paper/spider-budget,runs/paper/bird-budget ");
+    expect(report("PEERS=1")).toContain("--conditions max_repair_steps");
     expect(report()).not.toContain("--peers");
-    // the learning curves (and order sensitivity) always, with the peers when PEERS=1
-    for (const line of [report(), report("PEERS=1")]) expect(line).toContain(" --curves ");
+    expect(report()).not.toContain("--conditions");
+    expect(report()).toContain("--runs runs/paper/spider,runs/paper/bird ");
+    expect(gridLines().some((l) => l.includes("--arm"))).toBe(false);
+    // the learning curves (and order sensitivity) always (the report's default), with the peers when PEERS=1
+    for (const line of [report(), report("PEERS=1")]) expect(line).not.toContain("curves");
     expect(report("PEERS=1")).toContain("--reference merit");
   });
 });

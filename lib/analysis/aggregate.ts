@@ -38,15 +38,16 @@ export function aggregateField<T>(runs: readonly T[], field: (run: T) => number)
 
 /** Scalar run metrics aggregated across seeds (every accounting field included). */
 export type AggregatedMetrics = Record<
-  "total" | "success_at_1" | "final_accuracy" | "repaired_count" | "failed_count" | "steps" | "oscillation_rate" | "convergence_variance" | keyof Accounting,
+  "total" | "success_at_1" | "final_accuracy" | "repaired_count" | "failed_count" | "steps" | "oscillation_rate" | "convergence_variance" | Exclude<keyof Accounting, "embedding_tokens">,
   MeanStd
->;
+> & { embedding_tokens?: MeanStd };
 
 /** Mean ± sample std across the seeds of one (dataset, method) of every scalar metric (rates stay fractions). */
 export function aggregateMetrics(runs: readonly RunMetrics[]): AggregatedMetrics {
   const scalar = ["total", "success_at_1", "final_accuracy", "repaired_count", "failed_count", "steps", "oscillation_rate", "convergence_variance"] as const;
   const out = {} as AggregatedMetrics;
   for (const key of scalar) out[key] = meanStd(runs.map((m) => m[key]));
-  for (const key of ACCOUNTING_FIELDS) out[key] = meanStd(runs.map((m) => m.accounting[key]));
+  // an optional count (embedding_tokens) only when every run has it
+  for (const key of ACCOUNTING_FIELDS) if (runs.every((m) => m.accounting[key] !== undefined)) out[key] = meanStd(runs.map((m) => m.accounting[key] as number));
   return out;
 }

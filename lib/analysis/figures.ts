@@ -8,6 +8,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { meanStd } from "./aggregate.ts";
 import { MAX_REPAIR_STEPS } from "../experiment/run-metrics.ts";
 import { runsOf, type RunSummary } from "./run-summary.ts";
+import { tokensPerQuery } from "./table-peers.ts";
 import type { Table } from "./table.ts";
 import { displayName, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
 
@@ -200,7 +201,7 @@ export function paretoPoints(runs: readonly RunSummary[], sel: TableSelection = 
       return [{
         dataset,
         method,
-        tokens: meanStd(selected.map((r) => r.metrics.accounting.total_tokens / r.metrics.total)).mean,
+        tokens: meanStd(selected.map(tokensPerQuery)).mean,
         ex: meanStd(selected.map((r) => r.metrics.final_accuracy * 100)).mean,
         front: false,
       }];
@@ -213,7 +214,7 @@ export function paretoPoints(runs: readonly RunSummary[], sel: TableSelection = 
 /**
  * Figure, the budget-matched view (issue "The peers on the same stream" §3): EX (%) against total
  * tokens per query (every call kind: repair, reflection and the peers' own judge, distill, curate, …
- * calls), one point per method, one panel per dataset; the non-dominated methods (paretoPoints) are
+ * calls, plus the embedding tokens where counted: tokensPerQuery), one point per method, one panel per dataset; the non-dominated methods (paretoPoints) are
  * filled and joined by the front's step line, the dominated ones hollow. A method below the line
  * spends more tokens than another that is at least as accurate.
  */
@@ -230,7 +231,7 @@ export function paretoFigure(runs: readonly RunSummary[], sel: TableSelection = 
       width: 320,
       height: 260,
       encoding: {
-        x: { field: "tokens", type: "quantitative", title: "Tokens per query (all call kinds)", scale: { zero: false } },
+        x: { field: "tokens", type: "quantitative", title: "Tokens per query (all call kinds + embedding)", scale: { zero: false } },
         y: { field: "ex", type: "quantitative", title: "EX (%)", scale: { zero: false } },
       },
       layer: [

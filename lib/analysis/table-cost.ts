@@ -6,7 +6,9 @@
  * maintenance (manifest.json `timing`), per query, mean over seeds. Shown when some run made a call
  * of a kind beyond the paper's (a memory method that distils, a judge) or when asked (`merit report
  * --costs`), so the paper's default reports are unchanged; Table 3's total already includes every
- * kind. Embedding tokens are not counted (the embedding cache stores vectors, not token counts).
+ * LLM call kind. Embedding tokens (trajectory accounting.embedding_tokens: the embedded texts' tokens
+ * by the embedder's own tokenizer, cached or computed) are a column of their own; "—" where a run
+ * could not count them.
  * @module
  */
 import { BUILTIN_CALL_KINDS } from "../methods/hooks.ts";
@@ -44,6 +46,7 @@ export function costTable(runs: readonly RunSummary[], sel: TableSelection = {},
       const calls = (k: string) => perQuery((r) => r.costs!.by_kind[k]?.calls ?? 0);
       const total = perQuery((r) => r.metrics.accounting.total_tokens);
       const embeddings = perQuery((r) => r.metrics.accounting.embedding_calls);
+      const embeddingTokens = of.every((r) => r.metrics.accounting.embedding_tokens !== undefined) ? perQuery((r) => r.metrics.accounting.embedding_tokens!) : null;
       // Wall time per timed episode, mean over the seeds whose manifest has it.
       const timed = of.map((r) => timings?.get(timingKey(r.dataset, r.method, r.stream_seed))).filter((t) => t !== undefined && t.episodes > 0);
       const ms = (f: (t: { retrieval_ms: number; memory_ms: number; episodes: number }) => number) => (timed.length === 0 ? null : timed.reduce((s, t) => s + f(t!) / t!.episodes, 0) / timed.length);
@@ -51,20 +54,20 @@ export function costTable(runs: readonly RunSummary[], sel: TableSelection = {},
       const memoryMs = ms((t) => t.memory_ms);
       const msText = (x: number | null) => (x === null ? "—" : fixed(x, 1));
       const wall = timings === null ? [] : [{ text: msText(retrievalMs) }, { text: msText(memoryMs) }];
-      rows.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, ...order.map((k) => ({ text: fixed(tokens(k), 1) })), { text: fixed(total, 1) }, { text: fixed(embeddings, 2) }, ...wall, ...order.map((k) => ({ text: fixed(calls(k), 2) }))]);
-      data.push({ dataset, method, seeds: of.length, total_tokens_per_query: total, embedding_calls_per_query: embeddings, ...(timings === null ? {} : { retrieval_ms_per_query: retrievalMs, memory_ms_per_query: memoryMs }), ...Object.fromEntries(order.flatMap((k) => [[`${k}_tokens_per_query`, tokens(k)], [`${k}_calls_per_query`, calls(k)]])) });
+      rows.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, ...order.map((k) => ({ text: fixed(tokens(k), 1) })), { text: fixed(total, 1) }, { text: fixed(embeddings, 2) }, { text: embeddingTokens === null ? "—" : fixed(embeddingTokens, 1) }, ...wall, ...order.map((k) => ({ text: fixed(calls(k), 2) }))]);
+      data.push({ dataset, method, seeds: of.length, total_tokens_per_query: total, embedding_calls_per_query: embeddings, embedding_tokens_per_query: embeddingTokens, ...(timings === null ? {} : { retrieval_ms_per_query: retrievalMs, memory_ms_per_query: memoryMs }), ...Object.fromEntries(order.flatMap((k) => [[`${k}_tokens_per_query`, tokens(k)], [`${k}_calls_per_query`, calls(k)]])) });
     }
   }
   const wallColumns = timings === null ? [] : ["Retrieval ms", "Memory ms"];
-  const first = 2 + order.length + 2 + wallColumns.length;
+  const first = 2 + order.length + 3 + wallColumns.length;
   return {
     id: "cost-by-kind",
-    title: "Tokens per query by call kind (mean over seeds), total and embedding calls",
-    columns: ["Dataset", "Method", ...order.map((k) => `${k} tokens`), "Total tokens", "Embedding calls", ...wallColumns, ...order.map((k) => `${k} calls`)],
-    align: ["l", "l", ...order.map(() => "r" as const), "r", "r", ...wallColumns.map(() => "r" as const), ...order.map(() => "r" as const)],
+    title: "Tokens per query by call kind (mean over seeds), total, embedding calls and embedding tokens",
+    columns: ["Dataset", "Method", ...order.map((k) => `${k} tokens`), "Total tokens", "Embedding calls", "Embedding tokens", ...wallColumns, ...order.map((k) => `${k} calls`)],
+    align: ["l", "l", ...order.map(() => "r" as const), "r", "r", "r", ...wallColumns.map(() => "r" as const), ...order.map(() => "r" as const)],
     rows,
     notes: [
-      `Prompt + output tokens per query of each call kind: the paper's (initial_cache, repair, reflection) and those declared by methods' hooks or a feedback regime (${extra.join(", ")}); Total = Table 3's, every kind included. Embedding calls: texts embedded per query (queries and stored memory). ${timings === null ? "The measured retrieval and memory wall times are added with `merit report --costs`." : "Retrieval ms / Memory ms: measured wall time per query of retrieval (query embedding, ranking, a memory hook's retrieve) and of memory maintenance (insertion with its embedding, a hook's write with its calls), from manifest.json `timing` (— for memoryless methods); measurements of the machine that ran them, not outputs."} The CSV adds calls per query of each kind. Embedding tokens are not counted.`,
+      `Prompt + output tokens per query of each call kind: the paper's (initial_cache, repair, reflection) and those declared by methods' hooks or a feedback regime (${extra.join(", ")}); Total = Table 3's, every LLM call kind included. Embedding calls: texts embedded per query (queries and stored memory); Embedding tokens: their tokens by the embedder's own tokenizer, the same whether a vector was cached or computed (— where a run's embedder could not count them: a remote one without a local GGUF of its model). ${timings === null ? "The measured retrieval and memory wall times are added with `merit report --costs`." : "Retrieval ms / Memory ms: measured wall time per query of retrieval (query embedding, ranking, a memory hook's retrieve) and of memory maintenance (insertion with its embedding, a hook's write with its calls), from manifest.json `timing` (— for memoryless methods); measurements of the machine that ran them, not outputs."} The CSV adds calls per query of each kind.`,
     ],
     data,
     csvOnly: order.map((_, i) => first + i),

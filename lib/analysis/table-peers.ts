@@ -46,9 +46,12 @@ export function peerMethodsOf(runs: readonly RunSummary[]): string[] {
   return registeredPeers().filter((m) => present.has(m));
 }
 
-/** Tokens per query of a run: Table 3's total (every call kind) over the queries. */
+/**
+ * Tokens per query of a run, the budget-matched view's cost: Table 3's total (every LLM call kind)
+ * plus the embedding tokens where the run counted them (accounting.embedding_tokens), over the queries.
+ */
 export function tokensPerQuery(run: RunSummary): number {
-  return run.metrics.accounting.total_tokens / run.metrics.total;
+  return (run.metrics.accounting.total_tokens + (run.metrics.accounting.embedding_tokens ?? 0)) / run.metrics.total;
 }
 
 /**
@@ -116,7 +119,7 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
     notes: [
       `EX: mean ± sample std over ${seedNote(runs)}. Δ = peer − ${displayName(opts.reference, opts)}; paired query-cluster bootstrap, B = ${resamples}, seed ${seed}, ${method} interval.`,
       "p: two-sided bootstrap p from the same resamples; MDE: the Δ this design detects with 80% power at α = 0.05 (2.80 × the bootstrap standard error); p (Holm): Holm's step-down adjustment over the peers of the same dataset (one family per dataset).",
-      "Tokens / query: prompt + output tokens of every call kind (initial, repair, reflection and the peers' own calls: judge, distill, curate, …), mean over seeds; the budget-matched view is figures/peers-pareto.svg. Oracle verdict: whether the method's memory relies on the oracle's verdict (ground truth) rather than on what the agent saw. Source: the work each peer ports (METHOD.md §13).",
+      "Tokens / query: prompt + output tokens of every call kind (initial, repair, reflection and the peers' own calls: judge, distill, curate, …) plus the embedding tokens (texts embedded for retrieval and memory, by the embedder's tokenizer; tables/cost-by-kind.* splits them), mean over seeds; the budget-matched view is figures/peers-pareto.svg. Oracle verdict: whether the method's memory relies on the oracle's verdict (ground truth) rather than on what the agent saw. Source: the work each peer ports (METHOD.md §13).",
       ...(opts.paperLayout ? ["Per dataset, the best EX in bold, the second underlined."] : []),
     ],
     data,

@@ -121,8 +121,10 @@ function breakdown(types: readonly (ErrorType | string | null)[]): FailureBreakd
 
 /** Field-wise sum of the accounting records. */
 export function sumAccounting(trajectories: readonly Trajectory[]): Accounting {
-  const out = Object.fromEntries(ACCOUNTING_FIELDS.map((f) => [f, 0])) as Accounting;
-  for (const t of trajectories) for (const f of ACCOUNTING_FIELDS) out[f] += t.accounting[f];
+  const out = Object.fromEntries(ACCOUNTING_FIELDS.map((f) => [f, 0])) as Record<keyof Accounting, number>;
+  for (const t of trajectories) for (const f of ACCOUNTING_FIELDS) out[f] += t.accounting[f] ?? Number.NaN;
+  // an optional count (embedding_tokens) is summed only when every episode has it
+  for (const f of ACCOUNTING_FIELDS) if (Number.isNaN(out[f])) delete (out as Partial<Record<keyof Accounting, number>>)[f];
   return out;
 }
 

@@ -23,6 +23,7 @@ import { getFeedback } from "../methods/feedback.ts";
 import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
 import { checkTrajectoryVocabulary, type NoteView } from "../methods/hooks.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
+import { denseText } from "../memory/entry-text.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import { removeStaleTempFiles, writeFileAtomic } from "../atomic-file.ts";
@@ -325,8 +326,18 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
 
     const writes: MemoryWriteFlags | null = method.memory ? method.memory.writes : null;
     const deferred = method.memory?.transductivePrepass ?? false;
+    // The embedding tokens of texts embedded at insertion, billed to the episode that plans them (as embedding_calls)
+    const insertionTokens = async (texts: readonly string[]): Promise<number | null> => {
+      if (texts.length === 0) return 0;
+      const counts = (await services.embedder?.tokenCounts?.(texts)) ?? null;
+      return counts === null ? null : counts.reduce((s, n) => s + n, 0);
+    };
+    const prepassTokens = new Map<string, number | null>();
     if (memory && writes && deferred) {
-      for (const entry of transductivePrepassEntries(dataset, stream, spec.seed, method.name, writes)) await memory.insert(entry, services.embedder!);
+      for (const entry of transductivePrepassEntries(dataset, stream, spec.seed, method.name, writes)) {
+        await memory.insert(entry, services.embedder!);
+        if (method.memory?.vectors !== false) prepassTokens.set(entry.source_query_id, await insertionTokens([denseText(entry)]));
+      }
     }
     // Replay finalization of committed episodes: inserts whatever a kill prevented (the rest are skips).
     if (memory && writes && !deferred) {
@@ -368,7 +379,10 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       const perInsertion = method.memory?.vectors === false ? 0 : 1;
       const prepassInsertion = deferred && item.initial.oracle_correct === false ? 1 : 0;
       const noteInsertions = embedsNotes ? (result.notes?.length ?? 0) : 0;
-      const trajectory = toTrajectory(episode, result, perInsertion * ((entry ? 1 : 0) + prepassInsertion) + noteInsertions);
+      const plannedTexts = [...(perInsertion === 1 && entry ? [denseText(entry)] : []), ...(embedsNotes ? (result.notes ?? []).map((n) => n.key) : [])];
+      const planned = await insertionTokens(plannedTexts);
+      const prepass = perInsertion * prepassInsertion === 1 ? (prepassTokens.get(item.example.id) ?? null) : 0;
+      const trajectory = toTrajectory(episode, result, perInsertion * ((entry ? 1 : 0) + prepassInsertion) + noteInsertions, planned === null || prepass === null ? null : planned + prepass);
       retrievalLog.append(result.retrievalLog.map((r) => canonicalJson(r as unknown as JsonValue)));
       prompts.append(result.prompts.map((p) => canonicalJson({ query_id: item.example.id, stream_position: item.position, kind: p.kind, prompt_hash: p.hash, prompt: p.text } satisfies PromptRecord as unknown as JsonValue)));
       trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point

@@ -8,12 +8,13 @@
  * cache does not hold, so a replayed or resumed run whose vectors are stored never loads it.
  * @module
  */
+import { existsSync } from "node:fs";
 import type { Dataset } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
 import { CallCache } from "../llm/call-cache.ts";
 import { createLlamaBackend } from "../llm/llama-backend.ts";
 import { EmbeddingCache, type EmbeddingCacheSource, type EmbeddingCacheStats } from "../llm/embedding-cache.ts";
-import { createLlamaEmbedder, readLlamaEmbedderIdentity } from "../llm/llama-embedder.ts";
+import { createLlamaEmbedder, loadEmbeddingTokenCounter, readLlamaEmbedderIdentity, type EmbeddingTokenCounter } from "../llm/llama-embedder.ts";
 import { CompletionsBackend } from "../llm/completions-backend.ts";
 import { createOpenAIEmbedder, OpenAIChatBackend } from "../llm/openai-backend.ts";
 import { loadPromptTokenizer } from "../llm/prompt-tokenizer.ts";
@@ -96,22 +97,45 @@ interface OwnedSource extends EmbeddingCacheSource {
 
 /** A source over an embedder that already exists (a remote one, or a test's); closed when `owned`. */
 function fixedSource(embedder: Embedder, owned: boolean): OwnedSource {
-  return { identity: embedder.identity, dimension: embedder.dimension, load: async () => embedder, release: async () => (owned ? embedder.close() : undefined) };
+  const source: OwnedSource = { identity: embedder.identity, dimension: embedder.dimension, load: async () => embedder, release: async () => (owned ? embedder.close() : undefined) };
+  if (embedder.tokenCounts) source.tokenCounts = (texts) => embedder.tokenCounts!(texts);
+  return source;
+}
+
+/** tokenCounts of a GGUF's embedding-token counter, loaded on the first call; `close` releases it. */
+function lazyCounter(modelPath: string, maxTokens?: number): { tokenCounts(texts: readonly string[]): Promise<number[]>; close(): Promise<void> } {
+  let counter: Promise<EmbeddingTokenCounter> | null = null;
+  return {
+    tokenCounts: async (texts) => (await (counter ??= loadEmbeddingTokenCounter({ modelPath, maxTokens }))).count(texts),
+    close: async () => {
+      const loaded = counter === null ? null : await counter.catch(() => null);
+      await loaded?.close();
+    },
+  };
 }
 
 async function embeddingSourceOf(config: ExperimentConfig): Promise<OwnedSource> {
   const e = config.embedder;
   // A remote embedder has no model to load here: it is created at once (one request probes its vector length).
-  if (e.backend === "openai") return fixedSource(await createOpenAIEmbedder({ baseUrls: e.base_urls, model: e.model_name }), true);
+  // Its embedding tokens are counted with embedder.path's vocabulary when that GGUF (the served model's) is here.
+  if (e.backend === "openai") {
+    const source = fixedSource(await createOpenAIEmbedder({ baseUrls: e.base_urls, model: e.model_name }), true);
+    if (!existsSync(e.path)) return source;
+    const counter = lazyCounter(e.path);
+    return { ...source, tokenCounts: counter.tokenCounts, release: async (cache) => (await source.release(cache), await counter.close()) };
+  }
   const { identity, dimension } = await readLlamaEmbedderIdentity({ modelPath: e.path });
+  const counter = lazyCounter(e.path, identity.params.maxTokens as number);
   return {
     identity,
     dimension,
+    tokenCounts: counter.tokenCounts,
     load: () => createLlamaEmbedder({ modelPath: e.path, gpu: config.model.gpu, threads: config.model.threads ?? undefined, modelHash: identity.modelHash }),
     async release(cache) {
       const loaded = cache.loadedEmbedder();
       const embedder = loaded === null ? null : await loaded.catch(() => null);
       await embedder?.close();
+      await counter.close();
     },
   };
 }

@@ -81,6 +81,8 @@ export interface EmbeddingCacheSource {
   dimension: number;
   /** Loads the real embedder; called at most once, on the first text not in the file. */
   load(): Promise<Embedder>;
+  /** Embedding tokens per text without embedding (e.g. the GGUF's vocabulary only); absent when they cannot be counted. */
+  tokenCounts?(texts: readonly string[]): Promise<number[] | null>;
 }
 
 /** An Embedder that answers from the cache file and embeds misses with the lazily loaded real one. */
@@ -210,7 +212,16 @@ export class EmbeddingCache implements Embedder {
     return this.#inner;
   }
 
-  /** Closes the cache file only; whoever supplied `load` owns the real embedder (see `loadedEmbedder`). */
+  /**
+   * Embedding tokens per text from the source (its token counter, vocabulary only), so a
+   * text counts the same tokens whether its vector is in the file or computed; null when the source
+   * cannot count (a remote embedder without a local GGUF of its model).
+   */
+  async tokenCounts(texts: readonly string[]): Promise<number[] | null> {
+    return (await this.#source.tokenCounts?.(texts)) ?? null;
+  }
+
+  /** Closes the cache file only; whoever supplied `load` owns the real embedder (see `loadedEmbedder`) and the token counter. */
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }

@@ -147,9 +147,50 @@ export class LlamaEmbedder implements Embedder {
     return tokens.slice(0, room);
   }
 
+  /** The text tokens `text` is embedded with (after right truncation; special tokens not counted). */
+  tokenCount(text: string): number {
+    return Math.min(this.#model.tokenize(text, false).length, this.#maxTokens - this.#context.calculateInputLength([]));
+  }
+
+  /** Embedder.tokenCounts: tokenCount per text (equal to loadEmbeddingTokenCounter's counts). */
+  async tokenCounts(texts: readonly string[]): Promise<number[]> {
+    return texts.map((text) => this.tokenCount(text));
+  }
+
   /** Releases the context and the model; safe to call twice. */
   async close(): Promise<void> {
     if (!this.#context.disposed) await this.#context.dispose();
     if (!this.#model.disposed) await this.#model.dispose();
   }
+}
+
+/** Counts the tokens an embedder embeds each text with: what the runs bill as embedding tokens. */
+export interface EmbeddingTokenCounter {
+  /** Text tokens per text, after the embedder's truncation (special tokens such as [CLS]/[SEP] not counted). */
+  count(texts: readonly string[]): number[];
+  close(): Promise<void>;
+}
+
+/**
+ * The embedding-token counter of a llama.cpp embedder (METHOD.md §12.1, "Cost"): the GGUF's
+ * vocabulary only (no weights, so it costs no embedding), tokenising as LlamaEmbedder does — the
+ * text's tokens without special tokens, cut to the positions left beside them in `maxTokens` (the
+ * identity's; the model's training context by default). Equal to `LlamaEmbedder.tokenCount` (a test
+ * pins it), so a run counts the same tokens whether its vectors came from the model or the cache.
+ */
+export async function loadEmbeddingTokenCounter(options: Pick<LlamaEmbedderOptions, "modelPath" | "maxTokens">): Promise<EmbeddingTokenCounter> {
+  // the identity's maxTokens (the GGUF header's training context, or less): a vocabulary-only model knows no context
+  const { identity } = await readLlamaEmbedderIdentity({ modelPath: options.modelPath, maxTokens: options.maxTokens, modelHash: "-" });
+  const maxTokens = identity.params.maxTokens as number;
+  const llama = await llamaRuntime(false);
+  const model = await loadModelChecked(llama, options.modelPath, { vocabOnly: true, gpuLayers: 0 });
+  // the positions the embedding context adds around the text: a BOS ([CLS]) and a SEP/EOS ([SEP]) when the vocabulary has them
+  const specials = (model.tokens.bos !== null ? 1 : 0) + (model.tokens.sep !== null || model.tokens.eos !== null ? 1 : 0);
+  const room = Math.max(0, maxTokens - specials);
+  return {
+    count: (texts) => texts.map((text) => Math.min(model.tokenize(text, false).length, room)),
+    close: async () => {
+      if (!model.disposed) await model.dispose();
+    },
+  };
 }

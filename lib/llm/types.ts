@@ -55,5 +55,10 @@ export interface Embedder {
   readonly dimension: number;
   /** One L2-normalised vector per text, in input order. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * The tokens each text is embedded with (METHOD.md §12.1, "Cost": embedding tokens), the same whether its
+   * vector is computed or cached; null, or no method, when this embedder cannot count them.
+   */
+  tokenCounts?(texts: readonly string[]): Promise<number[] | null>;
   close(): Promise<void>;
 }

@@ -128,6 +128,12 @@ export interface EpisodeResult {
   /** Texts the hooks embedded (billed as embedding calls). */
   hookEmbeddings: number;
   /**
+   * Tokens of every text embedded in the episode (retrieval queries, hooks' texts; METHOD.md §12.1, "Cost"),
+   * counted by the embedder's token counter whether the vector was cached or computed; null when a
+   * text was embedded by an embedder that cannot count (Embedder.tokenCounts).
+   */
+  embeddingTokens: number | null;
+  /**
    * Wall time (ms) of this episode's retrieval steps (query embedding, ranking, a memory hook's
    * retrieve with its calls) and of its memory hook's write (with its calls). Measured, so never part
    * of the trajectory (a replay must reproduce trajectories byte for byte); the run sums it into
@@ -155,6 +161,9 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const retrievalLog: RetrievalLogRecord[] = [];
   let queryEmbeddings = 0;
   let hookEmbeddings = 0;
+  let embeddingTokens: number | null = 0;
+  // the run's embedder with every text it embeds for this episode counted (retrieval's query, a hook's texts)
+  const embedder: Embedder | undefined = services.embedder && countingEmbedder(services.embedder, (n) => (embeddingTokens = embeddingTokens === null || n === null ? null : embeddingTokens + n));
   const wallMs = { retrieval: 0, memory: 0 };
   const hooks = method.hooks;
   const view: QuestionView = { dataset: spec.dataset, queryId: example.id, dbId: example.dbId, question: example.question, evidence: example.evidence, schema: spec.schema, streamPosition: spec.streamPosition };
@@ -229,7 +238,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     async embed(texts) {
       if (!services.embedder) throw new MeritError(`method "${method.name}": a hook asked for embeddings but the run has no embedder; set memory.embedsNotes: true in the method's hooks so runs load it`);
       hookEmbeddings += texts.length;
-      return services.embedder.embed(texts);
+      return embedder!.embed(texts);
     },
   };
   const attemptView = (a: AttemptRecord): AttemptView => ({ sql: a.sql, status: a.status, dbError: a.dbError, executed: a.predictedExecOk, errorType: a.errorType });
@@ -276,7 +285,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     let notesText = "";
     const retrievalStart = performance.now();
     if (method.memory) {
-      const { memory, retriever, embedder } = services;
+      const { memory, retriever } = services;
       if (!memory || !retriever || !embedder) throw new MeritError(`method ${method.name} needs a memory store, a retriever and an embedder`);
       const result = await retriever.retrieve(
         memory,
@@ -356,7 +365,27 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       throw new MeritError(`method "${method.name}": its hooks made a "${kind}" call in the episode of query ${example.id}, which its scope per: "${decl.per}" excludes (initially ${shape.initiallyAccepted ? "accepted" : "not accepted"}, finally ${shape.finallyAccepted ? "accepted" : "not accepted"}); widen hooks.calls.${kind}.per`);
     }
   }
-  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, wallMs };
+  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, embeddingTokens, wallMs };
+}
+
+/**
+ * `inner` with the tokens of every text it embeds reported to `add` before the vectors come (null when
+ * `inner` cannot count them); identity and dimension are `inner`'s.
+ */
+export function countingEmbedder(inner: Embedder, add: (tokens: number | null) => void): Embedder {
+  return {
+    identity: inner.identity,
+    dimension: inner.dimension,
+    async embed(texts) {
+      if (texts.length > 0) {
+        const counts = (await inner.tokenCounts?.(texts)) ?? null;
+        add(counts === null ? null : counts.reduce((s, n) => s + n, 0));
+      }
+      return inner.embed(texts);
+    },
+    tokenCounts: (texts) => inner.tokenCounts?.(texts) ?? Promise.resolve(null),
+    close: () => inner.close(),
+  };
 }
 
 /** A classify hook as the episode calls it: the label must be one the hook declares. */

@@ -26,8 +26,9 @@ export function tokenAccounting(prompt: readonly number[], output: readonly numb
  * The trajectory of a finished episode. `plannedInsertions` is the number of texts memory insertion
  * will embed for this episode — 1 when finalization produced an entry (METHOD.md §6.5), a memory
  * hook's written notes when it embeds them — billed to it; the hooks' own embeddings are added.
+ * `plannedInsertionTokens` are those texts' embedding tokens (null: not countable).
  */
-export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedInsertions: number): Trajectory {
+export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedInsertions: number, plannedInsertionTokens: number | null = 0): Trajectory {
   const { attempts, calls } = result;
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
   const prompt = calls.map((c) => c.promptTokens);
@@ -37,6 +38,7 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
     llm_calls: calls.length,
     db_executions: sum(attempts.map((a) => a.dbExecutions)),
     embedding_calls: result.queryEmbeddings + result.hookEmbeddings + plannedInsertions,
+    ...(result.embeddingTokens !== null && plannedInsertionTokens !== null ? { embedding_tokens: result.embeddingTokens + plannedInsertionTokens } : {}),
     retrieval_calls: result.retrievalLog.length,
     truncations: calls.filter((c) => c.truncatedPromptTokens > 0).length,
   };

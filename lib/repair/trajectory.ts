@@ -66,6 +66,12 @@ export const AccountingSchema = z
     db_executions: count,
     /** Query embeddings computed + 1 per planned memory insertion (+ transductive pre-pass). */
     embedding_calls: count,
+    /**
+     * Tokens of the texts behind embedding_calls (special tokens not counted), by the embedder's own
+     * tokenizer whether the vector was cached or computed (METHOD.md §12.1, "Cost"); absent when the embedder
+     * cannot count them (a remote one without a local GGUF of its model) and in runs of earlier kits.
+     */
+    embedding_tokens: count.optional(),
     /** 1 per repair step for memory methods, 0 for memoryless ones. */
     retrieval_calls: count,
     /** LLM calls whose prompt was left-truncated at max_input_tokens (kit addition, §11.5). */

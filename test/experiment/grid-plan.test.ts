@@ -65,7 +65,7 @@ describe("closedFormPlan and the paper grid (README \"The full grid on one GPU\"
     expect(registeredPeers()).toEqual(PEER_METHODS);
     expect(PEER_METHODS.filter((m) => REPRODUCE_METHODS.includes(m) || CONTROL_METHODS.includes(m))).toEqual([]);
     expect(makefile).toMatch(/^GRID_METHODS := .*\$\(if \$\(filter 1,\$\(PEERS\)\),\$\(comma\)\$\(PEER_METHODS\),\)$/m);
-    expect(makefile).toMatch(/^PEER_REPORT := \$\(if \$\(filter 1,\$\(PEERS\)\),--peers \$\(PEER_METHODS\),\)$/m);
+    expect(makefile).toMatch(/^PEER_REPORT := \$\(if \$\(filter 1,\$\(PEERS\)\),--peers \$\(PEER_METHODS\)\$\(comma\)\$\(BUDGET_ARM\) --conditions max_repair_steps,\)$/m);
     expect(makefile).toMatch(/\$\(MERIT\) report .*\$\(PEER_REPORT\)/);
   });
 

@@ -89,7 +89,7 @@ function without(value: unknown, keys: readonly string[]): unknown {
   if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).filter(([k]) => !keys.includes(k)).map(([k, v]) => [k, without(v, keys)]));
   return value;
 }
-const withoutEmbeddingCalls = (value: unknown) => without(value, ["embedding_calls"]);
+const withoutEmbeddingCalls = (value: unknown) => without(value, ["embedding_calls", "embedding_tokens"]);
 const jsonLines = (s: string) => s.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as unknown);
 
 describe.each(["no_dense_rerank", "random_same_type"])("%s stores no vectors", (method) => {
@@ -117,8 +117,8 @@ describe.each(["no_dense_rerank", "random_same_type"])("%s stores no vectors", (
     expect(readFileSync(join(withVectors, "memory", "memory_vectors.f32")).byteLength).toBeGreaterThan(0);
 
     const same = (file: string) => text(withVectors, file).replaceAll(`${method}_twin`, method);
-    const trajectories = jsonLines(text(dir, "trajectories.jsonl")) as { accounting: { embedding_calls: number }; retrieved_entry_ids: string[][] }[];
-    expect(trajectories.every((t) => t.accounting.embedding_calls === 0)).toBe(true);
+    const trajectories = jsonLines(text(dir, "trajectories.jsonl")) as { accounting: { embedding_calls: number; embedding_tokens?: number }; retrieved_entry_ids: string[][] }[];
+    expect(trajectories.every((t) => t.accounting.embedding_calls === 0 && t.accounting.embedding_tokens === 0)).toBe(true);
     expect(trajectories.some((t) => t.retrieved_entry_ids.some((ids) => ids.length > 0))).toBe(true); // not vacuous
     expect(withoutEmbeddingCalls(trajectories)).toEqual(withoutEmbeddingCalls(jsonLines(same("trajectories.jsonl"))));
     expect(withoutEmbeddingCalls(JSON.parse(text(dir, "metrics.json")))).toEqual(withoutEmbeddingCalls(JSON.parse(same("metrics.json"))));

@@ -84,9 +84,12 @@ describe("make reproduce PEERS=1 on the tiny models", () => {
     const kinds = cost[0].slice(2, total);
     expect(kinds).toEqual(expect.arrayContaining(["repair tokens"]));
     expect(kinds.length).toBeGreaterThan(2); // the peers' own kinds (judge, distill, curate, …) beside initial_cache and repair
+    expect(cost[0][total + 2]).toBe("Embedding tokens");
+    // MERIT embeds its queries and entries: their tokens are counted (the peers' are in the peers table's tokens below)
+    expect(Number(cost.find((r) => r[1] === "MERIT")![total + 2])).toBeGreaterThan(0);
     const peerTokens = new Map(csv.slice(1).map((l) => [l.split(",")[1], Number(l.split(",")[8])]));
     for (const row of cost.slice(1)) {
-      expect(peerTokens.get(row[1]), row[1]).toBeCloseTo(Number(row[total]), 1);
+      expect(peerTokens.get(row[1]), row[1]).toBeCloseTo(Number(row[total]) + Number(row[total + 2]), 1); // LLM tokens + embedding tokens
       expect(kinds.reduce((n, _, k) => n + Number(row[2 + k]), 0)).toBeCloseTo(Number(row[total]), 0);
     }
   }, budget(300_000));

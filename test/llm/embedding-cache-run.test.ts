@@ -161,7 +161,7 @@ describe("embedding cache in runs", () => {
     }
     expect(differing(join(root, "warm"), expected)).toEqual([]);
 
-    // 4. Warm, with an embedder double of the same identity that refuses to embed.
+    // 4. Warm, with an embedder double of the same identity that counts tokens (the real one's) but refuses to embed.
     const real = await createLlamaEmbedder({ modelPath: TINY_BGE, threads: 1 });
     const throwing: Embedder = {
       identity: real.identity,
@@ -169,14 +169,15 @@ describe("embedding cache in runs", () => {
       embed: async (texts) => {
         throw new Error(`embedded ${texts.length} text(s) although every vector is cached`);
       },
+      tokenCounts: (texts) => real.tokenCounts(texts),
       close: async () => undefined,
     };
-    await real.close();
     const s4 = await createServices(config, dataset, { jobs: 1, embedder: throwing });
     try {
       await runAll(s4, join(root, "double"));
     } finally {
       await s4.close();
+      await real.close();
     }
     expect(differing(join(root, "double"), expected)).toEqual([]);
   }, budget(600_000));

@@ -8,7 +8,7 @@
  *    evaluator, in turn; medians of `--eval-reps`). The official test-suite evaluator with
  *    `--official DIR`, MERIT_OFFICIAL_EVAL, or `<cache>/merit-official-eval` holding its
  *    exec_eval.py and parse.py (not in this repository); else the kit's re-implementation, labelled.
- * 2. `merit help` and every `merit <command> --help` (compiled tree) against `node -e 1`, round-robin
+ * 2. `merit help` and every `merit <command> --help` against `node -e 1`, round-robin
  *    (bench/startup.ts `measureStartup`; medians of `--reps`).
  * 3. The paired bootstrap, B = 10,000, 1,034 queries × 3 seeds, first call in a fresh process and
  *    warm, against numpy's first call in a fresh python3 (bench/bootstrap-first-call.ts
@@ -148,11 +148,11 @@ notes.push(`eval: kit "${ev.lines.kit}" | evaluator "${ev.lines.ref}"`);
 
 // 2. Start-up of every command vs node -e 1.
 process.stderr.write(`cost: start-up of every command vs node -e 1, ${reps} rounds …\n`);
-const st = await measureStartup({ reps, paths: ["compiled"] });
-for (const line of st.notes) notes.push(`start-up: ${line}`);
-const excess = st.invocations.map((name) => ({ name, over: st.medians.get(name)!.get("compiled")! - st.base }));
+const st = await measureStartup({ reps, paths: ["now"] });
+notes.push(`start-up: /proc/loadavg before ${st.loadBefore}, after ${st.loadAfter}`);
+const excess = st.invocations.map((name) => ({ name, over: st.medians.get(name)!.get("now")! - st.base }));
 const worst = excess.reduce((a, b) => (b.over > a.over ? b : a));
-const help = st.medians.get("merit help")!.get("compiled")!;
+const help = st.medians.get("merit help")!.get("now")!;
 rows.push({
   measure: `\`merit help\`, whole process (median of ${reps}, round-robin with every command's --help)`,
   kit: `${help.toFixed(3)} s; slowest command ${worst.name} ${(worst.over + st.base).toFixed(3)} s`,

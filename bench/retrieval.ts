@@ -98,7 +98,12 @@ function syntheticEntry(rng: PyRandom, i: number): MemoryEntry {
 class FixedMemory implements MemoryStore {
   readonly dimension = DIM;
   readonly revision = 0;
-  constructor(readonly rows: MemoryEntry[], readonly vecs: Float32Array[]) {}
+  readonly rows: MemoryEntry[];
+  readonly vecs: Float32Array[];
+  constructor(rows: MemoryEntry[], vecs: Float32Array[]) {
+    this.rows = rows;
+    this.vecs = vecs;
+  }
   get size() {
     return this.rows.length;
   }
@@ -125,7 +130,10 @@ class QueueEmbedder implements Embedder {
   readonly identity = { kind: "bench-queue", model: "random", modelHash: "none", params: {} };
   readonly dimension = DIM;
   next = 0;
-  constructor(readonly queue: Float32Array[]) {}
+  readonly queue: Float32Array[];
+  constructor(queue: Float32Array[]) {
+    this.queue = queue;
+  }
   async embed(texts: readonly string[]) {
     return texts.map(() => this.queue[this.next++ % this.queue.length]);
   }

@@ -108,15 +108,15 @@ llama-server: install
 	@scripts/build-llama-server.sh
 
 bench: install
-	for b in cost oracle retrieval bootstrap bootstrap-first-call startup llm; do npx tsx bench/$$b.ts || exit 1; done
+	for b in cost oracle retrieval bootstrap bootstrap-first-call startup llm; do node bench/$$b.ts || exit 1; done
 
 # Random-weight GGUF in Qwen2.5-0.5B-Instruct's shape (bench/README.md); SHAPE=7b for the 7B shape.
 bench-model: install
-	npx tsx bench/make-model.ts --shape $(or $(SHAPE),0.5b)
+	node bench/make-model.ts --shape $(or $(SHAPE),0.5b)
 
 # Throughput of deterministic vs throughput mode (+ llama-server / llama-batched-bench when built).
 bench-throughput: bench-model
-	npx tsx bench/throughput.ts
+	node bench/throughput.ts
 
 ## The Qwen2.5-7B-Instruct and bge-large GGUFs (models/models.json), on a machine with model-hub access.
 models: install

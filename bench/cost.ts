@@ -21,7 +21,7 @@
  *    bench/gpu.sh writes; by default runs/bench/throughput-gpu.json when present), else the rates of
  *    `--prefill-tok-s`/`--decode-tok-s`, else published llama.cpp figures — labelled "assumed".
  *
- * Run: npx tsx bench/cost.ts [--reps 5] [--eval-reps 5] [--official DIR] [--python PY]
+ * Run: node bench/cost.ts [--reps 5] [--eval-reps 5] [--official DIR] [--python PY]
  *      [--rates FILE] [--prefill-tok-s N --decode-tok-s N]
  */
 import { spawnSync } from "node:child_process";
@@ -42,7 +42,7 @@ import { gridSeconds, ratesFromThroughputJson, type Rates } from "./grid-estimat
 import { measureStartup } from "./startup.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const USAGE = "usage: npx tsx bench/cost.ts [--reps 5] [--eval-reps 5] [--official DIR] [--python PY] [--rates FILE] [--prefill-tok-s N --decode-tok-s N]";
+const USAGE = "usage: node bench/cost.ts [--reps 5] [--eval-reps 5] [--official DIR] [--python PY] [--rates FILE] [--prefill-tok-s N --decode-tok-s N]";
 /** Published llama.cpp figures (README "The full grid on one GPU"), not measured here. */
 const ASSUMED: Rates = { prefillTokS: 10_000, decodeTokS: 930, source: "assumed: llama.cpp 16 sequences, 10,000 tok/s prefill (PR #7676, 8B Q4_0, RTX 4090), 930 tok/s decode (PR #3776, 7B, 16 sequences); not measured here" };
 const GOAL_HOURS = 12;
@@ -127,7 +127,7 @@ console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()
 
 // 1. merit eval vs the evaluator.
 process.stderr.write(`cost: merit eval vs the evaluator, ${evalReps} reps …\n`);
-const oracleRun = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bench/oracle.ts"), "--side-by-side", "--reps", String(evalReps), "--python", python, ...(official ? ["--official", official] : [])], {
+const oracleRun = spawnSync(process.execPath, [join(ROOT, "bench/oracle.ts"), "--side-by-side", "--reps", String(evalReps), "--python", python, ...(official ? ["--official", official] : [])], {
   cwd: ROOT,
   encoding: "utf8",
   maxBuffer: 64 << 20,

@@ -13,7 +13,7 @@
  * the pool scan with isEligible over entry objects vs the retriever's typed-array columns, and the
  * old search beam (ef 64) in the sweep. About 3–4
  * minutes at load average ~5 on 2 shared cores.
- * Run: `npx tsx bench/retrieval.ts [--large N] [--queries Q] [--ef-construction E] [--m M]
+ * Run: `node bench/retrieval.ts [--large N] [--queries Q] [--ef-construction E] [--m M]
  * [--ef-sweep 64,512,1024] [--exact-limit L] [--no-type-filter]` (the last also times
  * no_type_filter at N, which builds the negative shards too).
  */

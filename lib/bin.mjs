@@ -3,7 +3,7 @@
 // (strip-only: tsconfig's erasableSyntaxOnly keeps the sources within it). No build step, no loader
 // hook; Node 24.3 and later print no warning for it (package.json engines). Node's own compile cache
 // (keyed by each file's content; in $TMPDIR/node-compile-cache, NODE_COMPILE_CACHE=DIR moves it,
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps the stripped and compiled modules between runs,
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps the stripped modules and their V8 code between runs,
 // so a command starts without stripping its module graph again.
 import { enableCompileCache } from "node:module";
 

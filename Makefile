@@ -3,6 +3,8 @@ SHELL := /bin/bash
 export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
+## The pinned TypeScript (package.json); `npx tsc` would find tslab's bundled 5.0 first.
+TSC := node node_modules/typescript/bin/tsc
 
 .PHONY: install demo demo-peers demo-full test test-fast typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-full notebooks-paper reproduce preflight llama-server
 
@@ -10,10 +12,8 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-## `npm ci` (package.json `prepare`) also compiles lib/ to .build/ (scripts/build-lib.mjs); this
-## recompiles what changed since (nothing: a stat per file), so `merit` starts without tsx.
+## No build step: `merit` (lib/bin.mjs) runs lib/'s TypeScript through Node 24's own type stripping.
 install: node_modules/.installed
-	@node scripts/build-lib.mjs --quiet
 
 ## The main job on the bundled data, quick: the tiny test models (meaningless numbers, real mechanics)
 ## on 16 queries, mostly initially failed ones (configs/demo.json `subset`), every model call replayed
@@ -39,7 +39,7 @@ demo-full: install
 ## Type-check, then the vitest suite; the last line is `N passed, N failed`.
 test: install
 	@mkdir -p .cache
-	npx tsc --noEmit
+	$(TSC) --noEmit
 	@rc=0; npx vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest.json || rc=$$?; \
 	  node test/summary.mjs .cache/vitest.json; exit $$rc
 
@@ -47,12 +47,12 @@ test: install
 ## with a `// SLOW:` line; README "Slow tests"): a developer's loop. CI runs `make test`.
 test-fast: install
 	@mkdir -p .cache
-	npx tsc --noEmit
+	$(TSC) --noEmit
 	@rc=0; MERIT_TEST_FAST=1 npx vitest run --reporter=default --reporter=json --outputFile.json=.cache/vitest-fast.json || rc=$$?; \
 	  node test/summary.mjs .cache/vitest-fast.json; exit $$rc
 
 typecheck: install
-	npx tsc --noEmit
+	$(TSC) --noEmit
 
 ## The paper's full grid, for a GPU machine (or OpenAI-compatible servers set in the configs). Steps,
 ## on a machine with internet: `make models` (the GGUFs of models/models.json), `make data-spider`
@@ -120,15 +120,15 @@ llama-server: install
 	@scripts/build-llama-server.sh
 
 bench: install
-	for b in cost oracle retrieval bootstrap bootstrap-first-call startup llm; do npx tsx bench/$$b.ts || exit 1; done
+	for b in cost oracle retrieval bootstrap bootstrap-first-call startup llm; do node bench/$$b.ts || exit 1; done
 
 # Random-weight GGUF in Qwen2.5-0.5B-Instruct's shape (bench/README.md); SHAPE=7b for the 7B shape.
 bench-model: install
-	npx tsx bench/make-model.ts --shape $(or $(SHAPE),0.5b)
+	node bench/make-model.ts --shape $(or $(SHAPE),0.5b)
 
 # Throughput of deterministic vs throughput mode (+ llama-server / llama-batched-bench when built).
 bench-throughput: bench-model
-	npx tsx bench/throughput.ts
+	node bench/throughput.ts
 
 ## The Qwen2.5-7B-Instruct and bge-large GGUFs (models/models.json), on a machine with model-hub access.
 models: install

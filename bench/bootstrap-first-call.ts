@@ -2,7 +2,7 @@
  * Benchmark, paired query-cluster bootstrap (METHOD.md §9) on its first call in a fresh process — what
  * a notebook cell or `merit report` pays: B = 10,000 resamples of 1,034 queries × 3 seeds (a Spider-
  * sized Table 2 cell). One run alternates, repetition by repetition, fresh processes of
- *   (a) the kit: one `pairedClusterBootstrap`, timed around the call alone (tsx's transform and the
+ *   (a) the kit: one `pairedClusterBootstrap`, timed around the call alone (type stripping and the
  *       module load are not the bootstrap's cost), then the warm calls in the same process;
  *   (b) the plain definition: the same bootstrap with one `randbelow(n)` call per index (how the kit
  *       drew before the bulk draw, on today's PyRandom), on the same input — its interval must equal (a)'s;
@@ -12,7 +12,7 @@
  * and prints medians over the repetitions, the whole-process wall times, the ratios to numpy's first
  * call (targets: first call ≤ 1.0×, warm ≤ 0.3×) and the load average. Never asserted by tests.
  * `measureBootstrapFirstCall` is the measurement (bench/cost.ts runs it too).
- * Run: npx tsx bench/bootstrap-first-call.ts [--reps 7]
+ * Run: node bench/bootstrap-first-call.ts [--reps 7]
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -159,12 +159,12 @@ export function measureBootstrapFirstCall(reps: number, log: (line: string) => v
     // Alternate the order too, so a load spike does not always land on the same contender.
     const jobs: (() => void)[] = [
       () => {
-        const { out, processMs } = runChild(process.execPath, ["--import", "tsx", self, "--child", "kit", file]);
+        const { out, processMs } = runChild(process.execPath, [self, "--child", "kit", file]);
         kitFirst.push(out.first_ms as number); kitWarm.push(out.warm_ms as number); kitWarmNew.push(out.warm_new_seed_ms as number); kitProc.push(processMs);
         kitResult = out.result;
       },
       () => {
-        const { out, processMs } = runChild(process.execPath, ["--import", "tsx", self, "--child", "per-draw", file]);
+        const { out, processMs } = runChild(process.execPath, [self, "--child", "per-draw", file]);
         perDraw.push(out.first_ms as number); perDrawProc.push(processMs);
         // Same input and seed in every repetition, so every kit result is the same one (rep 0 runs the kit first).
         const r = kitResult as { lo: number; hi: number } | undefined;

@@ -3,7 +3,7 @@
  * of 1,534 queries × 3 seeds for 10 method pairs (a BIRD-sized Table 2), median of 5 repetitions.
  * Target: < 2 s on one core. Each repetition uses its own seed, so it pays for drawing the
  * 15.3M indices once (shared by its 10 pairs, see the memo in bootstrap.ts). Never asserted by tests.
- * Run: npx tsx bench/bootstrap.ts
+ * Run: node bench/bootstrap.ts
  */
 import { pairedClusterBootstrap } from "../lib/analysis/bootstrap.ts";
 import { PyRandom } from "../lib/random.ts";

@@ -8,7 +8,7 @@
  *    evaluator, in turn; medians of `--eval-reps`). The official test-suite evaluator with
  *    `--official DIR`, MERIT_OFFICIAL_EVAL, or `<cache>/merit-official-eval` holding its
  *    exec_eval.py and parse.py (not in this repository); else the kit's re-implementation, labelled.
- * 2. `merit help` and every `merit <command> --help` (compiled tree) against `node -e 1`, round-robin
+ * 2. `merit help` and every `merit <command> --help` against `node -e 1`, round-robin
  *    (bench/startup.ts `measureStartup`; medians of `--reps`).
  * 3. The paired bootstrap, B = 10,000, 1,034 queries × 3 seeds, first call in a fresh process and
  *    warm, against numpy's first call in a fresh python3 (bench/bootstrap-first-call.ts
@@ -21,7 +21,7 @@
  *    bench/gpu.sh writes; by default runs/bench/throughput-gpu.json when present), else the rates of
  *    `--prefill-tok-s`/`--decode-tok-s`, else published llama.cpp figures — labelled "assumed".
  *
- * Run: npx tsx bench/cost.ts [--reps 5] [--eval-reps 5] [--official DIR] [--python PY]
+ * Run: node bench/cost.ts [--reps 5] [--eval-reps 5] [--official DIR] [--python PY]
  *      [--rates FILE] [--prefill-tok-s N --decode-tok-s N]
  */
 import { spawnSync } from "node:child_process";
@@ -42,7 +42,7 @@ import { gridSeconds, ratesFromThroughputJson, type Rates } from "./grid-estimat
 import { measureStartup } from "./startup.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const USAGE = "usage: npx tsx bench/cost.ts [--reps 5] [--eval-reps 5] [--official DIR] [--python PY] [--rates FILE] [--prefill-tok-s N --decode-tok-s N]";
+const USAGE = "usage: node bench/cost.ts [--reps 5] [--eval-reps 5] [--official DIR] [--python PY] [--rates FILE] [--prefill-tok-s N --decode-tok-s N]";
 /** Published llama.cpp figures (README "The full grid on one GPU"), not measured here. */
 const ASSUMED: Rates = { prefillTokS: 10_000, decodeTokS: 930, source: "assumed: llama.cpp 16 sequences, 10,000 tok/s prefill (PR #7676, 8B Q4_0, RTX 4090), 930 tok/s decode (PR #3776, 7B, 16 sequences); not measured here" };
 const GOAL_HOURS = 12;
@@ -127,7 +127,7 @@ console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()
 
 // 1. merit eval vs the evaluator.
 process.stderr.write(`cost: merit eval vs the evaluator, ${evalReps} reps …\n`);
-const oracleRun = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bench/oracle.ts"), "--side-by-side", "--reps", String(evalReps), "--python", python, ...(official ? ["--official", official] : [])], {
+const oracleRun = spawnSync(process.execPath, [join(ROOT, "bench/oracle.ts"), "--side-by-side", "--reps", String(evalReps), "--python", python, ...(official ? ["--official", official] : [])], {
   cwd: ROOT,
   encoding: "utf8",
   maxBuffer: 64 << 20,
@@ -148,11 +148,11 @@ notes.push(`eval: kit "${ev.lines.kit}" | evaluator "${ev.lines.ref}"`);
 
 // 2. Start-up of every command vs node -e 1.
 process.stderr.write(`cost: start-up of every command vs node -e 1, ${reps} rounds …\n`);
-const st = await measureStartup({ reps, paths: ["compiled"] });
-for (const line of st.notes) notes.push(`start-up: ${line}`);
-const excess = st.invocations.map((name) => ({ name, over: st.medians.get(name)!.get("compiled")! - st.base }));
+const st = await measureStartup({ reps, paths: ["now"] });
+notes.push(`start-up: /proc/loadavg before ${st.loadBefore}, after ${st.loadAfter}`);
+const excess = st.invocations.map((name) => ({ name, over: st.medians.get(name)!.get("now")! - st.base }));
 const worst = excess.reduce((a, b) => (b.over > a.over ? b : a));
-const help = st.medians.get("merit help")!.get("compiled")!;
+const help = st.medians.get("merit help")!.get("now")!;
 rows.push({
   measure: `\`merit help\`, whole process (median of ${reps}, round-robin with every command's --help)`,
   kit: `${help.toFixed(3)} s; slowest command ${worst.name} ${(worst.over + st.base).toFixed(3)} s`,

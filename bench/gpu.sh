@@ -45,8 +45,8 @@ else
   shape=7b; gpu=auto; slice=(--streams 16 --queries 3 --steps 3 --max-tokens 128)
 fi
 
-model="$(npx tsx bench/make-model.ts --shape "$shape")"
+model="$(node bench/make-model.ts --shape "$shape")"
 start=$(date +%s)
 export MERIT_BENCH_GPU_NAME="$( (command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader | head -1) || echo none)"
-npx tsx bench/throughput.ts --model "$model" --gpu "$gpu" "${slice[@]}" "${llama_bin[@]}" --json "$out"
+node bench/throughput.ts --model "$model" --gpu "$gpu" "${slice[@]}" "${llama_bin[@]}" --json "$out"
 echo "gpu.sh: done in $(( $(date +%s) - start )) s; $out" >&2

@@ -3,7 +3,7 @@
  * asserted"): llama backend tokens/s vs a bare node-llama-cpp loop on the tiny Qwen GGUF (target
  * ratio ≥ 0.9; the bare loop's context has flash attention off like the backend's), aggregate
  * tokens/s with 1, 2, 4 parallel slots (one context each), call-cache hit latency, and embedding
- * throughput. Run: `npx tsx bench/llm.ts` (env MERIT_THREADS sets threads, default 1).
+ * throughput. Run: `node bench/llm.ts` (env MERIT_THREADS sets threads, default 1).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -7,7 +7,7 @@
  * Deterministic: the bytes depend only on --shape, --type and --seed (xorshift128 per tensor, seeded
  * from the seed and the tensor's index), so the printed sha256 is reproducible.
  *
- *   npx tsx bench/make-model.ts [--shape 0.5b|7b] [--type q8_0|q4_0] [--seed N] [--out FILE]
+ *   node bench/make-model.ts [--shape 0.5b|7b] [--type q8_0|q4_0] [--seed N] [--out FILE]
  *
  * Defaults: 0.5b → Q8_0 (~531 MB, like Qwen's own q8_0 file); 7b → Q4_0 (~4.4 GB, near the kit's
  * Q4_K_M model in size and speed). Output: models/bench/ (git-ignored). An existing file of the
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
   try {
     ({ values } = parseArgs({ options: { shape: { type: "string", default: "0.5b" }, type: { type: "string" }, seed: { type: "string", default: "42" }, out: { type: "string" }, force: { type: "boolean", default: false } } }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}; usage: npx tsx bench/make-model.ts [--shape 0.5b|7b] [--type q8_0|q4_0] [--seed N] [--out FILE] [--force]`);
+    throw new UsageError(`${(error as Error).message}; usage: node bench/make-model.ts [--shape 0.5b|7b] [--type q8_0|q4_0] [--seed N] [--out FILE] [--force]`);
   }
   if (!(values.shape! in SHAPES)) throw new UsageError(`--shape must be 0.5b or 7b, got "${values.shape}"`);
   const shape = values.shape as ShapeName;

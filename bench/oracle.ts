@@ -18,7 +18,7 @@
  * `--baseline DIR` adds an earlier checkout of the kit (its `merit eval`, no gold cache flag) to the
  * Spider row, alternating with the rest: before vs after on the same load. `--side-by-side` (bench/cost.ts)
  * runs only the Spider dev whole-process rows and prints them as one JSON line.
- * Run: npx tsx bench/oracle.ts [--reps 5] [--suite-reps 3] [--official DIR] [--python python3]
+ * Run: node bench/oracle.ts [--reps 5] [--suite-reps 3] [--official DIR] [--python python3]
  *      [--variants 10] [--decode-tok-s 2000] [--attempt-tokens 128] [--baseline DIR]
  */
 import { spawnSync } from "node:child_process";
@@ -66,7 +66,7 @@ async function phases(dataDir: string, goldCacheFile: string): Promise<Record<st
     t[name] = (now - mark) / 1000;
     mark = now;
   };
-  t["process start (node + tsx, to this script)"] = mark / 1000;
+  t["process start (node, to this script)"] = mark / 1000;
   const { discoverDatabaseRoots, verifyDatabaseFiles } = await import("../lib/data/databases.ts");
   const { loadDataset, databaseRootsOf } = await import("../lib/data/dataset.ts");
   const { Oracle } = await import("../lib/oracle/oracle.ts");
@@ -217,7 +217,7 @@ function printRows(r: ReturnType<typeof sideBySide>, target: string): void {
 }
 
 function childPhases(arg: string, goldCache?: string): Record<string, number> {
-  const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--phases", arg, ...(goldCache ? ["--gold-cache", goldCache] : [])], { cwd: ROOT, encoding: "utf8" });
+  const r = spawnSync(process.execPath, [SELF, "--phases", arg, ...(goldCache ? ["--gold-cache", goldCache] : [])], { cwd: ROOT, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`breakdown child failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!);
 }
@@ -240,7 +240,7 @@ const bare = median(Array.from({ length: reps }, () => run(process.execPath, ["-
 console.log("\nwhole process, Spider dev (one .sqlite per database)");
 printRows(one, "(target ≤ 0.20)");
 console.log(`  kit: ${one.lines.kit} | evaluator: ${one.lines.ref}`);
-console.log(`  start-up: node -e 1 ${s(bare)}, merit eval --help ${s(help)} (node + tsx + eval's module graph)`);
+console.log(`  start-up: node -e 1 ${s(bare)}, merit eval --help ${s(help)} (node + eval's module graph)`);
 
 // 2. Breakdown (fresh child processes, cold and warm gold cache).
 const warmFile = join(tmp, "phases-warm.sqlite");

@@ -4,7 +4,7 @@
  * report folder passed with `--demo DIR` (e.g. results/demo, written by `merit report --html`), and
  * for a synthetic full grid (1,534 BIRD queries × 13 methods × 3 seeds). Load times are medians of
  * `--loads N` fresh page loads in Debian's chromium from file://; never asserted in tests.
- * Run: `npx tsx bench/report.ts [--demo results/demo] [--loads 3] [--queries 1534]`.
+ * Run: `node bench/report.ts [--demo results/demo] [--loads 3] [--queries 1534]`.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -13,7 +13,7 @@
  * the pool scan with isEligible over entry objects vs the retriever's typed-array columns, and the
  * old search beam (ef 64) in the sweep. About 3–4
  * minutes at load average ~5 on 2 shared cores.
- * Run: `npx tsx bench/retrieval.ts [--large N] [--queries Q] [--ef-construction E] [--m M]
+ * Run: `node bench/retrieval.ts [--large N] [--queries Q] [--ef-construction E] [--m M]
  * [--ef-sweep 64,512,1024] [--exact-limit L] [--no-type-filter]` (the last also times
  * no_type_filter at N, which builds the negative shards too).
  */
@@ -98,7 +98,12 @@ function syntheticEntry(rng: PyRandom, i: number): MemoryEntry {
 class FixedMemory implements MemoryStore {
   readonly dimension = DIM;
   readonly revision = 0;
-  constructor(readonly rows: MemoryEntry[], readonly vecs: Float32Array[]) {}
+  readonly rows: MemoryEntry[];
+  readonly vecs: Float32Array[];
+  constructor(rows: MemoryEntry[], vecs: Float32Array[]) {
+    this.rows = rows;
+    this.vecs = vecs;
+  }
   get size() {
     return this.rows.length;
   }
@@ -125,7 +130,10 @@ class QueueEmbedder implements Embedder {
   readonly identity = { kind: "bench-queue", model: "random", modelHash: "none", params: {} };
   readonly dimension = DIM;
   next = 0;
-  constructor(readonly queue: Float32Array[]) {}
+  readonly queue: Float32Array[];
+  constructor(queue: Float32Array[]) {
+    this.queue = queue;
+  }
   async embed(texts: readonly string[]) {
     return texts.map(() => this.queue[this.next++ % this.queue.length]);
   }

@@ -9,7 +9,7 @@
  * the servers' answers, and the kit process's CPU time per call (prompt building, tokenising, SQL
  * scoring, journals, the call cache).
  *
- *   npx tsx bench/server-load.ts [--streams 32] [--limit 16] [--servers 2] [--parallel 4] [--reps 2]
+ *   node bench/server-load.ts [--streams 32] [--limit 16] [--servers 2] [--parallel 4] [--reps 2]
  *
  * Needs `make llama-server` (or MERIT_LLAMA_SERVER). Numbers are measured, never asserted.
  * @module

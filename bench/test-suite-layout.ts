@@ -11,7 +11,7 @@
  * so every gold query has the same denotation up to row order: the gold scores 100 % on it. Deterministic:
  * the same seed gives the same files. The questions, schemas and gold files are copied beside.
  *
- * Run: npx tsx bench/test-suite-layout.ts [--variants 10] [--seed 0] [--out DIR] (default: a folder
+ * Run: node bench/test-suite-layout.ts [--variants 10] [--seed 0] [--out DIR] (default: a folder
  * under the OS temporary directory); bench/oracle.ts builds one itself.
  * @module
  */

@@ -8,7 +8,7 @@
  * (token-id prompts to /completion, same decoding) and `llama-batched-bench` at the same N (the bare
  * anchor); then the estimated wall time of the full `make reproduce` grid from the measured rates.
  *
- *   npx tsx bench/throughput.ts [--model GGUF] [--streams 8] [--queries 12] [--steps 7]
+ *   node bench/throughput.ts [--model GGUF] [--streams 8] [--queries 12] [--steps 7]
  *     [--max-tokens 128] [--engines deterministic,throughput,server,batched-bench]
  *     [--gpu auto|false] [--llama-bin DIR] [--json FILE]
  *
@@ -50,7 +50,7 @@ const PAPER_GRID_TOKENS = (() => {
 
 class UsageError extends Error {}
 
-const USAGE = "usage: npx tsx bench/throughput.ts [--model GGUF] [--streams N] [--queries N] [--steps K] [--max-tokens N] [--engines deterministic,throughput,server,batched-bench] [--gpu auto|false] [--llama-bin DIR] [--json FILE]";
+const USAGE = "usage: node bench/throughput.ts [--model GGUF] [--streams N] [--queries N] [--steps K] [--max-tokens N] [--engines deterministic,throughput,server,batched-bench] [--gpu auto|false] [--llama-bin DIR] [--json FILE]";
 
 const FLAGS = {
   model: { type: "string" },
@@ -83,7 +83,7 @@ function options() {
   for (const e of engines) if (!["deterministic", "throughput", "server", "batched-bench"].includes(e)) throw new UsageError(`--engines: unknown engine "${e}"; choose from deterministic,throughput,server,batched-bench`);
   if (values.gpu !== "auto" && values.gpu !== "false") throw new UsageError(`--gpu must be auto or false, got "${values.gpu}"`);
   const model = values.model ?? benchModelPath("0.5b", "q8_0");
-  if (!existsSync(model)) throw new UsageError(`--model ${model} does not exist; run \`make bench-model\` (or npx tsx bench/make-model.ts) first`);
+  if (!existsSync(model)) throw new UsageError(`--model ${model} does not exist; run \`make bench-model\` (or node bench/make-model.ts) first`);
   return {
     model,
     streams: int("streams", 256),

@@ -28,10 +28,12 @@ class LessonDouble implements ChatBackend {
   readonly identity = { kind: "test-scripted", model: "lesson-double", modelHash: "none", params: {} };
   readonly prompts: string[] = [];
   #failAt: number;
+  readonly repairs: ChatBackend;
   constructor(
-    readonly repairs: ChatBackend,
+    repairs: ChatBackend,
     failAt = Infinity,
   ) {
+    this.repairs = repairs;
     this.#failAt = failAt;
   }
   async generate(request: GenerateRequest): Promise<GenerateResult> {

@@ -36,7 +36,7 @@
  *
  * Run: `merit eval --plugin examples/sqljs-executor.ts --executor sqljs …`, or a config with
  * `"oracle": {"executor": "sqljs"}` and `"plugins": ["examples/sqljs-executor.ts"]`; from code: import this file, then `new Oracle({ …, engine: "sqljs" })`.
- * Test: `npx vitest run examples/sqljs-executor.test.ts`; parity: `npx tsx examples/sqljs-parity.ts`.
+ * Test: `npx vitest run examples/sqljs-executor.test.ts`; parity: `node examples/sqljs-parity.ts`.
  * @module
  */
 import { createRequire } from "node:module";

@@ -6,7 +6,7 @@
  * differs is printed with both verdicts. BIRD dev's databases are not bundled (`make data-bird`), so
  * there every example is NO_DATABASE on both engines unless they are installed.
  *
- * Run: `npx tsx examples/sqljs-parity.ts [--jobs N] [--protocols official,merit]` (about two
+ * Run: `node examples/sqljs-parity.ts [--jobs N] [--protocols official,merit]` (about two
  * minutes on two cores). The numbers, and why there is no disagreement to explain, are in the
  * README ("How to add a SQL engine").
  * @module

@@ -1,17 +1,13 @@
 #!/usr/bin/env node
-// The `merit` command: runs lib/cli.ts compiled ahead of time (.build/, lib/compiled.mjs) when that
-// build is fresh or can be freshened now, else registers tsx and runs the TypeScript sources.
-// MERIT_TSX=1 always runs the sources through tsx.
-import { compiledEntry, useCompiled } from "./compiled.mjs";
+// The `merit` command: imports lib/cli.ts as it is — Node 24 strips the TypeScript types itself
+// (strip-only: tsconfig's erasableSyntaxOnly keeps the sources within it). No build step, no loader
+// hook; Node 24.3 and later print no warning for it (package.json engines). Node's own compile cache
+// (keyed by each file's content; in $TMPDIR/node-compile-cache, NODE_COMPILE_CACHE=DIR moves it,
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off) keeps the stripped modules and their V8 code between runs,
+// so a command starts without stripping its module graph again.
+import { enableCompileCache } from "node:module";
 
-let entry = process.env.MERIT_TSX === "1" ? null : await compiledEntry();
-if (entry === null) {
-  const { register } = await import("tsx/esm/api");
-  register();
-  entry = "./cli.ts";
-} else {
-  useCompiled();
-}
-const { main, quietOnClosedPipes } = await import(entry);
+enableCompileCache();
+const { main, quietOnClosedPipes } = await import("./cli.ts");
 quietOnClosedPipes(); // `merit report … | head` ends quietly
 process.exitCode = await main(process.argv.slice(2));

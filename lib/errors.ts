@@ -61,7 +61,7 @@ const SYSTEM_FIXES: Record<string, [problem: string, fix: string]> = {
   ENOENT: ["no such file or folder", "check the path"],
 };
 
-/** npm packages with a native add-on (a compiled `.node` file that an interrupted `npm ci` can leave out). */
+/** npm packages with a native add-on (a built `.node` file that an interrupted `npm ci` can leave out). */
 const NATIVE_PACKAGES = ["better-sqlite3", "hnswlib-node", "node-llama-cpp"];
 
 /** How a native add-on that cannot be loaded shows itself (the `bindings` package, dlopen, an ABI mismatch). */

@@ -1,6 +1,6 @@
 /**
  * Foundation: importing user plugin files (DESIGN.md §1 "Plugins"). A plugin is a TypeScript file
- * outside lib/ (imported through tsx; lib/compiled.mjs in the compiled CLI) that registers methods
+ * outside lib/ (imported as it is: Node strips its types, as it does lib/'s) that registers methods
  * and their parts, datasets, SQL executors or inference engines through lib/plugin.ts. Each file is
  * imported once, recorded by its path relative to the working folder and the sha256 of its content,
  * and every registry entry made while it is imported is attributed to it (lib/registry.ts
@@ -13,7 +13,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { allowTypeScriptImports } from "./compiled.mjs";
 import { MeritError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
 import { setRegistrationOrigin } from "./registry.ts";
@@ -44,40 +43,44 @@ export function isPluginLoaded(path: string): boolean {
   return LOADED.has(path);
 }
 
-/** esbuild's (tsx's) summary line of a file it could not compile: `Transform failed with 2 errors:`. */
-const TRANSFORM_FAILED = /^Transform failed with (\d+) errors?:?$/;
-/** One esbuild error line: `FILE:LINE:COLUMN: ERROR: TEXT` (esbuild counts columns from 0). */
-const ESBUILD_ERROR = /^(.+?):(\d+):(\d+): ERROR: (.*)$/;
-/** The first line of Node's stack for an error at link time (an import the module does not provide): `FILE:LINE`. */
-const LINK_PLACE = /^(\/.*|[A-Za-z]:\\.*|file:\/\/.*):(\d+)$/;
+/** The first line of Node's stack for an error at parse or link time: `FILE:LINE` (source lines and a `^^^` mark under the place follow). */
+const ERROR_PLACE = /^(\/.*|[A-Za-z]:\\.*|file:\/\/.*):(\d+)$/;
+/** The mark under the place of the error in Node's stack: spaces, then `^`s. */
+const CARET = /^( *)\^+ *$/;
+
+/** The first `^^^` mark among the source lines a stack shows before its `…Error: text` line. */
+function caretBefore(lines: string[]): RegExpExecArray | null {
+  for (const line of lines) {
+    if (/^[A-Za-z]*Error\b/.test(line)) break;
+    const mark = CARET.exec(line);
+    if (mark !== null) return mark;
+  }
+  return null;
+}
 
 /**
  * Why a TypeScript file (a plugin, a study) could not be imported, as one line with the place of the
- * first error: a syntax or type-stripping error that tsx's esbuild reports as `Transform failed with N
- * errors:` and one `FILE:LINE:COLUMN: ERROR: TEXT` line each becomes `FILE:LINE:COLUMN: TEXT (+N-1 more)`
- * (the column counted from 1, as editors and Node's stack traces count it);
+ * error: a syntax error, or syntax Node's type stripping cannot erase (`enum`, `namespace`, a
+ * constructor parameter property: ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX), becomes `FILE:LINE:COLUMN: TEXT`
+ * (the column counted from 1, as editors count it, from the `^` Node's stack puts under the place);
  * a link error (`does not provide an export named …`) gets its `FILE:LINE`; anything else is the
  * message's first line. FILE is relative to `cwd` when it lies under it.
  */
 export function importErrorText(error: unknown, cwd: string = process.cwd()): string {
   const message = error instanceof Error ? error.message : String(error);
-  const lines = message.split("\n");
+  const first = message.split("\n")[0];
   const place = (file: string) => {
     const path = file.startsWith("file://") ? fileURLToPath(file) : file;
     const rel = relative(cwd, path);
     return rel.startsWith("..") || isAbsolute(rel) ? path : rel.split(sep).join("/");
   };
-  const failed = TRANSFORM_FAILED.exec(lines[0].trim());
-  if (failed) {
-    const first = lines.slice(1).map((l) => ESBUILD_ERROR.exec(l.trim())).find((m) => m !== null);
-    const more = Number(failed[1]) - 1;
-    if (first) return `${place(first[1])}:${first[2]}:${Number(first[3]) + 1}: ${first[4]}${more > 0 ? ` (+${more} more)` : ""}`;
-    const text = lines.slice(1).find((l) => l.trim() !== "");
-    if (text !== undefined) return text.trim();
-  }
-  const link = error instanceof SyntaxError && typeof error.stack === "string" ? LINK_PLACE.exec(error.stack.split("\n")[0]) : null;
-  if (link) return `${place(link[1])}:${link[2]}: ${lines[0]}`;
-  return lines[0];
+  const stack = error instanceof SyntaxError && typeof error.stack === "string" ? error.stack.split("\n") : [];
+  const at = stack.length > 0 ? ERROR_PLACE.exec(stack[0]) : null;
+  if (at === null) return first;
+  const code = (error as NodeJS.ErrnoException).code;
+  const stripping = code === "ERR_INVALID_TYPESCRIPT_SYNTAX" || code === "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX";
+  const caret = stripping ? caretBefore(stack.slice(1)) : null;
+  return `${place(at[1])}:${at[2]}${caret ? `:${caret[1].length + 1}` : ""}: ${first}`;
 }
 
 /** Imports each plugin file once, in order; returns their records (a file named twice is recorded once). */
@@ -90,7 +93,6 @@ export async function importPluginFiles(sources: readonly (string | PluginSource
     if (records.some((r) => r.path === path)) continue;
     if (!existsSync(absolute) || !statSync(absolute).isFile()) throw new MeritError(`${label}: no such file; pass the path of a .ts file that registers methods`);
     const sha256 = sha256Hex(readFileSync(absolute));
-    await allowTypeScriptImports(); // the compiled CLI registers tsx only now, for the first plugin file
     setRegistrationOrigin(path);
     try {
       await import(pathToFileURL(absolute).href);

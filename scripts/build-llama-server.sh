@@ -4,7 +4,7 @@
 # runs the same llama.cpp as the in-process backend (README "Inference servers"; issue 16 §1).
 # Output folder, outside git and keyed by the release tag and the compute backend:
 #   ${MERIT_LLAMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/merit-kit}/llama.cpp-<tag>-<cpu-VARIANT|cuda>/
-# A CPU build is compiled for the instruction sets of the ggml CPU variant that node-llama-cpp's
+# A CPU build targets the instruction sets of the ggml CPU variant that node-llama-cpp's
 # in-process backend loads on this machine (scripts/cpu-variant.mjs; e.g. haswell, sapphirerapids;
 # MERIT_LLAMA_CPU_VARIANT names another), never -march=native: on an AVX-512-FP16 CPU a native build
 # takes other float paths and its greedy tokens drift from the in-process backend's at near-ties.

@@ -95,7 +95,7 @@ function newStudy(argv: string[], io: CommandIO): number {
       .replace(`name: "template",`, `name: ${JSON.stringify(name)},`);
     writeFileSync(join(target, file), text);
   }
-  // outside the kit's folder no package.json says "type": "module", and tsx would load the files as CommonJS
+  // outside the kit's folder no package.json says "type": "module", and Node would have to guess the files' module format
   const outside = relative(dirname(LIB), resolve(target)).startsWith("..");
   if (outside) writeFileSync(join(target, "package.json"), JSON.stringify({ private: true, type: "module" }, null, 2) + "\n");
   const study = join(target, "study.ts").split(sep).join("/");

@@ -11,7 +11,6 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { allowTypeScriptImports } from "../compiled.mjs";
 import { datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
@@ -367,7 +366,6 @@ export async function loadStudyFile(file: string): Promise<Study> {
   if (!existsSync(absolute)) throw new InputFileError(file, "does not exist", "pass the study.ts written by `merit study new NAME` (studies/NAME/study.ts)");
   let mod: { default?: unknown };
   try {
-    await allowTypeScriptImports();
     mod = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
   } catch (error) {
     throw new InputFileError(file, `failed to load (${importErrorText(error)})`, "fix the study file");

@@ -1,6 +1,6 @@
 /**
  * Methods, user plugin files (DESIGN.md §1 "Plugins"): `--plugin FILE.ts` (every command) or a
- * config's `plugins` list imports a TypeScript file (through tsx, lib/plugin-files.ts) that registers
+ * config's `plugins` list imports a TypeScript file (natively, lib/plugin-files.ts) that registers
  * parts and methods, datasets, SQL executors or inference engines (lib/plugin.ts) before any name is
  * resolved.
  * The kit's own registries are filled first, so every entry made while a plugin is imported is that

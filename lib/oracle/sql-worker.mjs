@@ -19,7 +19,7 @@
  * a mismatch. For set comparison (BIRD, job `distinct`) rows are de-duplicated once the cap is
  * reached, exactly as `set()` would, and only the distinct rows count against the caps.
  *
- * Double-quoted strings: better-sqlite3 is compiled with SQLITE_DQS=0, while the Python evaluators use
+ * Double-quoted strings: better-sqlite3 is built with SQLITE_DQS=0, while the Python evaluators use
  * SQLite's default, where an unqualified "x" that names no column is a string literal. On the error
  * `no such column: "x"` the worker rewrites that token to 'x' and prepares again — the same fallback
  * SQLite applies internally — so `WHERE make = "amc"` behaves as in the reference.

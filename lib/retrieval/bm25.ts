@@ -167,7 +167,7 @@ export class Bm25Corpus {
 }
 
 /** A copy of `a` with length `size`, new cells set to `fill`. */
-function grown(a: Int32Array, size: number, fill: number): Int32Array {
+function grown(a: Int32Array, size: number, fill: number): Int32Array<ArrayBuffer> {
   const next = new Int32Array(size).fill(fill, a.length);
   next.set(a);
   return next;

@@ -1,6 +1,6 @@
-// A plugin or study file that cannot be imported, through the real CLI (tsx compiles it, as for a
-// user): the error is one line with the first compile error and its file:line:column (not esbuild's
-// bare "Transform failed with 1 error:"), or a link error's file:line.
+// A plugin or study file that cannot be imported, through the real CLI (Node's own type stripping
+// parses it, as for a user): the error is one line with the error and its file:line:column (not Node's
+// multi-line stack with the source and a ^ mark), or a link error's file:line.
 import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ describe("a file that cannot be imported", () => {
     writeFileSync(join(root, "bad.ts"), `import { registerMethod } from ${lib("plugin.ts")};\nconst parts = {;\nregisterMethod(parts);\n`);
     const r = merit("methods", "--plugin", "bad.ts");
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual(['merit methods: --plugin bad.ts: failed to load (bad.ts:2:16: Expected identifier but found ";")']);
+    expect(r.stderr.trim().split("\n")).toEqual(['merit methods: --plugin bad.ts: failed to load (bad.ts:2:16: Unexpected token `;`. Expected identifier, string literal, numeric literal or [ for the computed key)']);
   });
 
   it("a plugin importing a name lib/plugin.ts does not export: the import's file:line", () => {
@@ -33,10 +33,17 @@ describe("a file that cannot be imported", () => {
     expect(r.stderr).toMatch(/^merit methods: --plugin link\.ts: failed to load \(link\.ts:1: The requested module '.*plugin\.ts' does not provide an export named 'spidr'\)$/m);
   });
 
+  it("a plugin with syntax type stripping cannot erase (an enum): its place and Node's reason", () => {
+    writeFileSync(join(root, "enum.ts"), `import { registerMethod } from ${lib("plugin.ts")};\nexport enum Kind { A, B }\nvoid registerMethod;\n`);
+    const r = merit("methods", "--plugin", "enum.ts");
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual(["merit methods: --plugin enum.ts: failed to load (enum.ts:2:8: TypeScript enum is not supported in strip-only mode)"]);
+  });
+
   it("a study file with a syntax error: the same, naming the study file", () => {
     writeFileSync(join(root, "study.ts"), `import { defineStudy } from ${lib("experiment/study.ts")};\nexport default defineStudy({ name: "x", methods: ["merit", "iterative"] reference: "merit" });\n`);
     const r = merit("study", "plan", "study.ts");
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual(['merit study: study.ts: failed to load (study.ts:2:73: Expected "}" but found "reference"); fix the study file']);
+    expect(r.stderr.trim().split("\n")).toEqual(['merit study: study.ts: failed to load (study.ts:2:73: Expected \',\', got \'ident\'); fix the study file']);
   });
 });

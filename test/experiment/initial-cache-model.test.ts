@@ -14,7 +14,10 @@ import { loadSpider, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
 class GoldOrProseBackend implements ChatBackend {
   readonly identity: BackendIdentity = { kind: "test-gold-or-prose", model: "gold-or-prose", modelHash: "none", params: {} };
   readonly prompts: string[] = [];
-  constructor(private readonly goldByQuestion: Map<string, { sql: string; even: boolean }>) {}
+  private readonly goldByQuestion: Map<string, { sql: string; even: boolean }>;
+  constructor(goldByQuestion: Map<string, { sql: string; even: boolean }>) {
+    this.goldByQuestion = goldByQuestion;
+  }
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     this.prompts.push(request.prompt);
     const question = /\nQUESTION:\n(.*)\n/.exec(request.prompt)![1];

@@ -168,7 +168,7 @@ describe("SQL workers die with their parent", () => {
 
   it("SIGKILL of a sandbox's process while both its workers run runaways: the pool's watchdog shell kills them", async () => {
     const db = join(REPO, "data", "spider", "database", "pets_1", "pets_1.sqlite");
-    const parent = spawn(process.execPath, ["--import", "tsx", join(REPO, "test", "integrity", "orphan-pool-parent.ts"), db], { stdio: ["ignore", "pipe", "inherit"] });
+    const parent = spawn(process.execPath, [join(REPO, "test", "integrity", "orphan-pool-parent.ts"), db], { stdio: ["ignore", "pipe", "inherit"] });
     const pids = await new Promise<number[]>((resolve, reject) => {
       parent.stdout.on("data", (chunk: Buffer) => resolve(chunk.toString().trim().split(" ").map(Number)));
       parent.on("exit", () => reject(new Error("parent exited early")));

@@ -31,7 +31,9 @@ export class DyingBackend implements ChatBackend {
   readonly identity: BackendIdentity;
   readonly #inner: ScriptedBackend;
   calls = 0;
-  constructor(inner: ScriptedBackend, readonly dieAt = Infinity, identity?: Partial<BackendIdentity>) {
+  readonly dieAt: number;
+  constructor(inner: ScriptedBackend, dieAt = Infinity, identity?: Partial<BackendIdentity>) {
+    this.dieAt = dieAt;
     this.#inner = inner;
     this.identity = { ...inner.identity, ...identity };
   }

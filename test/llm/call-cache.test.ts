@@ -111,7 +111,7 @@ describe("CallCache over a scripted backend", () => {
     // Both children start writing at the same moment (after their ~1 s start-up) so writes interleave.
     const startAt = Date.now() + 3000;
     const child = (from: number, to: number) =>
-      run(process.execPath, ["--import", "tsx", join(ROOT, "test/llm/fixtures/cache-writer.ts"), file, String(from), String(to), String(startAt)], { cwd: ROOT });
+      run(process.execPath, [join(ROOT, "test/llm/fixtures/cache-writer.ts"), file, String(from), String(to), String(startAt)], { cwd: ROOT });
     // Writers 0..299 and 150..449 overlap on 150..299: 450 distinct keys in total.
     const [a, b] = await Promise.all([child(0, 300), child(150, 450)]);
     const statsA = JSON.parse(a.stdout) as { hits: number; computed: number };

@@ -12,7 +12,7 @@ const QWEN = join(ROOT, "test/fixtures/models/tiny-random-qwen2.5-instruct.gguf"
 const PROMPTS = ["List the singers.", "SELECT name FROM singer WHERE age > 30 -- fix this query"];
 
 function inChild(threads: number): unknown {
-  const stdout = execFileSync(process.execPath, ["--import", "tsx", join(ROOT, "test/llm/fixtures/generate-once.ts"), QWEN, JSON.stringify(PROMPTS), String(threads)], {
+  const stdout = execFileSync(process.execPath, [join(ROOT, "test/llm/fixtures/generate-once.ts"), QWEN, JSON.stringify(PROMPTS), String(threads)], {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: "true" },

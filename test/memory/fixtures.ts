@@ -36,7 +36,9 @@ export class ScriptedEmbedder implements Embedder {
   readonly identity = { kind: "test-scripted", model: "scripted", modelHash: "none", params: {} };
   readonly dimension: number;
   calls = 0;
-  constructor(dimension: number, readonly pick: (text: string) => number[]) {
+  readonly pick: (text: string) => number[];
+  constructor(dimension: number, pick: (text: string) => number[]) {
+    this.pick = pick;
     this.dimension = dimension;
   }
   async embed(texts: readonly string[]): Promise<Float32Array[]> {

@@ -133,7 +133,7 @@ describe("JsonlMemoryStore crash safety", () => {
     const dir = freshDir();
     const committed = new Set<string>();
     for (const killAfter of [6]) {
-      const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "test/memory/crash-writer.ts"), dir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [path.join(root, "test/memory/crash-writer.ts"), dir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
       let buffer = "";
       let count = 0;
       let stderr = "";

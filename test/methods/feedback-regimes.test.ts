@@ -20,10 +20,15 @@ import { budget } from "../helpers/budget.ts";
 class JudgeDouble implements ChatBackend {
   readonly identity = { kind: "test-scripted", model: "judge-double", modelHash: "none", params: {} };
   readonly judged: string[] = [];
+  readonly repairs: ChatBackend;
+  readonly accepts: (sql: string) => boolean;
   constructor(
-    readonly repairs: ChatBackend,
-    readonly accepts: (sql: string) => boolean,
-  ) {}
+    repairs: ChatBackend,
+    accepts: (sql: string) => boolean,
+  ) {
+    this.repairs = repairs;
+    this.accepts = accepts;
+  }
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     if (!request.prompt.startsWith("PROMPT_VERSION: merit-judge-v1")) return this.repairs.generate(request);
     const sql = /\nQUERY:\n(.*)\n/.exec(request.prompt)![1];

@@ -29,13 +29,20 @@ import { budget } from "../helpers/budget.ts";
 class PeerDouble implements ChatBackend {
   readonly identity = { kind: "test-scripted", model: "peer-double", modelHash: "none", params: {} };
   readonly prompts: string[] = [];
+  readonly repairs: ChatBackend;
+  /** The question the judge wrongly calls a failure. */
+  readonly misjudged: string;
+  /** The call (1-based) that throws, as a killed run would stop. */
+  readonly failAt: number;
   constructor(
-    readonly repairs: ChatBackend,
-    /** The question the judge wrongly calls a failure. */
-    readonly misjudged: string,
-    /** The call (1-based) that throws, as a killed run would stop. */
-    readonly failAt = Infinity,
-  ) {}
+    repairs: ChatBackend,
+    misjudged: string,
+    failAt = Infinity,
+  ) {
+    this.repairs = repairs;
+    this.misjudged = misjudged;
+    this.failAt = failAt;
+  }
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     if (this.prompts.length + 1 >= this.failAt) throw new Error("scripted crash");
     this.prompts.push(request.prompt);

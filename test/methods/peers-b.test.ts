@@ -27,7 +27,10 @@ const SECOND_CRITIQUE = "1. AGREE 1\n**EDIT 2:** Finish every clause, including 
 class CritiqueDouble implements ChatBackend {
   readonly identity = { kind: "test-scripted", model: "critique-double", modelHash: "none", params: {} };
   readonly critiques: string[] = [];
-  constructor(readonly repairs: ChatBackend) {}
+  readonly repairs: ChatBackend;
+  constructor(repairs: ChatBackend) {
+    this.repairs = repairs;
+  }
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     if (!request.prompt.startsWith("EXPEL-CRITIQUE v1")) return this.repairs.generate(request);
     this.critiques.push(request.prompt);

@@ -27,10 +27,15 @@ describe("loadPlugins", () => {
     await expect(loadPlugins([`${FIXTURES}/clash.ts`])).rejects.toThrow(/^--plugin test\/fixtures\/plugins\/clash\.ts: method "merit" is already registered; choose another name$/);
     expect(getMethod("merit").description).toMatch(/^dual-polarity memory/);
   });
-  it("importErrorText: esbuild's first error with its place (+ how many more), a link error's file:line, else the first line", () => {
-    const esbuild = new Error('Transform failed with 2 errors:\n/repo/studies/x/a.ts:3:7: ERROR: Unexpected "}"\n/repo/studies/x/a.ts:9:1: ERROR: Expected ";" but found "x"');
-    expect(importErrorText(esbuild, "/repo")).toBe('studies/x/a.ts:3:8: Unexpected "}" (+1 more)'); // esbuild's column 7 counts from 0
-    expect(importErrorText(esbuild, "/elsewhere")).toBe('/repo/studies/x/a.ts:3:8: Unexpected "}" (+1 more)');
+  it("importErrorText: a stripping or syntax error's file:line:column, a link error's file:line, else the first line", () => {
+    // Node's own error for a file its type stripping cannot parse: the place, the source lines, a ^ under the spot
+    const strip = Object.assign(new SyntaxError("Unexpected token `;`. Expected identifier, string literal, numeric literal or [ for the computed key"), { code: "ERR_INVALID_TYPESCRIPT_SYNTAX" });
+    strip.stack = `file:///repo/studies/x/a.ts:3\nimport { x } from "./x.ts";\nconst parts = {;\n               ^\n\nSyntaxError [ERR_INVALID_TYPESCRIPT_SYNTAX]: ${strip.message}`;
+    expect(importErrorText(strip, "/repo")).toBe(`studies/x/a.ts:3:16: ${strip.message}`);
+    expect(importErrorText(strip, "/elsewhere")).toBe(`/repo/studies/x/a.ts:3:16: ${strip.message}`);
+    const unsupported = Object.assign(new SyntaxError("TypeScript enum is not supported in strip-only mode"), { code: "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX" });
+    unsupported.stack = `/repo/a.ts:2\n  enum A { x }\n  ^^^^^^^^^^^^\n\nSyntaxError [ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX]: ${unsupported.message}`;
+    expect(importErrorText(unsupported, "/repo")).toBe(`a.ts:2:3: ${unsupported.message}`);
     const link = new SyntaxError("The requested module '../../lib/plugin.ts' does not provide an export named 'spidr'");
     link.stack = `/repo/studies/x/a.ts:1\nimport { spidr } from "../../lib/plugin.ts";\n         ^\n\nSyntaxError: ${link.message}`;
     expect(importErrorText(link, "/repo")).toBe(`studies/x/a.ts:1: ${link.message}`);

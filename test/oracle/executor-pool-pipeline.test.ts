@@ -15,7 +15,9 @@ class SerialWorker implements PoolWorker {
   readonly #queue: WorkerJob[] = [];
   #busy = false;
   exited = false;
-  constructor(readonly events: PoolWorkerEvents) {
+  readonly events: PoolWorkerEvents;
+  constructor(events: PoolWorkerEvents) {
+    this.events = events;
     SerialWorker.started.push(this);
     setTimeout(() => !this.exited && this.events.message({ ready: true }), 2);
   }
@@ -130,7 +132,9 @@ class BatchWorker implements PoolWorker {
   readonly messages: string[][] = [];
   #current: { id: number; startedAt: number } | null = null;
   exited = false;
-  constructor(readonly events: PoolWorkerEvents) {
+  readonly events: PoolWorkerEvents;
+  constructor(events: PoolWorkerEvents) {
+    this.events = events;
     BatchWorker.started.push(this);
     setTimeout(() => !this.exited && this.events.message({ ready: true }), 2);
   }

@@ -12,12 +12,16 @@ class FakeWorker implements PoolWorker {
   static started: FakeWorker[] = [];
   readonly jobs: WorkerJob[] = [];
   exited = false;
+  readonly events: PoolWorkerEvents;
+  readonly heapMiB: number;
   constructor(
-    readonly events: PoolWorkerEvents,
-    readonly heapMiB: number,
+    events: PoolWorkerEvents,
+    heapMiB: number,
     startMs: number,
     failStart = false,
   ) {
+    this.events = events;
+    this.heapMiB = heapMiB;
     FakeWorker.started.push(this);
     setTimeout(() => (this.exited ? undefined : this.events.message(failStart ? { failed: "no engine" } : { ready: true })), startMs);
   }

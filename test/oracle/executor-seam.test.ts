@@ -17,7 +17,10 @@ class LookupExecutor implements SqlExecutor {
   readonly timeoutMs = 1000;
   readonly requests: ExecRequest[] = [];
   closed = false;
-  constructor(readonly answers: Record<string, ExecResult>) {}
+  readonly answers: Record<string, ExecResult>;
+  constructor(answers: Record<string, ExecResult>) {
+    this.answers = answers;
+  }
   async execute(request: ExecRequest): Promise<ExecResult> {
     this.requests.push(request);
     return this.answers[request.sql] ?? { ok: false, error: `lookup: no answer for ${request.sql}`, timedOut: false };

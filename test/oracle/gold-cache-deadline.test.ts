@@ -23,7 +23,12 @@ const example: Example = { id: "0", sourceIndex: 0, dbId: "concert_singer", ques
 class FixedExecutor implements SqlExecutor {
   readonly engine = "sqlite";
   executions = 0;
-  constructor(readonly timeoutMs: number, readonly answer: ExecResult) {}
+  readonly timeoutMs: number;
+  readonly answer: ExecResult;
+  constructor(timeoutMs: number, answer: ExecResult) {
+    this.timeoutMs = timeoutMs;
+    this.answer = answer;
+  }
   async execute(_request: ExecRequest): Promise<ExecResult> {
     this.executions += 1;
     return this.answer;

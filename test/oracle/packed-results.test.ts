@@ -43,7 +43,10 @@ class ScriptedExecutor implements SqlExecutor {
   readonly engine = "scripted";
   readonly timeoutMs = 1000;
   readonly requests: ExecRequest[] = [];
-  constructor(readonly answer: (request: ExecRequest) => ExecResult) {}
+  readonly answer: (request: ExecRequest) => ExecResult;
+  constructor(answer: (request: ExecRequest) => ExecResult) {
+    this.answer = answer;
+  }
   async execute(request: ExecRequest): Promise<ExecResult> {
     this.requests.push(request);
     return this.answer(request);

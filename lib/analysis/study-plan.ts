@@ -2,9 +2,23 @@
  * Analysis stage, a study's plan (README "Write a follow-up study"; `merit study plan`): before any
  * compute, what `merit study run` will run — runs, the most model calls and prompt+output tokens,
  * an estimated time at a measured or a stated per-call rate — and the power of every comparison
- * (study-power.ts). Pure: the CLI passes what it read (stream sizes, finished runs, the rate).
+ * (study-power.ts). `planStudy` reads what the plan needs (stream sizes, finished runs, the measured
+ * rate); the other functions are pure.
  * @module
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfigDataset } from "../experiment/database-set.ts";
+import { planStreams } from "../experiment/grid.ts";
+import { planGrid } from "../experiment/grid-plan.ts";
+import { readInitialCache } from "../experiment/initial-cache.ts";
+import { buildStream } from "../experiment/stream.ts";
+import { byConditions, isRunComplete, openStudy, studyModelsLine, STUDY_TIMING_FILE } from "../experiment/study-grid.ts";
+import { datasetRunRoot, studyConfig, studyPaths, subsetText, type StudyPaths } from "../experiment/study.ts";
+import { protocolIdOf } from "../oracle/oracle.ts";
+import { readPaperNumbers } from "./paper-comparison.ts";
+import { readReportInputs } from "./report-inputs.ts";
+import { paperVariances } from "./study-power.ts";
 import { episodeCallBound, getMethod, hookCallBound } from "../methods/index.ts";
 import { armConditions, type Study } from "../experiment/study.ts";
 import { getFeedback } from "../methods/feedback.ts";
@@ -229,4 +243,105 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
   const weak = powers.filter((p) => p.mde > target);
   if (weak.length > 0) lines.push(`${weak.length} of ${powers.length} comparisons cannot detect ${fixed(target, 2)} pp with this design: a Δ below the MDE will read as "no difference" without being evidence of none.`);
   return lines;
+}
+
+/** What `planStudy` is asked: the target Δ in percentage points (default 2) and the runs folder (default runs/studies/NAME). */
+export interface StudyPlanOptions {
+  target?: number;
+  runs?: string;
+}
+
+/** A study's plan: the study, what is known of each dataset's streams, the grid's budgets, the comparisons' power, and all of it as text. */
+export interface StudyPlan {
+  study: Study;
+  streams: DatasetStreams[];
+  budgets: GridBudget[];
+  powers: ComparisonPower[];
+  /** What `merit study plan` prints. */
+  lines: string[];
+}
+
+/**
+ * `merit study plan` (README "Write a follow-up study"): before any compute, the runs, the most model
+ * calls and tokens, an estimated time (the rate this machine measured in the study's last run, else
+ * a stated assumption), and each comparison's MDE at α = 0.05 and 80% power for its queries and
+ * orders (variance from the study's finished runs when present, else from the paper's Table 2).
+ */
+export async function planStudy(file: string, options: StudyPlanOptions = {}): Promise<StudyPlan> {
+  const target = options.target ?? 2;
+  const { study } = await openStudy(file);
+  const paths = studyPaths(study, { runs: options.runs });
+  const first = studyConfig(study, study.datasets[0], paths);
+  const lines = [
+    `study ${study.name} (${file}): ${study.datasets.join(", ")}; methods ${study.methods.join(", ")}; stream orders ${study.seeds.join(", ")}; ${subsetText(study)}`,
+    `comparisons (Δ = EX(a) − EX(b)): ${study.comparisons.map(([a, b]) => `${a} vs ${b}`).join(", ")}`,
+    studyModelsLine(study, first),
+  ];
+  const streams = await datasetStreams(study, paths);
+  const complete = (d: string, m: string, s: number) => isRunComplete(join(datasetRunRoot(paths, d), `${m}-s${s}`));
+  const budgets = gridBudget(study, streams, complete, await plannedCalls(study, streams, paths, complete));
+  const pilot = finishedRuns(study, paths);
+  const calls = pilot.reduce((n, r) => n + r.metrics.accounting.llm_calls, 0);
+  const tokens = pilot.reduce((n, r) => n + r.metrics.accounting.total_tokens, 0);
+  const perCall = calls > 0 ? { tokens: tokens / calls, source: `${Math.round(tokens / calls)} per call, the mean of the study's finished runs` } : { tokens: first.decoding.max_input_tokens + first.decoding.max_output_tokens, source: `at most max_input_tokens ${first.decoding.max_input_tokens} + max_output_tokens ${first.decoding.max_output_tokens} per call` };
+  const powers = comparisonPowers(study, streams, paperVariances(readPaperNumbers().numbers), target, pilot);
+  lines.push(...planLines(study, streams, budgets, callRate(readTiming(paths), study.models.kind), perCall, powers, target));
+  return { study, streams, budgets, powers, lines };
+}
+
+/** What is known about each dataset's streams: exact from the initial cache when it exists. */
+async function datasetStreams(study: Study, paths: StudyPaths): Promise<DatasetStreams[]> {
+  const out: DatasetStreams[] = [];
+  for (const dataset of study.datasets) {
+    const config = studyConfig(study, dataset, paths);
+    const { dataset: data } = await loadConfigDataset(config, {});
+    if (existsSync(config.initial_cache)) {
+      const cache = readInitialCache(config.initial_cache, data, protocolIdOf(config.dataset, config.protocol));
+      const stream = buildStream(data, cache, 0, study.queries ?? undefined, config.subset);
+      out.push({ dataset, queries: stream.length, failed: stream.filter((s) => s.initial.oracle_correct === false).length, exact: true, available: data.examples.length });
+    } else {
+      const queries = Math.min(study.queries ?? data.examples.length, data.examples.length);
+      const correct = study.subset?.rule === "initially_failed" ? Math.min(study.subset.initially_correct, queries) : 0;
+      out.push({ dataset, queries, failed: queries - correct, exact: false, available: data.examples.length });
+    }
+  }
+  return out;
+}
+
+/**
+ * The grid plan's calls (lib/experiment/grid-plan.ts) of each dataset whose initial cache exists: of
+ * every stream with nothing cached, and of the streams not yet complete with the call cache's calls
+ * subtracted. Datasets without an initial cache are left to the per-stream bound.
+ */
+async function plannedCalls(study: Study, streams: readonly DatasetStreams[], paths: StudyPaths, complete: (d: string, m: string, s: number) => boolean): Promise<Map<string, PlannedCalls>> {
+  const planned = new Map<string, PlannedCalls>();
+  for (const s of streams) {
+    if (!s.exact) continue;
+    const all = planStreams(study.methods, study.seeds, datasetRunRoot(paths, s.dataset));
+    const left = all.filter((x) => !complete(s.dataset, x.method, x.seed));
+    const limit = study.queries ?? null;
+    let calls = 0;
+    let callsLeft = 0;
+    // Arms under other conditions (feedback regime, K) are planned with their own config.
+    for (const group of byConditions(study, all)) {
+      const config = studyConfig(study, s.dataset, paths, group[0].method);
+      const open = group.filter((x) => left.includes(x));
+      calls += (await planGrid(config, group, { limit, consultCache: false })).computedAtMost;
+      callsLeft += open.length === 0 ? 0 : (await planGrid(config, open, { limit })).computedAtMost;
+    }
+    planned.set(s.dataset, { calls, callsLeft });
+  }
+  return planned;
+}
+
+/** The finished runs of the study (the pilot of the plan), or none. */
+function finishedRuns(study: Study, paths: StudyPaths): RunSummary[] {
+  const dirs = planStreams(study.methods, study.seeds, "").flatMap((s) => study.datasets.map((d) => join(datasetRunRoot(paths, d), s.outDir))).filter(isRunComplete);
+  return dirs.length === 0 ? [] : readReportInputs(dirs).runs;
+}
+
+/** The timing the study's last run wrote, or null. */
+function readTiming(paths: StudyPaths): GridTiming | null {
+  const file = join(paths.runs, STUDY_TIMING_FILE);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as GridTiming) : null;
 }

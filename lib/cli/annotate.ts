@@ -13,7 +13,7 @@ import { InputFileError, UsageError } from "../errors.ts";
 import { isRunDir, readRunDataDir, readTrajectories, RUN_FILES, runFile } from "../experiment/run-dir.ts";
 import { numberFlag, parseFlags, required, type Command } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
-import { assertWritableFile } from "./output-paths.ts";
+import { assertWritableFile } from "../experiment/output-paths.ts";
 
 const USAGE = `usage: merit annotate --run RUN_DIR --sample N --seed S --out cases.csv [--data-dir DIR] [--plugin FILE.ts ...]
 

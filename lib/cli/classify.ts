@@ -9,7 +9,7 @@ import { classifyFailure } from "../classify.ts";
 import { InputFileError } from "../errors.ts";
 import { STATUSES, type Status } from "../oracle/types.ts";
 import { parseFlags, required, type Command } from "./command.ts";
-import { assertWritableFile } from "./output-paths.ts";
+import { assertWritableFile } from "../experiment/output-paths.ts";
 
 
 const USAGE = `usage: merit classify --in FILE.jsonl [--out FILE]

@@ -18,8 +18,8 @@ import type { DatasetName } from "../data/types.ts";
 import { verifyContents, type ContentsReport } from "../oracle/verify-contents.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
-import { defaultJobs } from "./eval.ts";
-import { assertWritableDir } from "./output-paths.ts";
+import { defaultJobs } from "../experiment/services.ts";
+import { assertWritableDir } from "../experiment/output-paths.ts";
 
 const DEFAULT_MANIFEST = fileURLToPath(new URL("../../data/downloads.json", import.meta.url));
 

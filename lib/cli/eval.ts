@@ -14,7 +14,8 @@ import { numberFlag, parseFlags, required, type Command, type CommandIO } from "
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
 import { createExecutor, DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { DEFAULT_GOLD_CACHE } from "../oracle/gold-cache.ts";
-import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
+import { defaultJobs } from "../experiment/services.ts";
+import { assertWritableDir, assertWritableFile } from "../experiment/output-paths.ts";
 
 /**
  * Statements per SQL worker `merit eval` starts by default: a worker's start and warm-up cost about
@@ -69,10 +70,8 @@ export function parseExecutor(value: string | undefined): string {
   return executor;
 }
 
-/** One SQL worker per core, at most 16 (a test-suite layout scores each prediction on every variant: the work scales with the cores). */
-export function defaultJobs(): number {
-  return Math.max(1, Math.min(16, availableParallelism()));
-}
+/** lib/experiment/services.ts `defaultJobs`. */
+export { defaultJobs };
 
 /** The default worker count for work reaching `files` database files in all: one per STATEMENTS_PER_WORKER, within 1..defaultJobs(). */
 export function jobsForWork(files: number): number {

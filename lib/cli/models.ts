@@ -12,7 +12,7 @@ import { checkModelFile } from "../llm/model-file.ts";
 import { readModelLock } from "../llm/model-lock.ts";
 import { checkAgainstLock, ensureModel, readModelManifest } from "../llm/models.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
-import { assertWritableDir } from "./output-paths.ts";
+import { assertWritableDir } from "../experiment/output-paths.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

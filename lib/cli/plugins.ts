@@ -1,16 +1,15 @@
 /**
- * The command line, plugin files (README "Plugins"; DESIGN.md §1): every command that reads a config,
- * a dataset, a method, an executor or an inference engine loads plugins the same way — each
- * `--plugin FILE.ts` (repeatable or a comma list), the `plugins` list of each config it reads (taken
- * from the raw JSON before the config is parsed, so the config may name what they register), and,
- * for commands that read run directories, the plugins each run's manifest records. Also the one-line
- * hint added to an unknown-name error when a plugin file is nearby or named in a config.
+ * The command line's `--plugin` flag (README "Plugins"; DESIGN.md §1): every command that reads a
+ * config, a dataset, a method, an executor or an inference engine loads plugins the same way — each
+ * `--plugin FILE.ts` (repeatable or a comma list), then lib/experiment/plugin-sources.ts adds each
+ * config's `plugins` and, for commands that read run directories, each run's recorded plugins. Also
+ * the one-line hint added to an unknown-name error when a plugin file is nearby or named in a config.
  * @module
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { sha256Hex } from "../hash.ts";
-import { isPluginLoaded, pluginPath, type PluginRecord, type PluginSource } from "../plugin-files.ts";
+import { configPluginFiles, loadPluginSources, type PluginOrigins } from "../experiment/plugin-sources.ts";
+import { isPluginLoaded, pluginPath, type PluginRecord } from "../plugin-files.ts";
 import { listFlag, type CommandIO } from "./command.ts";
 
 /** The `--plugin` flag of every command that resolves registry names. */
@@ -22,60 +21,17 @@ export const PLUGIN_USAGE = `  --plugin FILE.ts  a TypeScript file outside lib/ 
                     name is resolved; repeat it or give a comma list. A config's \`plugins\` list is
                     loaded the same way; a run's manifest records the plugins it uses (path, sha256)`;
 
-/** Where a command finds plugin files besides its `--plugin` flags. */
-export interface PluginOrigins {
-  /** Config files whose `plugins` lists are loaded (before the configs are parsed). */
-  configs?: readonly string[];
-  /** Run directories whose manifests' `plugins` are loaded (a missing file is a warning). */
-  runDirs?: readonly string[];
-}
-
-/** The `plugins` entries of a config file's raw JSON; [] when it cannot be read (loading the config then says why). */
-export function configPluginFiles(configFile: string): string[] {
-  try {
-    const value = JSON.parse(readFileSync(configFile, "utf8")) as { plugins?: unknown };
-    return Array.isArray(value?.plugins) ? value.plugins.filter((p): p is string => typeof p === "string" && p !== "") : [];
-  } catch {
-    return [];
-  }
-}
-
-/** The `plugins` a run directory's manifest records; [] when it records none or cannot be read. */
-function manifestPlugins(runDir: string): PluginRecord[] {
-  try {
-    const value = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8")) as { plugins?: unknown };
-    return Array.isArray(value?.plugins) ? value.plugins.filter((p): p is PluginRecord => typeof p?.path === "string" && typeof p?.sha256 === "string") : [];
-  } catch {
-    return [];
-  }
-}
-
 /**
- * Loads the plugin files of one command invocation: `--plugin` values, then each config's `plugins`,
- * then each run's recorded plugins; returns their records (each file once). Nothing is imported
- * (not even the kit's registries) when there is no plugin.
+ * Loads the plugin files of one command invocation (lib/experiment/plugin-sources.ts): `--plugin`
+ * values, then each config's `plugins`, then each run's recorded plugins; returns their records.
  */
 export async function loadCommandPlugins(flag: readonly string[] | undefined, from: PluginOrigins = {}, io?: CommandIO): Promise<PluginRecord[]> {
-  const sources: PluginSource[] = (flag ?? []).flatMap((v) => listFlag(v, "plugin")).map((file) => ({ file }));
-  for (const config of from.configs ?? []) {
-    for (const file of configPluginFiles(config)) sources.push({ file, label: `${config}: plugins entry "${file}"` });
-  }
-  const seen = new Set(sources.map((s) => pluginPath(s.file)));
-  for (const dir of from.runDirs ?? []) {
-    for (const record of manifestPlugins(dir)) {
-      if (seen.has(record.path)) continue;
-      seen.add(record.path);
-      if (!existsSync(record.path)) {
-        io?.err(`warning: ${dir} was made with the plugin ${record.path}, which is not here; pass --plugin FILE.ts if its names are needed`);
-        continue;
-      }
-      if (sha256Hex(readFileSync(record.path)) !== record.sha256) io?.err(`warning: the plugin ${record.path} has changed since ${dir} ran (sha256 ${record.sha256.slice(0, 12)}… recorded)`);
-      sources.push({ file: record.path, label: `${join(dir, "manifest.json")}: plugin "${record.path}"` });
-    }
-  }
-  if (sources.length === 0) return [];
-  const { loadPlugins } = await import("../methods/index.ts");
-  return loadPlugins(sources);
+  return loadPluginSources(pluginFlagFiles(flag), from, io ? (line) => io.err(line) : undefined);
+}
+
+/** The files of the repeatable, comma-separated `--plugin` flag. */
+export function pluginFlagFiles(flag: readonly string[] | undefined): string[] {
+  return (flag ?? []).flatMap((v) => listFlag(v, "plugin"));
 }
 
 /** Folders searched for plugin files a user may have forgotten to load. */

@@ -6,6 +6,7 @@
  */
 import type { GridOptions } from "../experiment/grid.ts";
 import type { RunProgress } from "../experiment/run.ts";
+import type { Reporter } from "../experiment/reporter.ts";
 import type { CallCacheStats } from "../llm/call-cache.ts";
 import type { CommandIO } from "./command.ts";
 
@@ -78,4 +79,9 @@ export function gridProgressReporter(io: CommandIO, streamCount: number): Pick<G
     },
     onFinished: (calls) => flush(calls, true),
   };
+}
+
+/** A library entry point's Reporter (lib/experiment/reporter.ts) that prints on `io.err`, as every command does. */
+export function cliReporter(io: CommandIO): Required<Reporter> {
+  return { log: (line) => io.err(line), counter: (label) => progressReporter(io, label), grid: (streams) => gridProgressReporter(io, streams) };
 }

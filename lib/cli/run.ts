@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { UsageError } from "../errors.ts";
 import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
-import { checkStreams, planStreams, runGrid as runLibraryGrid, type Stream, type StreamResult } from "../experiment/grid.ts";
+import { checkStreams, planStreams, runCheckedGrid, withGridSequences, type Stream, type StreamResult } from "../experiment/grid.ts";
 import { gridPlanLines, planGrid } from "../experiment/grid-plan.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
 import { registerArm } from "../experiment/study.ts";
@@ -16,10 +16,9 @@ import { budgetMatchedSteps } from "../methods/registry.ts";
 import { ORDER_KINDS } from "../experiment/stream-order.ts";
 import type { PluginRecord } from "../plugin-files.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, seeHelp, type Command, type CommandIO } from "./command.ts";
-import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { PLUGIN_FLAG, PLUGIN_USAGE, loadCommandPlugins } from "./plugins.ts";
 import { parseOrderFlag } from "./stream-order.ts";
-import { gridProgressReporter } from "./progress.ts";
+import { cliReporter } from "./progress.ts";
 
 const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed S [--limit N] [--order KIND] [--out DIR] [--resume]
                  [--model GGUF] [--threads N] [--sequences N] [--plugin FILE.ts ...]
@@ -94,14 +93,11 @@ const FLAGS = {
 } as const;
 
 /**
- * The grid as the CLI runs it (`merit run|grid`, `merit demo`): the library's runGrid
- * (lib/experiment/grid.ts) after the output checks that name flags, with progress on `io.err`.
+ * The grid as the CLI runs it (`merit run|grid`): the library's runCheckedGrid (lib/experiment/grid.ts),
+ * with progress on `io.err`.
  */
 export async function runGridWithProgress(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions = {}, plugins: readonly PluginRecord[] = [], root?: string): Promise<StreamResult[]> {
-  checkStreams(streams); // unknown names and shared folders fail before any model loads
-  for (const s of streams) assertWritableDir(s.outDir, "--out");
-  assertWritableFile(config.call_cache, "the config's call_cache");
-  return runLibraryGrid(config, streams, { limit, resume, data, plugins, root, log: (line) => io.err(line), ...gridProgressReporter(io, streams.length) });
+  return runCheckedGrid(config, streams, { limit, resume, data, plugins, root, reporter: cliReporter(io) });
 }
 
 async function runStreams(config: ExperimentConfig, streams: Stream[], limit: number | null, resume: boolean, io: CommandIO, data: ConfigDatasetOptions, plugins: readonly PluginRecord[], root?: string): Promise<number> {
@@ -126,7 +122,8 @@ export function applyOverrides(config: ExperimentConfig, values: { model?: strin
   const model = { ...config.model };
   if (values.model) model.path = values.model;
   if (values.threads !== undefined) model.threads = numberFlag(values.threads, "threads", 1, { integer: true, min: 1, max: availableParallelism(), maxReason: "the CPU cores here" });
-  model.sequences = values.sequences !== undefined ? numberFlag(values.sequences, "sequences", 1, { integer: true, min: 1, max: MAX_SEQUENCES, maxReason: "one llama.cpp context each" }) : Math.max(model.sequences, Math.min(8, streams));
+  if (values.sequences === undefined) return withGridSequences({ ...config, model }, streams);
+  model.sequences = numberFlag(values.sequences, "sequences", 1, { integer: true, min: 1, max: MAX_SEQUENCES, maxReason: "one llama.cpp context each" });
   return { ...config, model };
 }
 

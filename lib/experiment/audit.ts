@@ -24,7 +24,10 @@ import { InputFileError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import { checkRunComplete } from "./completeness.ts";
-import { readPrompts, readRetrievalLog, RUN_FILES, runFile } from "./run-dir.ts";
+import { loadDataset } from "../data/index.ts";
+import { Oracle } from "../oracle/oracle.ts";
+import { executorOf, parseConfig } from "./config.ts";
+import { readPrompts, readRetrievalLog, readRunJson, readTrajectories, RUN_FILES, runFile } from "./run-dir.ts";
 
 export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry" | "gold-in-memory";
 
@@ -120,4 +123,36 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
     }
   }
   return { prompts: prompts.length, retrievals: retrievals.length, violations };
+}
+
+/**
+ * The causal audit of a run directory as `merit audit` runs it: the run's config and dataset, the
+ * gold rows of every query it holds (through the oracle), then `auditRun`. Load the run's plugins first.
+ */
+export async function auditRunDir(runDir: string): Promise<AuditReport> {
+  const configPath = runFile(runDir, "config");
+  const spec = readRunJson(runDir, "config", { missing: "missing or not JSON", invalid: "missing or not JSON", fix: "pass a directory written by `merit run`" }) as { config: unknown };
+  const config = parseConfig(spec.config, configPath);
+  const dataset = await loadDataset({ name: config.dataset, dir: config.data_dir });
+  const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000, engine: executorOf(config) });
+  try {
+    const queried = new Set(readTrajectories(runDir, "pass a directory written by `merit run`").map((t) => t.query_id));
+    const goldRows = new Map<string, unknown[][]>();
+    for (const example of dataset.examples) {
+      if (!queried.has(example.id)) continue;
+      const rows = await oracle.goldRows(example);
+      if (rows) goldRows.set(example.id, rows);
+    }
+    return auditRun(runDir, dataset, goldRows);
+  } finally {
+    await oracle.close();
+  }
+}
+
+/** An audit's violations as lines (the first 50, then how many more), ending with `violations N`. */
+export function auditLines(report: AuditReport): string[] {
+  const lines = report.violations.slice(0, 50).map((v) => `${v.kind}\tquery ${v.queryId}\tposition ${v.streamPosition}\t${v.detail}`);
+  if (report.violations.length > 50) lines.push(`... and ${report.violations.length - 50} more`);
+  lines.push(`violations ${report.violations.length}`);
+  return lines;
 }

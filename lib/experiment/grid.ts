@@ -18,10 +18,12 @@ import { aliasTarget, configureMethod, getMethod, needsEmbedder, pluginsUsedBy, 
 import { getFeedback } from "../methods/feedback.ts";
 import { configHash, executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
+import { assertWritableDir, assertWritableFile } from "./output-paths.ts";
 import { readInitialCache } from "./initial-cache.ts";
 import { runManifestExtras } from "./provenance.ts";
 import { checkResume, checkRunDir, runExperiment, type RunOptions, type RunProgress, type RunResult } from "./run.ts";
 import { createServices, type ServiceOverrides } from "./services.ts";
+import type { Reporter } from "./reporter.ts";
 import { checkGridFolder } from "./shared-inputs.ts";
 
 /** One (method, stream seed) run of a grid and its run directory. */
@@ -102,6 +104,23 @@ export function checkStreams(streams: readonly Stream[]): void {
     byKey.set(key, s);
     byDir.set(dir, s);
   }
+}
+
+/** The config with one parallel slot per stream (at most 8) unless it asks for more: a grid's default. */
+export function withGridSequences(config: ExperimentConfig, streams: number): ExperimentConfig {
+  return { ...config, model: { ...config.model, sequences: Math.max(config.model.sequences, Math.min(8, streams)) } };
+}
+
+/**
+ * `runGrid` after the output checks that name their flags (every run directory and the call cache
+ * writable), with its lines and progress on `reporter`: the grid of `merit run|grid`, runStudy and runDemo.
+ */
+export async function runCheckedGrid(config: ExperimentConfig, streams: Stream[], opts: Omit<GridOptions, "log" | "onProgress" | "runLog" | "onFinished"> & { reporter?: Reporter } = {}): Promise<StreamResult[]> {
+  checkStreams(streams); // unknown names and shared folders fail before any model loads
+  for (const s of streams) assertWritableDir(s.outDir, "--out");
+  assertWritableFile(config.call_cache, "the config's call_cache");
+  const { reporter = {}, ...rest } = opts;
+  return runGrid(config, streams, { ...rest, log: reporter.log, ...reporter.grid?.(streams.length) });
 }
 
 /** Runs every stream concurrently on one set of services and returns their results in stream order. */

@@ -9,6 +9,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type { Dataset } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
 import { CallCache } from "../llm/call-cache.ts";
@@ -22,6 +23,11 @@ import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { createRetriever, type Retriever } from "../retrieval/retriever.ts";
 import { executorOf, type ExperimentConfig } from "./config.ts";
+
+/** One SQL worker per core, at most 16 (a test-suite layout scores each prediction on every variant: the work scales with the cores). */
+export function defaultJobs(): number {
+  return Math.max(1, Math.min(16, availableParallelism()));
+}
 
 export interface Services {
   /** The cached chat backend every run uses. */

@@ -1,7 +1,7 @@
 // Tests lib/cli/demo.ts bundledHeading: step 1's heading names every dataset of the bundled predictions (it said "Spider dev" above a BIRD row).
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { bundledHeading } from "../../lib/cli/demo.ts";
+import { bundledHeading } from "../../lib/report/demo.ts";
 
 describe("demo step 1 heading", () => {
   it("names BIRD when a BIRD file is among the bundled predictions, and only the datasets present", () => {

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
-import { demoPlan, PEERS_DEMO, PEERS_REPLAY_CACHE } from "../../lib/cli/demo.ts";
+import { demoPlan, PEERS_DEMO, PEERS_REPLAY_CACHE } from "../../lib/report/demo.ts";
 import { loadConfig } from "../../lib/experiment/config.ts";
 import { PEER_METHODS } from "../../lib/experiment/grid-plan.ts";
 import { quickConfig } from "../../lib/experiment/quick-config.ts";

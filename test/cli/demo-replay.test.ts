@@ -1,4 +1,4 @@
-// The quick demo and its replay cache (lib/cli/demo.ts, lib/cli/demo-replay.ts): the committed cache
+// The quick demo and its replay cache (lib/cli/demo.ts, lib/experiment/replay-cache.ts): the committed cache
 // is only ever copied — a replay through the working copy answers every stored call, computes none,
 // and leaves the committed bytes and folder untouched; --save-cache writes a compact rollback-journal
 // file; the quick demo uses the tiny models even when the real GGUF exists; --full says what it runs
@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
-import { demoPlan, REPLAY_CACHE } from "../../lib/cli/demo.ts";
+import { demoPlan, REPLAY_CACHE } from "../../lib/report/demo.ts";
 import { quickConfig, TINY_CACHE } from "../../lib/experiment/quick-config.ts";
-import { cacheRows, saveReplayCache, stageReplayCache } from "../../lib/cli/demo-replay.ts";
+import { cacheRows, saveReplayCache, stageReplayCache } from "../../lib/experiment/replay-cache.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { CallCache } from "../../lib/llm/call-cache.ts";
 import { ScriptedBackend } from "../llm/fixtures/scripted-backend.ts";

@@ -1,0 +1,138 @@
+/**
+ * A follow-up study run end to end, the library's `runStudy` (`merit study run`; README "Write a
+ * follow-up study"): the initial caches (from the bundled predictions, or the model), the grid into
+ * RUNS/<dataset>/<method>-s<seed> (only the runs not yet complete; one grid per set of arm
+ * conditions; `shard` runs streams i, i+n, ... and stops before the audit), the causal audit of every
+ * run, then the report (buildReport) with the study's methods in Tables 1 and 3 and its comparisons in
+ * Table 2. Rerunnable: a second run computes only what is missing.
+ * @module
+ */
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { InputFileError } from "../errors.ts";
+import { auditLines, auditRunDir } from "../experiment/audit.ts";
+import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
+import { planStreams, runCheckedGrid, withGridSequences, type Stream } from "../experiment/grid.ts";
+import { buildInitialCache, initialCacheLines } from "../experiment/initial-build.ts";
+import { loadPluginSources } from "../experiment/plugin-sources.ts";
+import { cacheRows, REPLAY_CACHE } from "../experiment/replay-cache.ts";
+import type { Reporter } from "../experiment/reporter.ts";
+import { readRunJson } from "../experiment/run-dir.ts";
+import { selectShard, type Shard } from "../experiment/shard.ts";
+import { byConditions, isRunComplete, openStudy, studyModelsLine, studyReportLayout, STUDY_TIMING_FILE } from "../experiment/study-grid.ts";
+import { datasetRunRoot, initialPredictions, studyCallCache, studyConfig, studyPaths, type Study, type StudyPaths } from "../experiment/study.ts";
+import type { PluginRecord } from "../plugin-files.ts";
+import { buildReport, type ReportResult } from "./build-report.ts";
+
+export interface StudyRunOptions {
+  /** Run only this shard of the streams, and stop before the audit and the report. */
+  shard?: Shard;
+  /** The runs folder (default runs/studies/NAME). */
+  runs?: string;
+  /** The report's folder (default results/studies/NAME). */
+  out?: string;
+  /** The HTML explorer in the report (default true). */
+  html?: boolean;
+  /** Status lines, the initial cache's counter and the grid's progress. */
+  reporter?: Reporter;
+}
+
+export interface StudyRunResult {
+  study: Study;
+  /** Each dataset's run root, RUNS/<dataset>. */
+  runRoots: string[];
+  /** Model calls computed (not answered by the call cache) in this run. */
+  computedCalls: number;
+  /** Violations the causal audit found; null with a shard (no audit). */
+  violations: number | null;
+  /** The report; null with a shard, or when the audit found a violation. */
+  report: ReportResult | null;
+}
+
+/** The tiny models' call cache starts as the committed replay cache, so the demo's calls are answered. */
+function seedCallCache(study: Study, paths: StudyPaths, log: (line: string) => void): void {
+  const cache = studyCallCache(paths);
+  if (study.models.kind !== "tiny" || existsSync(cache) || !existsSync(REPLAY_CACHE)) return;
+  mkdirSync(dirname(cache), { recursive: true });
+  copyFileSync(REPLAY_CACHE, cache);
+  log(`study: ${cache} starts as a copy of ${REPLAY_CACHE} (${cacheRows(cache)} stored calls of the tiny models)`);
+}
+
+/** Builds a dataset's initial cache when it is missing: from the study's `initial` (relative to the study file) or the bundled predictions, else with the model. */
+async function ensureInitialCache(study: Study, file: string, dataset: string, config: ExperimentConfig, paths: StudyPaths, reporter: Reporter): Promise<void> {
+  if (existsSync(config.initial_cache)) return;
+  const log = reporter.log ?? (() => undefined);
+  const configFile = join(paths.runs, "configs", `${dataset}.json`);
+  const predictions = initialPredictions(study, dataset, file);
+  log(`study: initial cache of ${dataset} ${predictions ? `from ${predictions}` : "from the model (one greedy call per query)"} -> ${config.initial_cache}`);
+  await loadPluginSources([], { configs: [configFile] }, log);
+  const built = await buildInitialCache(loadConfig(configFile), { fromPredictions: predictions ?? undefined, data: { configFile }, reporter });
+  for (const line of initialCacheLines(built)) log(line);
+}
+
+/** A finished run made with other plugin code is stale: refuse rather than report it. */
+function checkFinishedPlugins(dir: string, plugins: readonly PluginRecord[]): void {
+  const manifest = readRunJson(dir, "manifest", { fix: "delete the run directory to recompute it" }) as { plugins?: PluginRecord[] };
+  const recorded = new Map((manifest.plugins ?? []).map((p) => [p.path, p.sha256]));
+  for (const p of plugins) {
+    const sha = recorded.get(p.path);
+    if (sha !== undefined && sha !== p.sha256) throw new InputFileError(dir, `was run with another version of ${p.path} (sha256 ${sha.slice(0, 12)}…, now ${p.sha256.slice(0, 12)}…)`, "delete the run directory to recompute it with the plugin as it is now");
+  }
+}
+
+/** Runs the study of `file` (studies/NAME/study.ts): initial caches, grid, audit, report. */
+export async function runStudy(file: string, options: StudyRunOptions = {}): Promise<StudyRunResult> {
+  const reporter = options.reporter ?? {};
+  const log = reporter.log ?? (() => undefined);
+  const shard = options.shard;
+  const { study, plugins } = await openStudy(file);
+  const paths = studyPaths(study, { runs: options.runs, results: options.out });
+  log(`study ${study.name}: ${studyModelsLine(study, studyConfig(study, study.datasets[0], paths))}`);
+  seedCallCache(study, paths, log);
+  const roots: string[] = [];
+  let computed = 0;
+  let seconds = 0;
+  for (const dataset of study.datasets) {
+    const config = studyConfig(study, dataset, paths);
+    const configFile = join(paths.runs, "configs", `${dataset}.json`);
+    mkdirSync(dirname(configFile), { recursive: true });
+    writeFileSync(configFile, JSON.stringify(config, null, 2) + "\n");
+    await ensureInitialCache(study, file, dataset, config, paths, reporter);
+    const root = datasetRunRoot(paths, dataset);
+    roots.push(root);
+    const all = planStreams(study.methods, study.seeds, root);
+    const streams = shard ? selectShard(all, shard) : all;
+    const finished = streams.filter((s) => isRunComplete(s.outDir));
+    for (const s of finished) checkFinishedPlugins(s.outDir, plugins);
+    const missing: Stream[] = streams.filter((s) => !isRunComplete(s.outDir));
+    log(`study: ${dataset}: ${streams.length} runs${shard ? ` (shard ${shard.index}/${shard.count} of ${all.length})` : ""}, ${finished.length} already complete, ${missing.length} to run`);
+    if (missing.length === 0) continue;
+    const before = cacheRows(config.call_cache);
+    const started = Date.now();
+    // One grid per set of conditions: a study's arms may run under another feedback regime or K.
+    for (const group of byConditions(study, missing)) {
+      const armConfig = studyConfig(study, dataset, paths, group[0].method);
+      await runCheckedGrid(withGridSequences(armConfig, group.length), group, { limit: study.queries, resume: true, plugins, reporter });
+    }
+    seconds += (Date.now() - started) / 1000;
+    computed += cacheRows(config.call_cache) - before;
+  }
+  if (computed > 0) writeFileSync(join(paths.runs, STUDY_TIMING_FILE), JSON.stringify({ seconds: Math.round(seconds * 10) / 10, computed_calls: computed }, null, 2) + "\n");
+  if (shard) return { study, runRoots: roots, computedCalls: computed, violations: null, report: null };
+  let violations = 0;
+  for (const root of roots) {
+    for (const s of planStreams(study.methods, study.seeds, root)) {
+      await loadPluginSources([], { runDirs: [s.outDir] }); // the run's dataset may be a plugin's
+      const audit = await auditRunDir(s.outDir);
+      if (audit.violations.length > 0) for (const l of auditLines(audit).slice(0, -1)) log(`audit ${s.outDir}: ${l}`);
+      violations += audit.violations.length;
+    }
+  }
+  log(`study: causal audit of ${roots.length * study.methods.length * study.seeds.length} runs: ${violations} violations`);
+  if (violations > 0) {
+    log(`study ${study.name}: the causal audit found ${violations} violations (listed above); the report is not written`);
+    return { study, runRoots: roots, computedCalls: computed, violations, report: null };
+  }
+  const report = await buildReport(roots, { out: paths.results, ...studyReportLayout(study), html: options.html ?? true, reporter });
+  return { study, runRoots: roots, computedCalls: computed, violations, report };
+}

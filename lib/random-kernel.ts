@@ -1,11 +1,13 @@
 /**
  * Foundations, seeded randomness (METHOD.md §7, §9): the MT19937 block kernel behind
  * `PyRandom.fillRandbelow` — whole 624-word state blocks twisted, tempered and reduced to
- * `randbelow(n)` draws in WebAssembly, bit for bit the arithmetic of lib/random.ts.
+ * `randbelow(n)` draws in WebAssembly with 4-lane SIMD, bit for bit the arithmetic of lib/random.ts.
  *
  * Why WebAssembly: the bootstrap's first call draws ~20M MT19937 words (1,034 queries × 10,000
- * resamples at ~50% rejection) and JavaScript reaches its optimised code only part-way through that
- * one call; the kernel's plain i32 code runs ~2× faster from the start (bench/bootstrap-first-call.ts).
+ * resamples at ~50% rejection); the fastest plain TypeScript block loop takes about twice the
+ * kernel's time on them, which puts that first call at ~1.9× numpy's instead of ~1.0× (bench/README.md
+ * "Issue 30: less machinery"; bench/bootstrap-first-call.ts). Where the engine has no WebAssembly
+ * SIMD (Node ≥ 24 always has it) the draws take lib/random.ts's own loop, with the same values.
  * It keeps no randomness of its own: the caller's state is copied in and back on every call, and the
  * instance's memory is scratch (state at byte 0, output from byte 4096, one chunk at a time).
  * The module is assembled here from its instructions (no binary blob, no build step).
@@ -45,62 +47,12 @@ function uleb(value: number): number[] {
 
 /**
  * The kernel `f(n, drop, q, end) → q'`: while `end − q ≥ 624 · size`, twist the state at byte 0 (as
- * lib/random.ts `twist`), then for each of the 624 words temper it, r = y >>> drop, store r at q and
- * advance q by `size` iff r < n (unsigned) — CPython's rejection loop without a branch; a rejected r
- * is overwritten by the next candidate. `size` is 2 (i32.store16) or 4 (i32.store) bytes.
- */
-function kernelBytes(size: 2 | 4): Uint8Array {
-  const code: number[] = [];
-  const op = (...bytes: number[]) => code.push(...bytes);
-  const [N_, DROP, Q, END, P, Y, R] = [0, 1, 2, 3, 4, 5, 6]; // params n, drop, q, end; locals p, y, r
-  const get = (i: number) => op(0x20, i);
-  const set = (i: number) => op(0x21, i);
-  const tee = (i: number) => op(0x22, i);
-  const i32 = (v: number) => op(0x41, ...sleb(v));
-  const load = (offset: number) => op(0x28, 2, ...uleb(offset));
-  const [ADD, SUB, AND, OR, XOR, SHL, SHR_U, LT_U] = [0x6a, 0x6b, 0x71, 0x72, 0x73, 0x74, 0x76, 0x49];
-  const LOOP = [0x03, 0x40];
-  const END_ = 0x0b;
-  // mt[p] = mt[next] ^ (y >>> 1) ^ (−(y & 1) & MATRIX_A) with y = (mt[p] & UPPER) | (mt[p + 4] & LOWER)
-  const twistWord = (pushP: () => void, pushNext: () => void) => {
-    pushP(); load(0); i32(0x80000000); op(AND); pushP(); load(4); i32(0x7fffffff); op(AND); op(OR); set(Y);
-    pushP(); pushNext(); get(Y); i32(1); op(SHR_U); op(XOR); i32(0); get(Y); i32(1); op(AND); op(SUB); i32(0x9908b0df); op(AND); op(XOR);
-    op(0x36, 2, 0); // i32.store
-  };
-  op(0x02, 0x40, ...LOOP); // block { loop {
-  get(END); get(Q); op(SUB); i32(N * size); op(LT_U); op(0x0d, 1); // br_if out: less than a block of room left
-  i32(0); set(P);
-  op(...LOOP); // kk in [0, N − M): next = mt[kk + M]
-  twistWord(() => get(P), () => { get(P); load(4 * M); });
-  get(P); i32(4); op(ADD); tee(P); i32(4 * (N - M)); op(LT_U); op(0x0d, 0); op(END_);
-  op(...LOOP); // kk in [N − M, N − 1): next = mt[kk + M − N]
-  twistWord(() => get(P), () => { get(P); i32(4 * (M - N)); op(ADD); load(0); });
-  get(P); i32(4); op(ADD); tee(P); i32(4 * (N - 1)); op(LT_U); op(0x0d, 0); op(END_);
-  // kk = N − 1: y = (mt[N − 1] & UPPER) | (mt[0] & LOWER), next = mt[M − 1]
-  i32(4 * (N - 1)); load(0); i32(0x80000000); op(AND); i32(0); load(0); i32(0x7fffffff); op(AND); op(OR); set(Y);
-  i32(4 * (N - 1)); i32(0); load(4 * (M - 1)); get(Y); i32(1); op(SHR_U); op(XOR); i32(0); get(Y); i32(1); op(AND); op(SUB); i32(0x9908b0df); op(AND); op(XOR);
-  op(0x36, 2, 0);
-  i32(0); set(P);
-  op(...LOOP); // temper each word, keep the top bits, store, advance iff below n
-  get(P); load(0); set(Y);
-  get(Y); get(Y); i32(11); op(SHR_U); op(XOR); set(Y);
-  get(Y); get(Y); i32(7); op(SHL); i32(0x9d2c5680); op(AND); op(XOR); set(Y);
-  get(Y); get(Y); i32(15); op(SHL); i32(0xefc60000); op(AND); op(XOR); set(Y);
-  get(Y); get(Y); i32(18); op(SHR_U); op(XOR); set(Y);
-  get(Y); get(DROP); op(SHR_U); set(R);
-  get(Q); get(R); op(...(size === 2 ? [0x3b, 1, 0] : [0x36, 2, 0])); // i32.store16 / i32.store
-  get(Q); get(R); get(N_); op(LT_U); i32(size === 2 ? 1 : 2); op(SHL); op(ADD); set(Q);
-  get(P); i32(4); op(ADD); tee(P); i32(4 * N); op(LT_U); op(0x0d, 0); op(END_);
-  op(0x0c, 0, END_, END_); // br to the block loop } }
-  get(Q); op(END_);
-  return moduleBytes([1, 3, 0x7f], code); // one local group: 3 × i32
-}
-
-/**
- * The same kernel with 4-lane SIMD: the twist four words at a time where the recurrence allows it
- * (kk < 224 reads only old words; 227 ≤ kk ≤ 622 reads words ≥ 224 behind, already new, and old
- * ones ahead), kk = 224…226 and 623 one at a time; tempering four words at a time; the rejection
- * step per lane, in order. Same values as `kernelBytes`.
+ * lib/random.ts `twist`), then temper each of the 624 words, r = y >>> drop, store r at q and advance
+ * q by `size` iff r < n (unsigned) — CPython's rejection loop without a branch; a rejected r is
+ * overwritten by the next candidate. `size` is 2 (i32.store16) or 4 (i32.store) bytes. With 4-lane
+ * SIMD: the twist four words at a time where the recurrence allows it (kk < 224 reads only old words;
+ * 227 ≤ kk ≤ 622 reads words ≥ 224 behind, already new, and old ones ahead), kk = 224…226 and 623 one
+ * at a time; tempering four words at a time; the rejection step per lane, in order.
  */
 function simdKernelBytes(size: 2 | 4): Uint8Array {
   const code: number[] = [];
@@ -192,22 +144,20 @@ interface Kernel {
   out32: Uint32Array;
 }
 
-let kernels: { 2: Kernel; 4: Kernel } | undefined;
-let useSimd = true;
+/** The kernels by output size; null where the engine cannot compile them (no WebAssembly SIMD). */
+let kernels: { 2: Kernel; 4: Kernel } | null | undefined;
+let enabled = true;
 
-/** For tests: use the scalar kernel (true) or the SIMD one where the engine has it (false, the default). */
-export function setScalarKernel(scalar: boolean): void {
-  useSimd = !scalar;
-  kernels = undefined;
+/** For tests: draw through the kernel (true, the default) or through lib/random.ts's own loop (false), as where it cannot compile. */
+export function setKernelEnabled(on: boolean): void {
+  enabled = on;
 }
 
-function kernel(size: 2 | 4): Kernel {
+function kernel(size: 2 | 4): Kernel | null {
   if (kernels === undefined) {
     const memory = new wasm.Memory({ initial: PAGES, maximum: PAGES });
     const make = (s: 2 | 4): Kernel => {
-      const simdBytes = simdKernelBytes(s);
-      const bytes = useSimd && wasm.validate(simdBytes) ? simdBytes : kernelBytes(s);
-      const instance = new wasm.Instance(new wasm.Module(bytes), { e: { m: memory } });
+      const instance = new wasm.Instance(new wasm.Module(simdKernelBytes(s)), { e: { m: memory } });
       return {
         run: instance.exports.f as Kernel["run"],
         state: new Uint32Array(memory.buffer, 0, N),
@@ -215,19 +165,21 @@ function kernel(size: 2 | 4): Kernel {
         out32: new Uint32Array(memory.buffer, OUT, CHUNK_WORDS),
       };
     };
-    kernels = { 2: make(2), 4: make(4) };
+    kernels = wasm.validate(simdKernelBytes(2)) ? { 2: make(2), 4: make(4) } : null;
   }
-  return kernels[size];
+  return enabled && kernels !== null ? kernels[size] : null;
 }
 
 /**
  * Draw whole fresh blocks: `mt` must be at a block boundary (all 624 words used). Writes draws to
  * out[k], out[k + 1], … while at least 624 places are left, leaves `mt` twisted as many times as it
  * consumed blocks (every word of each used), and returns the new k. Values are those of lib/random.ts.
+ * Without the kernel (setKernelEnabled(false), or no WebAssembly SIMD) it draws nothing and returns k.
  */
 export function fillBlocks(mt: Uint32Array, n: number, out: Uint16Array | Uint32Array | Int32Array | Float64Array, k: number): number {
   const size = out instanceof Uint16Array ? 2 : 4;
   const kern = kernel(size);
+  if (kern === null) return k;
   const view = size === 2 ? kern.out16 : kern.out32;
   const drop = Math.clz32(n);
   kern.state.set(mt);

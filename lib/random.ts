@@ -56,7 +56,8 @@ export class PyRandom {
    * Fill `out` with `out.length` consecutive `randbelow(n)` draws, for 1 ≤ n ≤ 2^32 − 1: the same
    * values, and the same generator state afterwards, as `for (k…) out[k] = this.randbelow(n)`.
    * Whole fresh 624-word blocks go through the WebAssembly kernel (lib/random-kernel.ts), the rest
-   * (a part-used block, the last < 624 draws) through the loop below, with no call per draw. The
+   * (a part-used block, the last < 624 draws; every block where the engine has no WebAssembly SIMD)
+   * through the loop below, with no call per draw. The
    * bootstrap draws its ~10M query indices through this (bench/bootstrap-first-call.ts).
    * `out` must hold values up to n − 1 (a Uint16Array needs n ≤ 65,536, an Int32Array n ≤ 2^31).
    */

@@ -4,10 +4,11 @@
  * `randbelow(n)` draws in WebAssembly with 4-lane SIMD, bit for bit the arithmetic of lib/random.ts.
  *
  * Why WebAssembly: the bootstrap's first call draws ~20M MT19937 words (1,034 queries × 10,000
- * resamples at ~50% rejection); the fastest plain TypeScript block loop takes about twice the
- * kernel's time on them, which puts that first call at ~1.9× numpy's instead of ~1.0× (bench/README.md
- * "Issue 30: less machinery"; bench/bootstrap-first-call.ts). Where the engine has no WebAssembly
- * SIMD (Node ≥ 24 always has it) the draws take lib/random.ts's own loop, with the same values.
+ * resamples at ~50% rejection); the fastest plain TypeScript block loop found takes over twice the
+ * kernel's time on them, which put that first call at 1.87× numpy 1.24.2's instead of 1.07×
+ * (bench/README.md "Issue 30: less machinery"; bench/bootstrap-first-call.ts). Where the engine
+ * has no WebAssembly SIMD (Node ≥ 24 always has it) the draws take lib/random.ts's own loop, with
+ * the same values.
  * It keeps no randomness of its own: the caller's state is copied in and back on every call, and the
  * instance's memory is scratch (state at byte 0, output from byte 4096, one chunk at a time).
  * The module is assembled here from its instructions (no binary blob, no build step).

@@ -23,7 +23,7 @@ export { registerDataset } from "./data/dataset-registry.ts";
 export { spider } from "./data/datasets/spider.ts";
 export { bird } from "./data/datasets/bird.ts";
 export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./data/adapter.ts";
-export { packedResult, registerExecutor } from "./oracle/executor.ts";
+export { registerExecutor, resultRows } from "./oracle/executor.ts";
 /** A registered engine's executor (`createExecutor("sqlite", opts)`, the bundled sandbox), for an executor that wraps one. */
 export { createExecutor } from "./oracle/executors.ts";
 export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./oracle/executor.ts";

@@ -5,7 +5,6 @@
  * @module
  */
 import { sha256Hex } from "./hash.ts";
-import { fillBlocks } from "./random-kernel.ts";
 
 // MT19937 constants (Matsumoto & Nishimura, mt19937ar.c, as vendored in CPython's _randommodule.c).
 const N = 624;
@@ -55,8 +54,9 @@ export class PyRandom {
   /**
    * Fill `out` with `out.length` consecutive `randbelow(n)` draws, for 1 ≤ n ≤ 2^32 − 1: the same
    * values, and the same generator state afterwards, as `for (k…) out[k] = this.randbelow(n)`.
-   * Whole fresh 624-word blocks go through the WebAssembly kernel (lib/random-kernel.ts), the rest
-   * (a part-used block, the last < 624 draws) through the loop below, with no call per draw. The
+   * Whole fresh 624-word blocks go through `fillBlocks` (twist, temper, store every candidate and
+   * advance only past one below n: no branch per word), the rest (a part-used block, the last < 624
+   * draws, every block for n ≥ 2^31) through the loop below; no call or allocation per draw. The
    * bootstrap draws its ~10M query indices through this (bench/bootstrap-first-call.ts).
    * `out` must hold values up to n − 1 (a Uint16Array needs n ≤ 65,536, an Int32Array n ≤ 2^31).
    */
@@ -73,9 +73,8 @@ export class PyRandom {
     let k = 0;
     while (k < length) {
       if (index >= N) {
-        if (length - k >= N) {
-          // Whole fresh blocks while 624 places are left: the WebAssembly kernel (lib/random-kernel.ts).
-          k = fillBlocks(mt, n, out, k);
+        if (drop > 0 && length - k >= N) {
+          k = fillBlocks(mt, n, drop, out, k);
           if (k === length) break;
         }
         twist(mt);
@@ -225,6 +224,68 @@ function twist(mt: Uint32Array): void {
   }
   y = (mt[N - 1] & UPPER_MASK) | (mt[0] & LOWER_MASK);
   mt[N - 1] = mt[M - 1] ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
+}
+
+/**
+ * Whole fresh blocks for `fillRandbelow`, for n < 2^31 (drop = 32 − bit_length(n) ≥ 1; larger n take
+ * the plain loop of `fillRandbelow`): `mt` must be at a block boundary (all 624 words used). While at least 624 places are left in `out`
+ * from k, twist the block and temper each new word as it is made (the arithmetic of `twist` and
+ * `nextUint32`), keep its top bits r = y >>> drop, store r at out[k] and advance k iff r < n:
+ * CPython's rejection loop without a branch. A rejected r is overwritten by the next candidate (the
+ * 624 places hold a block's candidates). r − n lies in (−2^31, 2^30), so its sign bit is r < n.
+ * Returns the new k, with `mt` twisted once per block used (every word of it).
+ * Every constant is a literal (624 = N, 397 = M, 227 = N − M, 623 = N − 1, 396 = M − 1, the masks and
+ * MATRIX_A): V8 folds literals into the instructions, but reads module constants from memory in the loop.
+ */
+function fillBlocks(mt: Uint32Array, n: number, drop: number, out: Uint16Array | Uint32Array | Int32Array | Float64Array, k: number): number {
+  const end = out.length - 624;
+  while (k <= end) {
+    let kk = 0;
+    let y: number;
+    let w: number;
+    let r: number;
+    let cur = mt[0];
+    let next: number;
+    for (; kk < 227; kk++) {
+      next = mt[kk + 1];
+      y = (cur & 0x80000000) | (next & 0x7fffffff);
+      w = mt[kk + 397] ^ (y >>> 1) ^ (((y << 31) >> 31) & 0x9908b0df);
+      mt[kk] = w;
+      cur = next;
+      w ^= w >>> 11;
+      w ^= (w << 7) & 0x9d2c5680;
+      w ^= (w << 15) & 0xefc60000;
+      w ^= w >>> 18;
+      r = w >>> drop;
+      out[k] = r;
+      k += ((r - n) | 0) >>> 31;
+    }
+    for (; kk < 623; kk++) {
+      next = mt[kk + 1];
+      y = (cur & 0x80000000) | (next & 0x7fffffff);
+      w = mt[kk - 227] ^ (y >>> 1) ^ (((y << 31) >> 31) & 0x9908b0df);
+      mt[kk] = w;
+      cur = next;
+      w ^= w >>> 11;
+      w ^= (w << 7) & 0x9d2c5680;
+      w ^= (w << 15) & 0xefc60000;
+      w ^= w >>> 18;
+      r = w >>> drop;
+      out[k] = r;
+      k += ((r - n) | 0) >>> 31;
+    }
+    y = (cur & 0x80000000) | (mt[0] & 0x7fffffff);
+    w = mt[396] ^ (y >>> 1) ^ (((y << 31) >> 31) & 0x9908b0df);
+    mt[623] = w;
+    w ^= w >>> 11;
+    w ^= (w << 7) & 0x9d2c5680;
+    w ^= (w << 15) & 0xefc60000;
+    w ^= w >>> 18;
+    r = w >>> drop;
+    out[k] = r;
+    k += ((r - n) | 0) >>> 31;
+  }
+  return k;
 }
 
 /** The init_by_array key of a seed: its 32-bit little-endian words, at least one (seed 0 → [0]). */

@@ -92,7 +92,7 @@ async function annotate(dataset: Dataset, oracle: Oracle, sqls: string[], extra:
   let goldTimeouts = 0;
   const records = await Promise.all(
     dataset.examples.map(async (example, i) => {
-      const verdict = await oracle.score(example, sqls[i]);
+      const verdict = await oracle.score(example, sqls[i], { rows: false });
       if (verdict.goldTimedOut) goldTimeouts += 1;
       return {
         query_id: example.id,

@@ -11,7 +11,7 @@ import { writeFileAtomic } from "../atomic-file.ts";
 import { canonicalJson } from "../hash.ts";
 import type { SqlExecutor } from "./executor.ts";
 import { DEFAULT_ENGINE } from "./executors.ts";
-import { Oracle, withoutRows, type Verdict } from "./oracle.ts";
+import { Oracle, type Verdict } from "./oracle.ts";
 import type { PredictionsFile } from "./predictions.ts";
 import type { SpiderProtocol } from "./protocol.ts";
 import { STATUSES, type Status } from "./types.ts";
@@ -105,8 +105,8 @@ export async function evaluatePredictions(dataset: Dataset, predictions: Predict
     const scored: Promise<void>[] = [];
     for (let i = 0; i < total; i++) {
       scored.push(
-        oracle.score(dataset.examples[i], predictions.lines[i]).then((verdict) => {
-          verdicts[i] = withoutRows(verdict);
+        oracle.score(dataset.examples[i], predictions.lines[i], { rows: false }).then((verdict) => {
+          verdicts[i] = verdict;
           opts.onProgress?.(++done, total);
         }),
       );

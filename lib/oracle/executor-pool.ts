@@ -8,7 +8,7 @@
  * through lib/plugin.ts) differ only in how a worker is started and what runs inside it.
  * @module
  */
-import { packedResult, type ExecRequest, type ExecResult, type ExecutorOptions } from "./executor.ts";
+import type { ExecRequest, ExecResult, ExecutorOptions } from "./executor.ts";
 import type { Rows } from "./types.ts";
 
 /** What the pool sends a worker for one statement (the caps already resolved to numbers). */
@@ -237,7 +237,7 @@ export class ExecutorPool<W extends PoolWorker = PoolWorker> {
       const index = slot.jobs.findIndex((j) => j.id === msg.id);
       if (index < 0) continue; // not (or no longer) this worker's: e.g. answered after its deadline
       const [job] = slot.jobs.splice(index, 1);
-      done.push([job, msg.ok ? (msg.packed !== undefined ? packedResult(msg.packed) : { ok: true, rows: msg.rows ?? [] }) : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) }]);
+      done.push([job, msg.ok ? (msg.packed !== undefined ? { ok: true, packed: msg.packed } : { ok: true, rows: msg.rows ?? [] }) : { ok: false, error: msg.error ?? "unknown error", timedOut: false, ...(msg.overCap ? { overCap: true } : {}) }]);
     }
     if (done.length === 0) return;
     if (slot.jobs[0] !== oldest) {

@@ -35,28 +35,24 @@ export interface ExecutorOptions {
  * Result of one execution: rows, or the error text (`TIMEOUT` when the deadline passed). `overCap`
  * marks a statement that ran but whose result exceeded the row or byte cap: the caps bound memory,
  * and the oracle judges such a result as a mismatch against the gold (which is under the caps).
+ * A statement asked with `pack` (ExecRequest) may be answered `packed` instead of `rows`: the v8
+ * serialization of the rows (`v8.serialize`), which the oracle compares byte for byte with the gold's
+ * before it reads either (`samePacked`). `resultRows` reads the rows of either form.
  */
-export type ExecResult = { ok: true; rows: Rows; packed?: Uint8Array } | { ok: false; error: string; timedOut: boolean; overCap?: boolean };
+export type ExecResult = ExecRows | { ok: false; error: string; timedOut: boolean; overCap?: boolean };
 
-/**
- * A result that arrived as `packed`, the v8 serialization of its rows (`v8.serialize`): `rows` is
- * deserialized on first read only. Two results with the same packed bytes hold identical rows,
- * value types included, so the oracle can judge them equal without reading either (oracle.ts).
- */
-export function packedResult(packed: Uint8Array): { ok: true; rows: Rows; packed: Uint8Array } {
-  let rows: Rows | undefined;
-  const result = { ok: true as const } as { ok: true; rows: Rows; packed: Uint8Array };
-  Object.defineProperty(result, "rows", { enumerable: true, get: () => (rows ??= deserialize(packed) as Rows) });
-  // not enumerable: printed, compared or spread, the result is { ok, rows } as any other
-  Object.defineProperty(result, "packed", { enumerable: false, value: packed });
-  return result;
+/** A successful result: its rows, or (answered to `pack`) their v8 serialization. */
+export type ExecRows = { ok: true; rows: Rows } | { ok: true; packed: Uint8Array };
+
+/** The rows of a successful result: `rows` as they are, `packed` deserialized (on every call). */
+export function resultRows(result: ExecRows): Rows {
+  return "packed" in result ? (deserialize(result.packed) as Rows) : result.rows;
 }
 
-/** True when both results came packed with the same bytes (then their rows are identical). */
+/** True when both results came packed with the same bytes: then their rows are identical, value types included. */
 export function samePacked(a: ExecResult, b: ExecResult): boolean {
-  const x = a.ok ? a.packed : undefined;
-  const y = b.ok ? b.packed : undefined;
-  return x !== undefined && y !== undefined && x.byteLength === y.byteLength && Buffer.compare(x, y) === 0;
+  if (!a.ok || !b.ok || !("packed" in a) || !("packed" in b)) return false;
+  return a.packed.byteLength === b.packed.byteLength && Buffer.compare(a.packed, b.packed) === 0;
 }
 
 export interface ExecRequest {
@@ -67,7 +63,7 @@ export interface ExecRequest {
   textErrors?: "ignore" | "replace";
   /** Only the set of rows matters (BIRD): past a cap, duplicates are dropped and only distinct rows count. */
   distinct?: boolean;
-  /** The caller would take the rows `packed` (ExecResult): an executor may answer so, or ignore it. */
+  /** The caller would take the rows `packed` (ExecResult): an executor may answer so, or ignore it and answer `rows`. */
   pack?: boolean;
 }
 

@@ -33,7 +33,7 @@ import type Database from "better-sqlite3";
 import { InputFileError } from "../errors.ts";
 import { fileDigest } from "../file-hash.ts";
 import { sha256Hex } from "../hash.ts";
-import { packedResult, type ExecResult } from "./executor.ts";
+import type { ExecResult } from "./executor.ts";
 
 /** Where `merit eval` keeps gold results across runs unless `--gold-cache FILE|none` says otherwise (relative to the working directory). */
 export const DEFAULT_GOLD_CACHE = "runs/gold-cache.sqlite";
@@ -170,8 +170,8 @@ export class GoldCache {
         }
         this.hits += 1;
         this.diskHits += 1;
-        // rows stay packed until read: the oracle first compares them with the prediction's packed rows
-        return row.ok ? packedResult(row.payload) : { ok: false, error: String(deserialize(row.payload)), timedOut: false };
+        // a packed result: the oracle first compares these bytes with the prediction's packed rows
+        return row.ok ? { ok: true, packed: row.payload } : { ok: false, error: String(deserialize(row.payload)), timedOut: false };
       }
     }
     this.executions += 1;
@@ -179,7 +179,7 @@ export class GoldCache {
     if (this.#insert && diskKey && !(result.ok === false && result.timedOut)) {
       const ok = result.ok ? 1 : 0;
       // a packed result is already the payload (the same v8 serialization of the rows)
-      const payload = result.ok && result.packed !== undefined ? Buffer.from(result.packed.buffer, result.packed.byteOffset, result.packed.byteLength) : serialize(result.ok ? result.rows : result.error);
+      const payload = !result.ok ? serialize(result.error) : "packed" in result ? Buffer.from(result.packed.buffer, result.packed.byteOffset, result.packed.byteLength) : serialize(result.rows);
       this.#pending.push([diskKey, ok, payload, this.#deadlineMs, rowHash(diskKey, ok, payload, this.#deadlineMs)]);
       if (this.#pending.length >= FLUSH_ROWS) this.#scheduleFlush();
     }

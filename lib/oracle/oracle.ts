@@ -21,7 +21,7 @@ import {
   type Prepared,
   type SpiderProtocol,
 } from "./protocol.ts";
-import { samePacked, type ExecResult, type ExecutorOptions, type SqlExecutor } from "./executor.ts";
+import { resultRows, samePacked, type ExecutorOptions, type SqlExecutor } from "./executor.ts";
 import { createExecutor, DEFAULT_ENGINE } from "./executors.ts";
 import { SqlSandbox } from "./sandbox.ts";
 import type { AttemptStatus, FeedbackRegime, Outcome, Rows, Status } from "./types.ts";
@@ -34,7 +34,10 @@ export interface Verdict {
   oracleCorrect: boolean | null;
   /** SQL executions performed for this verdict (cached gold denotations cost 0). */
   dbExecutions: number;
-  /** Rows of the last database the prediction ran on (Spider: possibly a test-suite variant). */
+  /**
+   * Rows of the last database the prediction ran on (Spider: possibly a test-suite variant); null when
+   * it did not run, or when the caller of `score` asked for no rows (`rows: false`).
+   */
   predictedRows: Rows | null;
   /**
    * Set on a GOLD_ERROR whose gold query ran past the SQL deadline: a property of the deadline, not of
@@ -90,14 +93,19 @@ export class Oracle {
     return protocolIdOf(this.dataset, this.protocol);
   }
 
-  /** Scores `predicted` for `example`. Never throws for bad SQL; every failure becomes a status. */
-  async score(example: Example, predicted: string): Promise<Verdict> {
+  /**
+   * Scores `predicted` for `example`. Never throws for bad SQL; every failure becomes a status.
+   * `rows: false` leaves the verdict's `predictedRows` null: a prediction whose packed rows equal the
+   * gold's is then judged without deserializing either (`merit eval` keeps no rows).
+   */
+  async score(example: Example, predicted: string, opts: { rows?: boolean } = {}): Promise<Verdict> {
     const db = this.#databases.get(example.dbId);
     if (!db) return unscored("NO_DATABASE", `database not found: ${example.dbId}`);
+    const wantRows = opts.rows ?? true;
     if (this.#scoring.semantics === "set") {
-      return this.#scoreBird(db, example, prepareBirdPrediction(predicted));
+      return this.#scoreBird(db, example, prepareBirdPrediction(predicted), wantRows);
     }
-    return this.#scoreSpider(db, example, prepareSpiderPrediction(predicted, this.protocol, example.sourceIndex));
+    return this.#scoreSpider(db, example, prepareSpiderPrediction(predicted, this.protocol, example.sourceIndex), wantRows);
   }
 
   /** The gold rows of an example on its canonical database (as this protocol executes the gold), or null. */
@@ -106,7 +114,7 @@ export class Oracle {
     if (!db) return null;
     const sql = this.#scoring.semantics === "set" ? example.goldSql.trim() : this.#spiderGold(example.goldSql).sql;
     const result = await this.#goldRows(db.canonicalPath, sql);
-    return result.ok ? result.rows : null;
+    return result.ok ? resultRows(result) : null;
   }
 
   async close(): Promise<void> {
@@ -134,11 +142,11 @@ export class Oracle {
     return this.#scoring.semantics === "test-suite" ? "ignore" : "replace";
   }
 
-  async #scoreSpider(db: DatabaseFiles, example: Example, prediction: Prepared): Promise<Verdict> {
+  async #scoreSpider(db: DatabaseFiles, example: Example, prediction: Prepared, wantRows: boolean): Promise<Verdict> {
     if (!prediction.ok) return attempt("EXECUTION_ERROR", prediction.error, 0, null);
     const { sql: goldSql, orderMatters } = this.#spiderGold(example.goldSql);
     let executions = 0;
-    let last: ExecResult | null = null;
+    let rows: () => Rows | null = () => null; // the prediction's rows on the last database, read only if wanted
     // Every .sqlite of the db folder (test-suite layout), in sorted order; the first failure decides.
     for (const path of db.allPaths) {
       const gold = await this.#goldRows(path, goldSql);
@@ -148,14 +156,19 @@ export class Oracle {
       // Over the row/byte cap: more rows or bytes than the gold has, so result_eq is false (METHOD.md §2.3).
       if (!pred.ok && pred.overCap) return attempt("DENOTATION_MISMATCH", null, executions, null);
       if (!pred.ok) return attempt(pred.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", pred.error, executions, null);
-      last = pred;
       // The same packed bytes are the same rows, types included: result_eq is True without reading them.
-      if (!samePacked(gold, pred) && !spiderResultEq(gold.rows, pred.rows, orderMatters)) return attempt("DENOTATION_MISMATCH", null, executions, pred);
+      if (samePacked(gold, pred)) {
+        rows = () => resultRows(pred);
+        continue;
+      }
+      const predRows = resultRows(pred);
+      if (!spiderResultEq(resultRows(gold), predRows, orderMatters)) return attempt("DENOTATION_MISMATCH", null, executions, wantRows ? predRows : null);
+      rows = () => predRows;
     }
-    return attempt("CORRECT", null, executions, last);
+    return attempt("CORRECT", null, executions, wantRows ? rows() : null);
   }
 
-  async #scoreBird(db: DatabaseFiles, example: Example, prediction: Prepared): Promise<Verdict> {
+  async #scoreBird(db: DatabaseFiles, example: Example, prediction: Prepared, wantRows: boolean): Promise<Verdict> {
     if (!prediction.ok) return attempt("EXECUTION_ERROR", prediction.error, 0, null);
     // Prediction first, then gold, as the reference does; the gold comes from the cache (§11.2), so a
     // slow gold can no longer turn a correct prediction into a mismatch.
@@ -166,8 +179,9 @@ export class Oracle {
     // Over a cap even after de-duplication: more distinct rows (or bytes) than the gold has, so the
     // sets differ (METHOD.md §2.4). Under it, the distinct rows decide exactly as the full result would.
     if (!pred.ok) return attempt("DENOTATION_MISMATCH", null, 1, null);
-    const correct = birdResultEq(gold.rows, pred.rows);
-    return attempt(correct ? "CORRECT" : "DENOTATION_MISMATCH", null, 1, pred);
+    const predRows = resultRows(pred);
+    const correct = birdResultEq(resultRows(gold), predRows);
+    return attempt(correct ? "CORRECT" : "DENOTATION_MISMATCH", null, 1, wantRows ? predRows : null);
   }
 }
 
@@ -176,26 +190,17 @@ export function protocolIdOf(dataset: DatasetName, protocol: SpiderProtocol): st
   return datasetAdapter(dataset).scoring.protocolId(protocol);
 }
 
-/** `verdict` with `predictedRows` null, the rest as they are; the rows are never read (nor deserialized). */
-export function withoutRows(verdict: Verdict): Verdict {
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(verdict)) copy[key] = key === "predictedRows" ? null : verdict[key as keyof Verdict];
-  return copy as unknown as Verdict;
-}
-
-/** `result`: the prediction's last result; its rows become `predictedRows`, read (for a packed result: deserialized) on first access only. */
-function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: number, result: ExecResult | null): Verdict {
+/** `rows`: the prediction's rows on the last database it ran on, kept on an executed verdict (null: not asked for). */
+function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: number, rows: Rows | null): Verdict {
   const executed = status === "CORRECT" || status === "DENOTATION_MISMATCH";
-  const verdict: Verdict = {
+  return {
     status,
     dbError: executed ? null : dbError,
     predictedExecOk: executed,
     oracleCorrect: status === "CORRECT",
     dbExecutions,
-    predictedRows: null,
+    predictedRows: executed ? rows : null,
   };
-  if (executed && result?.ok) Object.defineProperty(verdict, "predictedRows", { enumerable: true, configurable: true, get: () => result.rows });
-  return verdict;
 }
 
 function unscored(status: "NO_DATABASE" | "GOLD_ERROR", dbError: string, goldTimedOut = false): Verdict {

@@ -2,12 +2,10 @@
  * Tests lib/random.ts `fillRandbelow` (METHOD.md §7, §9): the bulk draw behind the bootstrap gives,
  * bit for bit, the values and the generator state of the plain definition — consecutive
  * `randbelow(n)` calls — for random and edge n, lengths around the 624-word state block, and
- * generators already part-way through a block — through the SIMD kernel (the default) and the
- * scalar one (used where the engine has no WebAssembly SIMD).
+ * generators already part-way through a block.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PyRandom } from "../../lib/random.ts";
-import { setScalarKernel } from "../../lib/random-kernel.ts";
 
 /** The plain definition: `length` consecutive randbelow(n) calls. */
 function plain(rng: PyRandom, n: number, length: number): number[] {
@@ -28,10 +26,7 @@ function expectSameAsPlain(seed: number, n: number, length: number, skip: number
   expect(after(fast)).toEqual(after(slow));
 }
 
-describe.each([["SIMD", false], ["scalar", true]] as const)("fillRandbelow equals consecutive randbelow(n) calls (%s kernel)", (_kernel, scalar) => {
-  beforeAll(() => setScalarKernel(scalar));
-  afterAll(() => setScalarKernel(false));
-
+describe("fillRandbelow equals consecutive randbelow(n) calls", () => {
   it("edge n (1, powers of two and their neighbours, 2^16, 2^31 ± 1, 2^32 − 1) and lengths around the 624-word block", () => {
     const ns = [1, 2, 3, 4, 5, 7, 8, 9, 1023, 1024, 1025, 1034, 1534, 65535, 65536, 65537, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 2 ** 32 - 1];
     const lengths = [0, 1, 311, 623, 624, 625, 1247, 1248, 1249, 5000];

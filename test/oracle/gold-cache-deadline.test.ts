@@ -8,7 +8,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { DatabaseFiles, Example } from "../../lib/data/types.ts";
-import type { ExecRequest, ExecResult, SqlExecutor } from "../../lib/oracle/executor.ts";
+import { resultRows, type ExecRequest, type ExecResult, type SqlExecutor } from "../../lib/oracle/executor.ts";
 import { GoldCache } from "../../lib/oracle/gold-cache.ts";
 import { Oracle } from "../../lib/oracle/oracle.ts";
 import { SPIDER_DIR, tempDir } from "../helpers/run-fixture.ts";
@@ -47,6 +47,9 @@ async function verdict(executor: SqlExecutor, goldCacheFile: string | null) {
   }
 }
 
+/** A result with its rows deserialized (a gold cache hit answers them packed), for comparing with `toEqual`. */
+const unpacked = (r: ExecResult): ExecResult => (r.ok ? { ok: true, rows: resultRows(r) } : r);
+
 describe("a cached gold under a shorter deadline than it ran under", () => {
   it("is a gold timeout exactly as with no cache file when the gold does not meet the deadline", async () => {
     const file = join(root, "warm.sqlite");
@@ -69,7 +72,7 @@ describe("a cached gold under a shorter deadline than it ran under", () => {
       const cache = new GoldCache(file, "sqlite", "", deadlineMs);
       const result = await cache.get(CONCERT, "SELECT 1", async () => answer);
       cache.close();
-      return { result, executions: cache.executions };
+      return { result: unpacked(result), executions: cache.executions };
     };
     expect(await get(5_000, { ok: true, rows: [[1n]] })).toEqual({ result: { ok: true, rows: [[1n]] }, executions: 1 });
     expect(await get(5_000, rows)).toEqual({ result: { ok: true, rows: [[1n]] }, executions: 0 });
@@ -85,10 +88,10 @@ describe("a cached gold under a shorter deadline than it ran under", () => {
     old.exec("CREATE TABLE gold_results (key TEXT PRIMARY KEY, ok INTEGER NOT NULL, payload BLOB NOT NULL, row_hash TEXT NOT NULL)");
     old.close();
     const cache = new GoldCache(file, "sqlite", "", 1_000);
-    expect(await cache.get(CONCERT, "SELECT 1", async () => rows)).toEqual(rows);
+    expect(unpacked(await cache.get(CONCERT, "SELECT 1", async () => rows))).toEqual(rows);
     cache.close();
     const again = new GoldCache(file, "sqlite", "", 1_000);
-    expect(await again.get(CONCERT, "SELECT 1", async () => timeout)).toEqual(rows);
+    expect(unpacked(await again.get(CONCERT, "SELECT 1", async () => timeout))).toEqual(rows);
     expect(again.diskHits).toBe(1);
     again.close();
   });

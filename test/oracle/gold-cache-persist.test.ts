@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import type { CommandIO } from "../../lib/cli/command.ts";
 import { InputFileError } from "../../lib/errors.ts";
-import type { ExecResult } from "../../lib/oracle/executor.ts";
+import { resultRows, type ExecResult } from "../../lib/oracle/executor.ts";
 import { GoldCache } from "../../lib/oracle/gold-cache.ts";
 import type { Rows } from "../../lib/oracle/types.ts";
 import { DEEPSEEK_PREDICTIONS, SPIDER_DIR, tempDir } from "../helpers/run-fixture.ts";
@@ -18,6 +18,8 @@ import { budget } from "../helpers/budget.ts";
 const root = tempDir("gold-persist");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const CONCERT = join(SPIDER_DIR, "database", "concert_singer", "concert_singer.sqlite");
+/** A result with its rows deserialized (a gold cache hit answers them packed), for comparing with `toEqual`. */
+const unpacked = (r: ExecResult): ExecResult => (r.ok ? { ok: true, rows: resultRows(r) } : r);
 const rowsOf = (rows: Rows) => async (): Promise<ExecResult> => ({ ok: true, rows });
 
 async function merit(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -51,13 +53,13 @@ describe("gold cache on disk", () => {
   it("is keyed by the database's bytes: a copy elsewhere hits, a changed copy misses", async () => {
     const file = join(root, "content.sqlite");
     const first = new GoldCache(file);
-    expect(await first.get(CONCERT, "SELECT 1", rowsOf([[1n]]))).toEqual({ ok: true, rows: [[1n]] });
+    expect(unpacked(await first.get(CONCERT, "SELECT 1", rowsOf([[1n]])))).toEqual({ ok: true, rows: [[1n]] });
     first.close();
 
     const copy = join(root, "copy.sqlite");
     copyFileSync(CONCERT, copy);
     const again = new GoldCache(file);
-    expect(await again.get(copy, "SELECT 1", rowsOf([[2n]]))).toEqual({ ok: true, rows: [[1n]] });
+    expect(unpacked(await again.get(copy, "SELECT 1", rowsOf([[2n]])))).toEqual({ ok: true, rows: [[1n]] });
     expect([again.diskHits, again.executions]).toEqual([1, 0]);
     again.close();
 
@@ -65,12 +67,12 @@ describe("gold cache on disk", () => {
     changed.exec("CREATE TABLE extra (x)");
     changed.close();
     const after = new GoldCache(file);
-    expect(await after.get(copy, "SELECT 1", rowsOf([[3n]]))).toEqual({ ok: true, rows: [[3n]] });
+    expect(unpacked(await after.get(copy, "SELECT 1", rowsOf([[3n]])))).toEqual({ ok: true, rows: [[3n]] });
     expect([after.diskHits, after.executions]).toEqual([0, 1]);
     after.close();
 
     const otherContext = new GoldCache(file, "sqlite", "text_errors=replace");
-    expect(await otherContext.get(CONCERT, "SELECT 1", rowsOf([[4n]]))).toEqual({ ok: true, rows: [[4n]] });
+    expect(unpacked(await otherContext.get(CONCERT, "SELECT 1", rowsOf([[4n]])))).toEqual({ ok: true, rows: [[4n]] });
     expect(otherContext.executions).toBe(1);
     otherContext.close();
   });
@@ -82,8 +84,8 @@ describe("gold cache on disk", () => {
     await first.get(CONCERT, "SELECT slow", async () => ({ ok: false, error: "TIMEOUT", timedOut: true }));
     first.close();
     const again = new GoldCache(file);
-    expect(await again.get(CONCERT, "SELECT nope", rowsOf([]))).toEqual({ ok: false, error: "no such column: nope", timedOut: false });
-    expect(await again.get(CONCERT, "SELECT slow", rowsOf([[1n]]))).toEqual({ ok: true, rows: [[1n]] });
+    expect(unpacked(await again.get(CONCERT, "SELECT nope", rowsOf([])))).toEqual({ ok: false, error: "no such column: nope", timedOut: false });
+    expect(unpacked(await again.get(CONCERT, "SELECT slow", rowsOf([[1n]])))).toEqual({ ok: true, rows: [[1n]] });
     expect([again.diskHits, again.executions]).toEqual([1, 1]);
     again.close();
   });

@@ -34,7 +34,8 @@ import { runCheckedGrid } from "../experiment/grid.ts";
 import { loadPluginSources } from "../experiment/plugin-sources.ts";
 import type { Reporter } from "../experiment/reporter.ts";
 import { defaultJobs } from "../experiment/services.ts";
-import { episodeCallBound, getMethod, hookCallBound } from "../methods/index.ts";
+import { budgetMatchedSteps, episodeCallBound, getMethod, hookCallBound } from "../methods/index.ts";
+import { registerArm } from "../experiment/study.ts";
 import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions } from "../oracle/predictions.ts";
@@ -63,12 +64,36 @@ const LATIN1 = new Set(["spider_dev__Llama3-8B.sql"]);
 const DEMO_METHODS = ["iterative", "reflexion", "dynamic_rag", "merit"];
 
 /** The report options a demo profile sets. */
-type DemoReportOptions = Pick<ReportOptions, "allMethods" | "peers" | "diagnostics" | "html">;
+type DemoReportOptions = Pick<ReportOptions, "allMethods" | "peers" | "diagnostics" | "html" | "conditions">;
 
 /** The `merit report` flags of a profile's report options. */
 function reportFlagsOf(o: DemoReportOptions): string[] {
-  return [...(o.allMethods ? ["--all-methods"] : []), ...(o.peers ? ["--peers", o.peers.join(",")] : []), ...(o.diagnostics ? ["--diagnostics"] : []), ...(o.html ? ["--html"] : [])];
+  return [
+    ...(o.allMethods ? ["--all-methods"] : []),
+    ...(o.peers ? ["--peers", o.peers.join(",")] : []),
+    ...(o.conditions ? ["--conditions", o.conditions.join(",")] : []),
+    ...(o.diagnostics ? ["--diagnostics"] : []),
+    ...(o.html ? ["--html"] : []),
+  ];
 }
+
+/**
+ * The equal-budget control a demo runs beside its methods (METHOD.md §13, "Budget-matched control"):
+ * `method` as the arm `arm`, with K = the config's K plus the most extra calls one episode of any of
+ * `budgetOf` declares — what `make reproduce PEERS=1` runs as `merit grid --arm`.
+ */
+export interface DemoControl {
+  arm: string;
+  method: string;
+  budgetOf: readonly string[];
+}
+
+/** The control's K on `config` (budgetMatchedSteps of its most expensive method). */
+export function controlSteps(control: DemoControl, config: Pick<ExperimentConfig, "max_repair_steps">): number {
+  return Math.max(...control.budgetOf.map((m) => budgetMatchedSteps(m, config.max_repair_steps)));
+}
+
+const PEERS_CONTROL: DemoControl = { arm: "iterative_budget", method: "iterative", budgetOf: PEER_METHODS };
 
 /** What one replayed demo runs and where it writes: the main demo, or the peers demo (`--peers`). */
 export interface DemoProfile {
@@ -86,6 +111,8 @@ export interface DemoProfile {
   report: DemoReportOptions;
   /** The same as `merit report` flags. */
   reportFlags: readonly string[];
+  /** The equal-budget control run beside the methods (its own K), if any. */
+  control?: DemoControl;
 }
 
 export const MAIN_DEMO: DemoProfile = {
@@ -103,9 +130,11 @@ export const MAIN_DEMO: DemoProfile = {
 /**
  * `merit demo --peers` (`make demo-peers`; issue "The peers on the same stream" §3): MERIT and the
  * nine peer memory methods (METHOD.md §13) over stream orders 0-2 on 8 of the demo's queries (6
- * initially failed, 2 initially correct) with K = 2 (configs/demo-peers.json), the tiny models, every
- * model call replayed from its own committed cache, and the report with the peers table, the Pareto
- * figure, learning curves and memory diagnostics. Smaller than the main demo so its cache stays small.
+ * initially failed, 2 initially correct) with K = 2 (configs/demo-peers.json), and the equal-budget
+ * control (iterative_budget: Iterative with K = 2 + the most extra calls a peer declares), the tiny
+ * models, every model call replayed from its own committed cache, and the report with the peers table
+ * (the control among its rows), the Pareto figure, learning curves and memory diagnostics. Smaller
+ * than the main demo so its cache stays small.
  */
 export const PEERS_DEMO: DemoProfile = {
   methods: ["merit", ...PEER_METHODS],
@@ -115,8 +144,9 @@ export const PEERS_DEMO: DemoProfile = {
   replayCache: PEERS_REPLAY_CACHE,
   reportDir: "results/demo-peers",
   quickLimit: 8,
-  report: { allMethods: true, peers: PEER_METHODS, diagnostics: true },
-  reportFlags: reportFlagsOf({ allMethods: true, peers: PEER_METHODS, diagnostics: true }),
+  report: { allMethods: true, peers: [...PEER_METHODS, PEERS_CONTROL.arm], conditions: ["max_repair_steps"], diagnostics: true },
+  reportFlags: reportFlagsOf({ allMethods: true, peers: [...PEER_METHODS, PEERS_CONTROL.arm], conditions: ["max_repair_steps"], diagnostics: true }),
+  control: PEERS_CONTROL,
 };
 
 /** The bundled predictions files (data/predictions/*.sql), sorted. */
@@ -216,9 +246,14 @@ export function demoPlan({ full, limit, config, replayRows, profile = MAIN_DEMO 
       return n + failed * (episodeCallBound(spec, k) + hookCallBound(spec)) + correct * hookCallBound(spec, { initiallyAccepted: true, finallyAccepted: true });
     }, 0);
   const rule = config.subset?.rule === "initially_failed" ? `up to ${failed} initially failed + ${limit - failed} initially correct queries (config subset rule initially_failed)` : `the first ${limit} queries of the seed-0 stream`;
+  const control = profile.control;
+  const controlK = control === undefined ? 0 : controlSteps(control, config);
+  const controlCalls = control === undefined ? 0 : 3 * failed * episodeCallBound(getMethod(control.method), controlK);
   const lines = [
     `model ${config.model.path}, embedder ${config.embedder.path}`,
-    `${methods.join(", ")} x stream orders 0,1,2 (${streams} runs) on ${rule}, K = ${k}: at most ${maxCalls.toLocaleString("en-US")} model calls`,
+    `${methods.join(", ")} x stream orders 0,1,2 (${streams} runs) on ${rule}, K = ${k}` +
+      (control === undefined ? "" : `, and the equal-budget control ${control.arm} (${control.method} with K = ${controlK}, 3 runs)`) +
+      `: at most ${(maxCalls + controlCalls).toLocaleString("en-US")} model calls`,
   ];
   if (full) {
     const hours = (s: number) => (maxCalls * s) / 3600;
@@ -351,6 +386,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   // Fresh outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
   // "Determinism") but do on the CPU's kernels; the replay cache makes them the same on any CPU.
   const results = await runCheckedGrid(config, streams, { limit, resume: false, plugins, reporter });
+  const control = profile.control;
+  if (control !== undefined) {
+    // the equal-budget control: its own grid at its own K, in the same folder (the report pairs it under --conditions max_repair_steps)
+    const k = controlSteps(control, config);
+    registerArm(control.arm, { method: control.method, max_repair_steps: k }, "merit demo --peers", { max_repair_steps: k });
+    const controlStreams = planStreams([control.arm], [0, 1, 2], root);
+    for (const s of controlStreams) rmSync(s.outDir, { recursive: true, force: true });
+    results.push(...(await runCheckedGrid({ ...config, max_repair_steps: k }, controlStreams, { limit, resume: false, plugins, reporter })));
+  }
   const runs: DemoRun[] = results.map(({ stream, result }) => {
     const m = result.metrics;
     const audit = auditRun(stream.outDir, dataset);

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
-import { demoPlan, PEERS_DEMO, PEERS_REPLAY_CACHE } from "../../lib/report/demo.ts";
+import { controlSteps, demoPlan, PEERS_DEMO, PEERS_REPLAY_CACHE } from "../../lib/report/demo.ts";
 import { loadConfig } from "../../lib/experiment/config.ts";
 import { PEER_METHODS } from "../../lib/experiment/grid-plan.ts";
 import { quickConfig } from "../../lib/experiment/quick-config.ts";
@@ -30,7 +30,10 @@ describe("merit demo --peers", () => {
     expect(PEERS_DEMO.replayCache).toBe("results/demo-peers-call-cache.sqlite");
     expect(PEERS_DEMO.workingCache.startsWith(`${PEERS_DEMO.runsDir}/`)).toBe(true);
     expect(PEERS_DEMO.reportDir).toBe("results/demo-peers");
-    expect(PEERS_DEMO.reportFlags).toEqual(["--all-methods", "--peers", PEER_METHODS.join(","), "--diagnostics"]);
+    expect(PEERS_DEMO.reportFlags).toEqual(["--all-methods", "--peers", [...PEER_METHODS, "iterative_budget"].join(","), "--conditions", "max_repair_steps", "--diagnostics"]);
+    // the equal-budget control: Iterative as the arm iterative_budget, K = 2 + the most extra calls a peer declares (reasoning_bank's judge + distill)
+    expect(PEERS_DEMO.control).toEqual({ arm: "iterative_budget", method: "iterative", budgetOf: PEER_METHODS });
+    expect(controlSteps(PEERS_DEMO.control!, { max_repair_steps: 2 })).toBe(4);
     const config = loadConfig(PEERS_DEMO.configFile);
     expect(config.max_repair_steps).toBe(2);
     expect(config.initial_cache.startsWith(`${PEERS_DEMO.runsDir}/`)).toBe(true);
@@ -40,8 +43,9 @@ describe("merit demo --peers", () => {
     const config = { ...quickConfig(loadConfig(PEERS_DEMO.configFile)), call_cache: PEERS_DEMO.workingCache };
     const plan = demoPlan({ full: false, limit: PEERS_DEMO.quickLimit, config, replayRows: 208, profile: PEERS_DEMO }).join("\n");
     // 3 orders × [6 failed × (2 repairs × 10 methods + hooks: judge+distill 2, distill 1, curate 1,
-    // synthesize 1, induce 1, critique 1) + 2 correct × (2 + 1 + 1 + 1)] = 3 × (6 × 27 + 2 × 5) = 516.
-    expect(plan).toMatch(/\(30 runs\) on up to 6 initially failed \+ 2 initially correct queries .*K = 2: at most 516 model calls/);
+    // synthesize 1, induce 1, critique 1) + 2 correct × (2 + 1 + 1 + 1)] = 3 × (6 × 27 + 2 × 5) = 516,
+    // and the control: 3 orders × 6 failed × 4 repairs = 72.
+    expect(plan).toMatch(/\(30 runs\) on up to 6 initially failed \+ 2 initially correct queries .*K = 2, and the equal-budget control iterative_budget \(iterative with K = 4, 3 runs\): at most 588 model calls/);
     expect(plan).toContain(`replay: 208 stored model calls from ${PEERS_REPLAY_CACHE}`);
   });
 
@@ -61,6 +65,8 @@ describe("merit demo --peers", () => {
       const code = await main(["demo", "--peers"], { out: (l) => out.push(l), err: (l) => err.push(l) });
       expect(code, err.join("\n")).toBe(0);
       expect(err).toContain(`LLM calls: 0 computed, 478 from the call cache (${PEERS_DEMO.workingCache})`);
+      expect(err).toContain(`LLM calls: 0 computed, 72 from the call cache (${PEERS_DEMO.workingCache})`); // the equal-budget control's grid
+      expect(out.join("\n")).toMatch(/\| iterative_budget +\| 2 +\| 8 /);
       expect(err.filter((l) => l.startsWith("embeddings: "))).toEqual([expect.stringMatching(/^embeddings: 0 computed, /)]);
       expect(err.join("\n")).not.toMatch(/were not in .* and were computed/);
       expect(out.join("\n")).toMatch(/\| error_fix_memory +\| 2 +\| 8 /);

@@ -19,6 +19,14 @@ export const CONFIG = {
   axis: { labelFontSize: 11, titleFontSize: 12 },
   legend: { labelFontSize: 11, titleFontSize: 12 },
   title: { fontSize: 14 },
+  // Vega's tableau10, then ten more distinct hues: a figure with more than ten methods (the peers with
+  // MERIT and the control) gives each its own colour instead of wrapping to the first ones
+  range: {
+    category: [
+      "#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
+      "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#17becf", "#393b79", "#8c6d31", "#d62728", "#636363", "#843c39",
+    ] as string[],
+  },
 } as const;
 
 /** Distinct values in first-seen order (facet order = table order; Vega-Lite would sort them alphabetically). */

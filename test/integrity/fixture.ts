@@ -15,7 +15,7 @@ import { runExperiment, type RunResult } from "../../lib/experiment/run.ts";
 import type { JsonValue } from "../../lib/hash.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { listFiles } from "../helpers/killable-run.ts";

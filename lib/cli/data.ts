@@ -18,7 +18,7 @@ import type { DatasetName } from "../data/types.ts";
 import { verifyContents, type ContentsReport } from "../data/verify-contents.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 import { defaultJobs } from "../experiment/services.ts";
 import { assertWritableDir } from "../experiment/output-paths.ts";
 

@@ -1,7 +1,7 @@
 /**
  * Methods, the retrieval policies of the memory methods (METHOD.md §5.5–5.6), read from the one
  * method registry: a memory method is a pool planner, a ranker and a memory
- * writer, and its policy (policy.ts) is what the retriever and the episode loop read — they never
+ * writer, and its policy (build-policy.ts) is what the retriever and the episode loop read — they never
  * branch on a method's name. Memoryless methods (zeroshot, iterative, reflexion) have no policy.
  * @module
  */
@@ -10,7 +10,7 @@ import type { RetrievalPolicy } from "../retrieval/policy.ts";
 import { aliasTarget, getMethod, isMethodName, memoryMethodNames } from "./index.ts";
 
 export type { PoolLayout, RetrievalPolicy, TypeFilterRule } from "../retrieval/policy.ts";
-export { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./policy.ts";
+export { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./build-policy.ts";
 
 /** Every memory method name now registered: methods first, then aliases (registration order). */
 export function policyNames(): string[] {

@@ -1,4 +1,4 @@
-// Tests lib/methods/policy.ts `configurePolicy` (through `configureMethod`): a config retrieval
+// Tests lib/methods/build-policy.ts `configurePolicy` (through `configureMethod`): a config retrieval
 // setting applies to a part arg only where the method leaves that arg at METHOD.md's value; where the
 // method sets the arg itself, the method's value stays under the config's default and a conflicting
 // non-default setting is refused in one line naming the method, the arg, both values and the fix.

@@ -1,7 +1,7 @@
 /**
  * Fault-injection fixture (README "Reliability"; lib/experiment/run.ts): the scripted five-episode
  * MERIT scenario on real Spider data (test/helpers/scripted-scenario.ts), run in process with
- * runExperiment so faults can be injected through `fsLayer` (lib/experiment/atomic-file.ts) and the
+ * runExperiment so faults can be injected through `fsLayer` (lib/atomic-file.ts) and the
  * chat seam. Every fault case ends in a byte-identical recovery or a one-line refusal.
  */
 import { existsSync, readFileSync } from "node:fs";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PyRandom } from "../lib/random.ts";
 import { writeHtmlReport } from "../lib/report/html-report.ts";
-import { getMethod, methodNames } from "../lib/repair/methods.ts";
+import { getMethod, methodNames } from "../lib/methods/index.ts";
 import { CHROMIUM_MISSING, launchChromium, type Browser } from "../test/report/chromium.ts";
 import { writeSyntheticGrid, type Status } from "../test/report/synthetic-runs.ts";
 

@@ -26,7 +26,7 @@ import { VectorArena } from "../lib/memory/memory-table.ts";
 import type { InsertResult, MemoryStore } from "../lib/memory/store.ts";
 import { DEFAULT_EF_SEARCH, DenseIndex, exactDenseScores } from "../lib/retrieval/dense.ts";
 import { MemoryColumns } from "../lib/retrieval/memory-columns.ts";
-import { getPolicy } from "../lib/methods/policies.ts";
+import { getPolicy } from "../lib/methods/policy.ts";
 import { createRetriever, denseShardKey, type RetrievalQuery, type RetrievalResult } from "../lib/retrieval/retriever.ts";
 import { dot } from "../lib/vector.ts";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../lib/cli/run.ts";
 import { getMethod, loadPlugins, PARTS } from "../lib/methods/index.ts";
-import { getPolicy } from "../lib/methods/policies.ts";
+import { getPolicy } from "../lib/methods/policy.ts";
 import { retrieve, type RetrievalQuery } from "../lib/retrieval/retriever.ts";
 import { ScriptedEmbedder, storeOf, type EntrySpec } from "../test/memory/fixtures.ts";
 import { readJsonl, tempDir, writeTinyGridConfig } from "../test/helpers/run-fixture.ts";

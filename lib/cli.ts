@@ -69,7 +69,7 @@ export async function main(argv: string[], io: CommandIO = consoleIO): Promise<n
     return await command.run(rest, io);
   } catch (error) {
     // imported only for a failed command: it pulls in the registries (and zod), which `merit help` skips
-    const { pluginHint } = await import("./cli/plugins.ts");
+    const { pluginHint } = await import("./cli/plugin-flag.ts");
     if (error instanceof UsageError) {
       // one line (STYLE.md §2.10): the mistake, then where the full usage is
       const line = error.message.split("\n")[0];

@@ -17,7 +17,8 @@ export type { AttemptView, CallDeclaration, ClassifyHook, ClassifyInput, Episode
 export { classifyFailure, ERROR_TYPES } from "./classify.ts";
 export type { ErrorType } from "./classify.ts";
 export type { MemoryEntry, Polarity } from "./memory/entry.ts";
-export { pyRound } from "./retrieval/rank.ts";
+/** The rank helpers of METHOD.md §5.4 (Python rounding, min–max normalisation, the ranked order), for a ranker part. */
+export { compareRanked, minMaxNormalize, pyRound } from "./retrieval/rank.ts";
 export { registerDataset } from "./data/dataset-registry.ts";
 /** The bundled Spider and BIRD adapters a dataset plugin starts from: `registerDataset({ ...spider, name, title, layout })`. */
 export { spider } from "./data/datasets/spider.ts";

@@ -3,7 +3,7 @@
  * datasets and executors. A name is registered once; lookups of an unknown name fail with one line
  * that suggests the nearest known name and lists them all. Iteration follows registration order, so
  * anything printed from a registry (help texts, the docs' tables) is deterministic. Each entry also
- * records its origin: the plugin file being imported when it was registered (lib/plugin-files.ts),
+ * records its origin: the plugin file being imported when it was registered (lib/plugin-import.ts),
  * or null for the kit's own entries, so a run's identity can name only the plugins it uses.
  * @module
  */

@@ -12,7 +12,7 @@ import { assertAllValid, DATASETS, datasetChecksum, datasetNames, parseExamples,
 import { InputFileError, UsageError } from "../errors.ts";
 import { isRunDir, readRunDataDir, readTrajectories, RUN_FILES, runFile } from "../experiment/run-dir.ts";
 import { numberFlag, parseFlags, required, type Command } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 import { assertWritableFile } from "../experiment/output-paths.ts";
 
 const USAGE = `usage: merit annotate --run RUN_DIR --sample N --seed S --out cases.csv [--data-dir DIR] [--plugin FILE.ts ...]

@@ -6,7 +6,7 @@
 import { UsageError } from "../errors.ts";
 import { auditLines, auditRunDir } from "../experiment/audit.ts";
 import { parseFlags, type Command } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 
 const USAGE = `usage: merit audit RUN_DIR [--plugin FILE.ts ...]
   Checks every logged prompt and retrieval of a run: no gold SQL or gold rows in any prompt, no memory

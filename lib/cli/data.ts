@@ -15,9 +15,10 @@ import { readArchiveEntry } from "../data/downloads.ts";
 import { assertUnzipAvailable, extractArchive } from "../data/extract.ts";
 import { fileDigest } from "../file-hash.ts";
 import type { DatasetName } from "../data/types.ts";
-import { verifyContents, type ContentsReport } from "../oracle/verify-contents.ts";
+import { verifyContents, type ContentsReport } from "../data/verify-contents.ts";
+import { Oracle } from "../oracle/oracle.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 import { defaultJobs } from "../experiment/services.ts";
 import { assertWritableDir } from "../experiment/output-paths.ts";
 
@@ -92,7 +93,13 @@ async function download(name: string, dir: string, manifest: string, io: Command
   const report = await extractArchive(archive, entry, dir, {
     verify: firstUse
       ? async (root) => {
-          contents = await verifyContents(root, entry, { archive, jobs: defaultJobs(), timeoutMs: 300_000, progress: io.err });
+          contents = await verifyContents(root, entry, {
+            archive,
+            jobs: defaultJobs(),
+            timeoutMs: 300_000,
+            progress: io.err,
+            goldRunner: (dataset, o) => new Oracle({ dataset: dataset.name, databases: dataset.databases, ...o }),
+          });
         }
       : undefined,
   });

@@ -10,7 +10,7 @@ import { REPLAY_CACHE, saveReplayCache } from "../experiment/replay-cache.ts";
 import { TINY_CACHE } from "../experiment/quick-config.ts";
 import { FULL_LIMIT, FULL_REPORT_DIR, MAIN_DEMO, PEERS_DEMO, QUICK_LIMIT, runDemo } from "../report/demo.ts";
 import { numberFlag, parseFlags, type Command, type CommandIO } from "./command.ts";
-import { pluginFlagFiles, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { pluginFlagFiles, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 import { cliReporter } from "./progress.ts";
 
 const USAGE = `usage: merit demo [--peers] [--full] [--fresh] [--limit N] [--config FILE] [--skip-runs] [--save-cache] [--plugin FILE.ts ...]

@@ -11,7 +11,7 @@ import { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 import type { PredictionEncoding } from "../oracle/predictions.ts";
 import { SPIDER_PROTOCOLS, type SpiderProtocol } from "../oracle/protocol.ts";
 import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 import { createExecutor, DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { DEFAULT_GOLD_CACHE } from "../oracle/gold-cache.ts";
 import { defaultJobs } from "../experiment/services.ts";

@@ -8,7 +8,7 @@ import { loadConfig } from "../experiment/config.ts";
 import { buildInitialCache, initialCacheLines } from "../experiment/initial-build.ts";
 import type { PredictionEncoding } from "../oracle/predictions.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, parseFlags, required, type Command, type CommandIO } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 import { cliReporter } from "./progress.ts";
 
 const USAGE = `usage: merit initial --config FILE [--from-pred FILE [--encoding utf8|latin1]] [--model GGUF] [--out FILE] [--plugin FILE.ts ...]

@@ -10,7 +10,7 @@
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import { getMethod, methodDefinition, methodNames, methodRecord, methodTable, PARTS, sourcesTable } from "../methods/index.ts";
 import { parseFlags, type Command } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 
 const USAGE = `usage: merit methods [--json] [--plugin FILE.ts ...]
   Prints every registered method: its parts (pool planner, ranker, memory writer, episode steps)

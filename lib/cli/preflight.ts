@@ -7,7 +7,7 @@
 import { MeritError } from "../errors.ts";
 import { firstMissingInput, missingInputLine } from "../experiment/preflight.ts";
 import { parseFlags, type Command, type CommandIO } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 
 const DEFAULT_CONFIGS = "configs/spider.json,configs/bird.json";
 

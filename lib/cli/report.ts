@@ -12,7 +12,7 @@ import { UsageError } from "../errors.ts";
 import { assertWritableDir } from "../experiment/output-paths.ts";
 import { buildReport, reportLines } from "../report/build-report.ts";
 import { listFlag, numberFlag, parseFlags, required, seeHelp, type Command } from "./command.ts";
-import { pluginFlagFiles, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { pluginFlagFiles, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 import { cliReporter } from "./progress.ts";
 
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]

@@ -14,9 +14,9 @@ import { parseShard, selectShard } from "../experiment/shard.ts";
 import { registerArm } from "../experiment/study.ts";
 import { budgetMatchedSteps } from "../methods/registry.ts";
 import { ORDER_KINDS } from "../experiment/stream-order.ts";
-import type { PluginRecord } from "../plugin-files.ts";
+import type { PluginRecord } from "../plugin-import.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, seeHelp, type Command, type CommandIO } from "./command.ts";
-import { PLUGIN_FLAG, PLUGIN_USAGE, loadCommandPlugins } from "./plugins.ts";
+import { PLUGIN_FLAG, PLUGIN_USAGE, loadCommandPlugins } from "./plugin-flag.ts";
 import { parseOrderFlag } from "./stream-order.ts";
 import { cliReporter } from "./progress.ts";
 

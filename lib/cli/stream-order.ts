@@ -9,7 +9,7 @@ import { assertAllValid, datasetNames, layoutOf, parseExamples, readJsonFile, ty
 import { InputFileError, UsageError, nearestName } from "../errors.ts";
 import { ORDER_KINDS, streamOrder, structuredOrder, type OrderKind } from "../experiment/stream-order.ts";
 import { parseFlags, required, type Command } from "./command.ts";
-import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugins.ts";
+import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 
 const USAGE = `usage: merit stream-order --dataset NAME --seed S [--order KIND] [--data DIR] [--plugin FILE.ts ...]
   NAME: a registered dataset (${datasetNames().join(", ")}, or a plugin's)

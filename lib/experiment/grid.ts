@@ -62,7 +62,7 @@ export interface GridOptions {
   runLog?: (line: string) => void;
   /** Once every stream has finished, before the final call-count line. */
   onFinished?: (calls: CallCacheStats) => void;
-  /** The plugin files loaded (lib/methods/plugins.ts); each manifest records, as `plugins`, those whose registrations its run uses. */
+  /** The plugin files loaded (lib/methods/plugin-use.ts); each manifest records, as `plugins`, those whose registrations its run uses. */
   plugins?: readonly PluginRecord[];
   /** The grid's --out folder: runs already in it must share this grid's inputs (shared-inputs.ts). */
   root?: string;

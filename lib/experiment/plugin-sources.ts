@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../hash.ts";
-import { pluginPath, type PluginRecord, type PluginSource } from "../plugin-files.ts";
+import { pluginPath, type PluginRecord, type PluginSource } from "../plugin-import.ts";
 
 /** Where plugin files are found besides the files named. */
 export interface PluginOrigins {

@@ -209,7 +209,7 @@ export const RunManifestSchema = z.object({
   embedder: ModelSchema.nullable().optional(),
   /** The SQL executor that scored the run; absent in manifests written before it was recorded (then `sqlite`). */
   executor: z.string().optional(),
-  /** The plugin files whose registrations the run uses (lib/methods/plugins.ts); absent when none. */
+  /** The plugin files whose registrations the run uses (lib/methods/plugin-use.ts); absent when none. */
   plugins: z.array(z.object({ path: z.string(), sha256: z.string() })).optional(),
   /** Transient server failures retried while the run was finished (run.ts TransportRecord); absent when none. */
   transport: z.object({ transient_retries: z.number().int().nonnegative(), retried_calls: z.number().int().nonnegative() }).optional(),

@@ -15,7 +15,7 @@ import { datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import { getMethod, isMethodName, methodDefinition, registerMethod } from "../methods/index.ts";
-import { importErrorText, type PluginSource } from "../plugin-files.ts";
+import { importErrorText, type PluginSource } from "../plugin-import.ts";
 import { parseConfig, SubsetSchema, type ExperimentConfig, type SubsetRule } from "./config.ts";
 import { TINY_CHAT, TINY_EMBEDDER } from "./quick-config.ts";
 

@@ -11,7 +11,7 @@ import "./peers/index.ts";
 export * from "./hooks.ts";
 export * from "./method.ts";
 export * from "./parts.ts";
-export * from "./plugins.ts";
+export * from "./plugin-use.ts";
 export * from "./record.ts";
 export * from "./registry.ts";
 export * from "./table.ts";

@@ -1,7 +1,7 @@
 /**
  * Methods, the ONE method registry (DESIGN.md §1, METHOD.md §6.2, §5.6): every method of the paper
  * (lib/methods/paper.ts) and every method a follow-up study registers (a `--plugin` file,
- * lib/methods/plugins.ts) is an entry here; `merit run|grid|methods`, the report, the notebooks and
+ * lib/methods/plugin-use.ts) is an entry here; `merit run|grid|methods`, the report, the notebooks and
  * the docs' method table read it. An alias (`merit_full` for `merit`) is its own name with its
  * target's parts; every other method is its own identity (`canonicalName` = its name).
  * @module

@@ -21,4 +21,3 @@ export {
 export { extractSql, singleStatement } from "./extract-sql.ts";
 export { firstTabField, readPredictions, type PredictionsFile, type PredictionEncoding } from "./predictions.ts";
 export { evaluatePredictions, writeEvalOutputs, exLine, type EvalResult, type EvalSummary } from "./evaluate.ts";
-export { verifyContents, type ContentsReport, type VerifyContentsOptions } from "./verify-contents.ts";

@@ -27,7 +27,7 @@ import { DEFAULT_FEEDBACK_NOISE, getFeedback, ORACLE_REGIME, rowsPreview } from 
 import { eligibleNotes, retrievedSection, scopeAllows, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
-import type { MethodSpec } from "./methods.ts";
+import type { MethodSpec } from "../methods/index.ts";
 import type { CallKind, ErrorType } from "./trajectory.ts";
 
 /**

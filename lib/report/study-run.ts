@@ -21,7 +21,7 @@ import { readRunJson } from "../experiment/run-dir.ts";
 import { selectShard, type Shard } from "../experiment/shard.ts";
 import { byConditions, isRunComplete, openStudy, studyModelsLine, studyReportLayout, STUDY_TIMING_FILE } from "../experiment/study-grid.ts";
 import { datasetRunRoot, initialPredictions, studyCallCache, studyConfig, studyPaths, type Study, type StudyPaths } from "../experiment/study.ts";
-import type { PluginRecord } from "../plugin-files.ts";
+import type { PluginRecord } from "../plugin-import.ts";
 import { buildReport, type ReportResult } from "./build-report.ts";
 
 export interface StudyRunOptions {

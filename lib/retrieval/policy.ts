@@ -3,7 +3,7 @@
  * episode loop read it — the settings of the method's three memory parts: the pool planner (pools,
  * type filter, limits, legality), the ranker and the memory writer; `parts` holds the parts as
  * `{ name, args }` for the manifest. The policy is built from the registered parts in
- * lib/methods/policy.ts (`buildPolicy`, `configurePolicy`), above this stage.
+ * lib/methods/build-policy.ts (`buildPolicy`, `configurePolicy`), above this stage.
  * @module
  */
 import type { JsonValue } from "../hash.ts";

@@ -1,4 +1,4 @@
-// Every seam from outside lib/ (issue 21 §1, lib/cli/plugins.ts): each of the 12 commands that reads
+// Every seam from outside lib/ (issue 21 §1, lib/cli/plugin-flag.ts): each of the 12 commands that reads
 // a config, a dataset, a method, an executor or an engine, run as a real CLI child process on a
 // dataset that only a plugin registers. Without the plugin each fails with one line that names the
 // unknown dataset and hints at `--plugin` (the plugin file lies in examples/); with `--plugin`, or

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectedJournalLines } from "../../lib/experiment/completeness.ts";
 import { retrievesMemory } from "../../lib/methods/method.ts";
-import { getMethod, methodNames } from "../../lib/repair/methods.ts";
+import { getMethod, methodNames } from "../../lib/methods/index.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 
 /** Identity fields of a synthetic run; the defaults make runs of one dataset aligned. */

@@ -11,7 +11,7 @@ import { auditRun, type ViolationKind } from "../../lib/experiment/audit.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { cacheFromChosenSql, loadSpider, readJsonl, readRun, SPIDER_DIR, spiderOracle, streamIds, tempDir } from "../helpers/run-fixture.ts";

@@ -13,7 +13,7 @@ import type { InitialCache, InitialRecord } from "../../lib/experiment/initial-c
 import { runExperiment } from "../../lib/experiment/run.ts";
 import { createServices, type Services } from "../../lib/experiment/services.ts";
 import type { MemoryEntry } from "../../lib/memory/entry.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 import { cacheFromPredictionsFile, DEEPSEEK_PREDICTIONS, loadSpider, readRun, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN, type RunFiles } from "../helpers/run-fixture.ts";
 import { budget } from "../helpers/budget.ts";

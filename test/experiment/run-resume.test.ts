@@ -14,7 +14,7 @@ import { loadConfig } from "../../lib/experiment/config.ts";
 import { readInitialCache } from "../../lib/experiment/initial-cache.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";

@@ -14,7 +14,7 @@ import { runExperiment } from "../../lib/experiment/run.ts";
 import type { InitialCache } from "../../lib/experiment/initial-cache.ts";
 import type { ChatBackend } from "../../lib/llm/types.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { cacheFromChosenSql, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { scenarioInitialSql, scenarioScript, SCENARIO_LIMIT, SCENARIO_SEED } from "../helpers/scripted-scenario.ts";

@@ -12,7 +12,7 @@ import { runExperiment } from "../../lib/experiment/run.ts";
 import { buildStream } from "../../lib/experiment/stream.ts";
 import type { ChatBackend } from "../../lib/llm/types.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { cacheFromChosenSql, loadSpider, readJsonl, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
 import { budget } from "../helpers/budget.ts";
 

@@ -36,7 +36,7 @@ const LAYERS: string[][] = [
   ["memory"],
   ["retrieval"],
   ["methods"],
-  ["repair", "plugins"],
+  ["repair"],
   ["plugin.ts"],
   ["experiment"],
   ["analysis"],

@@ -4,9 +4,11 @@
  * below the clone (where `"../../lib/plugin.ts"` is lib/plugin.ts, as from studies/NAME/), and
  * type-checked with the project's compiler options; an error is reported at its README line. Each
  * such section has a snippet, and a snippet imports only lib/plugin.ts, the one module a plugin
- * imports — so what the README tells a plugin to start from is exported there.
+ * imports — so what the README tells a plugin to start from is exported there. The snippets of
+ * "### Calling the library" are compiled the same way (they import lib/'s entry points), and the
+ * README's tour of lib/ names every folder of lib/, once each.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -21,8 +23,8 @@ interface Snippet {
   code: string;
 }
 
-/** The ```ts blocks under `### How to add …` headings, their indentation removed. */
-function howToSnippets(readme: string): Snippet[] {
+/** The ```ts blocks under the headings `pick` accepts (`### How to add …` by default), their indentation removed. */
+function howToSnippets(readme: string, pick: (heading: string) => boolean = (h) => h.startsWith("How to add")): Snippet[] {
   const snippets: Snippet[] = [];
   let section: string | null = null;
   let block: { indent: number; line: number; lines: string[] } | null = null;
@@ -35,7 +37,7 @@ function howToSnippets(readme: string): Snippet[] {
       return;
     }
     const heading = /^#{1,3} (.*)$/.exec(text);
-    if (heading) section = heading[1].startsWith("How to add") ? heading[1] : null;
+    if (heading) section = pick(heading[1]) ? heading[1] : null;
     const fence = /^( *)```ts\s*$/.exec(text);
     if (fence && section !== null) block = { indent: fence[1].length, line: i + 2, lines: [] };
   });
@@ -44,6 +46,7 @@ function howToSnippets(readme: string): Snippet[] {
 
 const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 const snippets = howToSnippets(readme);
+const librarySnippets = howToSnippets(readme, (h) => h === "Calling the library");
 mkdirSync(join(ROOT, "runs"), { recursive: true });
 const dir = mkdtempSync(join(ROOT, "runs", ".readme-snippets-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,21 +63,46 @@ describe("README: the snippets of the How to add sections", () => {
   });
 
   it("every snippet type-checks against the kit (compiler options of tsconfig.json)", () => {
-    const files = snippets.map((s, i) => {
-      const file = join(dir, `snippet-${i}.ts`);
-      writeFileSync(file, s.code);
-      return file;
-    });
-    const config = ts.readConfigFile(join(ROOT, "tsconfig.json"), ts.sys.readFile);
-    const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
-    const program = ts.createProgram(files, options);
-    const errors = files.flatMap((file, i) => {
-      const source = program.getSourceFile(file)!;
-      return ts.getPreEmitDiagnostics(program, source).map((d) => {
-        const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
-        return `README.md:${snippets[i].line + line} (${snippets[i].section}): ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
-      });
-    });
-    expect(errors).toEqual([]);
+    expect(typeErrors(snippets, "snippet")).toEqual([]);
   });
 });
+
+describe("README: Calling the library, and the tour of lib/", () => {
+  it("the snippet of Calling the library imports lib/ only and type-checks", () => {
+    expect(librarySnippets.length).toBeGreaterThan(0);
+    for (const s of librarySnippets) {
+      const imports = [...s.code.matchAll(/^import [^;]* from "([^"]+)";$/gm)].map((m) => m[1]);
+      expect(imports.length, `README.md:${s.line}`).toBeGreaterThan(0);
+      for (const spec of imports) expect(spec, `README.md:${s.line}`).toMatch(/^\.\.\/\.\.\/lib\/[^.][^ ]*\.ts$/);
+    }
+    expect(typeErrors(librarySnippets, "library")).toEqual([]);
+  });
+
+  it("the tour of lib/ lists every folder of lib/, once each", () => {
+    const section = readme.split("\n### ").find((part) => part.startsWith("The library, `lib/`"));
+    expect(section, "README.md has no section ### The library, `lib/`").toBeDefined();
+    const listed = [...section!.matchAll(/^- `([^`]+)\/` — /gm)].map((m) => m[1]);
+    const folders = readdirSync(join(ROOT, "lib"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect([...listed].sort()).toEqual(folders.sort());
+    expect(new Set(listed).size).toBe(listed.length);
+  });
+});
+
+/** The type errors of `snippets` compiled as files of the temporary folder (names `prefix-i.ts`), each at its README line. */
+function typeErrors(snippets: Snippet[], prefix: string): string[] {
+  const files = snippets.map((s, i) => {
+    const file = join(dir, `${prefix}-${i}.ts`);
+    writeFileSync(file, s.code);
+    return file;
+  });
+  const config = ts.readConfigFile(join(ROOT, "tsconfig.json"), ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+  const program = ts.createProgram(files, options);
+  return files.flatMap((file, i) => {
+    const source = program.getSourceFile(file)!;
+    return ts.getPreEmitDiagnostics(program, source).map((d) => {
+      const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
+      return `README.md:${snippets[i].line + line} (${snippets[i].section}): ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
+    });
+  });
+}

@@ -9,7 +9,7 @@ import { parseConfig } from "../../lib/experiment/config.ts";
 import type { InitialCache } from "../../lib/experiment/initial-cache.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "./hashed-embedder.ts";
 import { rmSync } from "node:fs";

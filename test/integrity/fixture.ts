@@ -1,7 +1,7 @@
 /**
  * Fault-injection fixture (README "Reliability"; lib/experiment/run.ts): the scripted five-episode
  * MERIT scenario on real Spider data (test/helpers/scripted-scenario.ts), run in process with
- * runExperiment so faults can be injected through `fsLayer` (lib/experiment/atomic-file.ts) and the
+ * runExperiment so faults can be injected through `fsLayer` (lib/atomic-file.ts) and the
  * chat seam. Every fault case ends in a byte-identical recovery or a one-line refusal.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -15,7 +15,7 @@ import { runExperiment, type RunResult } from "../../lib/experiment/run.ts";
 import type { JsonValue } from "../../lib/hash.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { listFiles } from "../helpers/killable-run.ts";

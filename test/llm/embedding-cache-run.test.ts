@@ -17,7 +17,7 @@ import { runExperiment } from "../../lib/experiment/run.ts";
 import { createServices, type Services } from "../../lib/experiment/services.ts";
 import { createLlamaEmbedder } from "../../lib/llm/llama-embedder.ts";
 import type { Embedder } from "../../lib/llm/types.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { cacheFromPredictionsFile, LLAMA3_PREDICTIONS, loadSpider, SPIDER_DIR, tempDir, TINY_BGE, TINY_QWEN } from "../helpers/run-fixture.ts";
 import { budget } from "../helpers/budget.ts";
 

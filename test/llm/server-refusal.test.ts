@@ -22,7 +22,7 @@ import { OpenAIChatBackend } from "../../lib/llm/openai-backend.ts";
 import { loadPromptTokenizer, type PromptTokenizer } from "../../lib/llm/prompt-tokenizer.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { initialPrompt } from "../../lib/prompts.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { LLAMA_SERVER_SKIP, startLlamaServer, type LlamaServer } from "../helpers/llama-server.ts";
 import { cacheFromChosenSql, loadSpider, readJsonl, SPIDER_DIR, spiderOracle, tempDir, TINY_QWEN } from "../helpers/run-fixture.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";

@@ -1,4 +1,4 @@
-// Tests lib/methods/policy.ts `configurePolicy` (through `configureMethod`): a config retrieval
+// Tests lib/methods/build-policy.ts `configurePolicy` (through `configureMethod`): a config retrieval
 // setting applies to a part arg only where the method leaves that arg at METHOD.md's value; where the
 // method sets the arg itself, the method's value stays under the config's default and a conflicting
 // non-default setting is refused in one line naming the method, the arg, both values and the fix.
@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { MeritError } from "../../lib/errors.ts";
 import { configureMethod, getMethod, MERIT_PARTS, methodRecord, registerMethod, type MethodSpec } from "../../lib/methods/index.ts";
-import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "../../lib/methods/policies.ts";
+import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "../../lib/methods/policy.ts";
 
 const k5 = registerMethod({ name: "configure_test_k5", description: "MERIT with five positives", parts: { ...MERIT_PARTS, planner: { name: "pools", args: { max_positive: 5 } } } });
 const bonus = registerMethod({ name: "configure_test_bonus", description: "hybrid with a 0.3 bonus", parts: { ...MERIT_PARTS, ranker: { name: "hybrid", args: { type_bonus: 0.3 } } } });

@@ -1,4 +1,4 @@
-// Which plugin registered what (lib/registry.ts origins, lib/methods/plugins.ts `pluginsUsedBy`):
+// Which plugin registered what (lib/registry.ts origins, lib/methods/plugin-use.ts `pluginsUsedBy`):
 // every entry registered while a plugin file is imported is that file's, the kit's own entries have
 // no origin, and a run's manifest lists only the plugins whose registrations its method (with its
 // parts), dataset, executor or engine use.

@@ -1,4 +1,4 @@
-// Tests lib/methods/plugins.ts and `merit methods`: a plugin file registers a ranker and a method
+// Tests lib/methods/plugin-use.ts and `merit methods`: a plugin file registers a ranker and a method
 // before names are resolved; the record is its path relative to the working folder and the sha256 of
 // its content; a missing file, a file that throws and a name clash each fail with one line; how an import
 // error becomes that line (importErrorText; the CLI's own, in test/cli/plugin-load-errors.test.ts).
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { methodsCommand } from "../../lib/cli/methods.ts";
 import type { CommandIO } from "../../lib/cli/command.ts";
 import { getMethod, isMethodName, loadPlugins } from "../../lib/methods/index.ts";
-import { importErrorText } from "../../lib/plugin-files.ts";
+import { importErrorText } from "../../lib/plugin-import.ts";
 
 const FIXTURES = "test/fixtures/plugins";
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");

@@ -23,7 +23,7 @@ import {
 import { PAPER_COMPARISONS, PAPER_METHODS } from "../../lib/analysis/paper-layout.ts";
 import { CONTROL_METHODS } from "../../lib/experiment/grid-plan.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
-import { DEFAULT_RETRIEVAL_SETTINGS } from "../../lib/methods/policies.ts";
+import { DEFAULT_RETRIEVAL_SETTINGS } from "../../lib/methods/policy.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { makeEntry, ScriptedEmbedder } from "../memory/fixtures.ts";
 

@@ -9,7 +9,7 @@ import type { Dataset } from "../../lib/data/index.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { cacheFromChosenSql, loadSpider, readRun, SPIDER_DIR, spiderOracle, tempDir, type RunFiles } from "../helpers/run-fixture.ts";

@@ -7,7 +7,7 @@ import type { InitialRecord } from "../../lib/experiment/initial-cache.ts";
 import type { ChatBackend } from "../../lib/llm/types.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
 import { InitialLabelMismatchError, runEpisode, type EpisodeSpec, type InitialAttempt } from "../../lib/repair/episode.ts";
-import { getMethod } from "../../lib/repair/methods.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 
 const example: Example = { id: "7", sourceIndex: 7, dbId: "concert_singer", question: "How many singers are there?", evidence: "", goldSql: "SELECT count(*) FROM singer", difficulty: "easy" };
 const noModel: ChatBackend = {

@@ -1,7 +1,7 @@
-// Tests lib/methods/policies.ts: the policy table of METHOD.md §5.6 (pools, filters, channels, limits, writes, scope, causality) and unknown-name errors.
+// Tests lib/methods/policy.ts: the policy table of METHOD.md §5.6 (pools, filters, channels, limits, writes, scope, causality) and unknown-name errors.
 import { describe, expect, it } from "vitest";
 import { MeritError } from "../../lib/errors.ts";
-import { getPolicy, isPolicyName, POLICY_NAMES, UnknownPolicyError } from "../../lib/methods/policies.ts";
+import { getPolicy, isPolicyName, POLICY_NAMES, UnknownPolicyError } from "../../lib/methods/policy.ts";
 
 describe("policy table", () => {
   it("merit and merit_full are identical apart from the name", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { PyRandom } from "../../lib/random.ts";
 import type { MemoryEntry } from "../../lib/memory/entry.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
-import { getPolicy, POLICY_NAMES } from "../../lib/methods/policies.ts";
+import { getPolicy, POLICY_NAMES } from "../../lib/methods/policy.ts";
 import { rankCandidates, type RankInput } from "../../lib/retrieval/rank.ts";
 import { createRetriever, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
 import { HashedBagEmbedder, makeEntry } from "../memory/fixtures.ts";

@@ -14,7 +14,7 @@ import { bm25Document } from "../../lib/memory/entry-text.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { bm25Scores } from "../../lib/retrieval/bm25.ts";
-import { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, getPolicy, POLICY_NAMES, type RetrievalSettings } from "../../lib/methods/policies.ts";
+import { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, getPolicy, POLICY_NAMES, type RetrievalSettings } from "../../lib/methods/policy.ts";
 import { pyRound } from "../../lib/retrieval/rank.ts";
 import { retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
 import { ScriptedEmbedder, storeOf, type EntrySpec } from "../memory/fixtures.ts";

@@ -1,17 +1,28 @@
 /**
- * Data acquisition (METHOD.md §1.1), beside the oracle it runs: verifies the extracted contents of an archive whose hash no
+ * Data acquisition (METHOD.md §1.1): verifies the extracted contents of an archive whose hash no
  * publisher states (BIRD's dev.zip) before its hash is recorded on first use: release files compared
  * with the bundled copies (a difference is reported as a different release, with its hash), and every
- * gold query of the release executed on its databases.
+ * gold query of the release executed on its databases. The data layer does not import the oracle:
+ * the caller passes what executes the gold queries (`goldRunner`; `merit data download` passes the
+ * Oracle, lib/cli/data.ts).
  * @module
  */
 import { join } from "node:path";
 import { MeritError } from "../errors.ts";
-import { Oracle } from "./oracle.ts";
-import { loadDataset } from "../data/dataset.ts";
-import type { ArchiveEntry } from "../data/downloads.ts";
-import { exists } from "../data/download.ts";
 import { fileDigest } from "../file-hash.ts";
+import { loadDataset } from "./dataset.ts";
+import type { ArchiveEntry } from "./downloads.ts";
+import { exists } from "./download.ts";
+import type { Dataset, Example } from "./types.ts";
+
+/** What executes a release's gold queries on its databases (lib/oracle/oracle.ts `Oracle` is one). */
+export interface GoldRunner {
+  /** The gold query's rows, or null when it does not execute. */
+  goldRows(example: Example): Promise<unknown>;
+  /** A query scored against the gold (here: the gold itself, for the error text of one that fails). */
+  score(example: Example, sql: string): Promise<{ status: string; dbError: string | null }>;
+  close(): Promise<void>;
+}
 
 /** What the verification found: facts for the lock file and warning lines for the user. */
 export interface ContentsReport {
@@ -27,6 +38,8 @@ export interface VerifyContentsOptions {
   /** Per-statement deadline for gold queries. */
   timeoutMs: number;
   progress?: (line: string) => void;
+  /** Opens the runner of the gold queries on the loaded release (needed when the archive's checks include `gold_executes`). */
+  goldRunner: (dataset: Dataset, opts: { timeoutMs: number; jobs: number }) => GoldRunner;
 }
 
 /** Checks the staged release in `root` (= `<staging>/<archive_root>`); throws MeritError when it cannot be trusted. */
@@ -46,7 +59,7 @@ export async function verifyContents(root: string, entry: ArchiveEntry, opts: Ve
   }
   if (checks.gold_executes !== undefined) {
     const dataset = await loadDataset({ name: checks.gold_executes, dir: root });
-    const oracle = new Oracle({ dataset: dataset.name, databases: dataset.databases, timeoutMs: opts.timeoutMs, jobs: opts.jobs });
+    const oracle = opts.goldRunner(dataset, { timeoutMs: opts.timeoutMs, jobs: opts.jobs });
     const failures: string[] = [];
     let done = 0;
     try {

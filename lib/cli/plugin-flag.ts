@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { configPluginFiles, loadPluginSources, type PluginOrigins } from "../experiment/plugin-sources.ts";
-import { isPluginLoaded, pluginPath, type PluginRecord } from "../plugin-files.ts";
+import { isPluginLoaded, pluginPath, type PluginRecord } from "../plugin-import.ts";
 import { listFlag, type CommandIO } from "./command.ts";
 
 /** The `--plugin` flag of every command that resolves registry names. */

@@ -1,10 +1,10 @@
 /**
- * Methods, user plugin files (DESIGN.md §1 "Plugins"): `--plugin FILE.ts` (every command) or a
- * config's `plugins` list imports a TypeScript file (natively, lib/plugin-files.ts) that registers
+ * Methods, which plugin a run uses (DESIGN.md §1 "Plugins"): `--plugin FILE.ts` (every command) or a
+ * config's `plugins` list imports a TypeScript file (natively, lib/plugin-import.ts) that registers
  * parts and methods, datasets, SQL executors or inference engines (lib/plugin.ts) before any name is
  * resolved.
  * The kit's own registries are filled first, so every entry made while a plugin is imported is that
- * plugin's (lib/plugin-files.ts). A run's manifest records, by path and sha256, only the plugins that
+ * plugin's (lib/plugin-import.ts). A run's manifest records, by path and sha256, only the plugins that
  * registered something the run uses (`pluginsUsedBy`): its method and the method's parts, its
  * dataset, its executor, its inference engine — so editing a plugin refuses resuming the runs that
  * use it and no other. Errors are one line naming the file: missing, throwing, or a name clash.
@@ -16,12 +16,12 @@ import { EXECUTORS } from "../oracle/executors.ts";
 import { FEEDBACK } from "../methods/feedback.ts";
 import "./builtin-parts.ts";
 import "./paper.ts";
-import { importPluginFiles, type PluginRecord, type PluginSource } from "../plugin-files.ts";
+import { importPluginFiles, type PluginRecord, type PluginSource } from "../plugin-import.ts";
 import { registrationOrigin } from "../registry.ts";
 import { PARTS } from "./parts.ts";
 import { getMethod, methodDefinition } from "./registry.ts";
 
-export type { PluginRecord, PluginSource } from "../plugin-files.ts";
+export type { PluginRecord, PluginSource } from "../plugin-import.ts";
 
 /** Imports each plugin file once, in order, after the kit's own registries; returns their records. */
 export async function loadPlugins(files: readonly (string | PluginSource)[], cwd: string = process.cwd()): Promise<PluginRecord[]> {

@@ -5,7 +5,7 @@
  * imported once, recorded by its path relative to the working folder and the sha256 of its content,
  * and every registry entry made while it is imported is attributed to it (lib/registry.ts
  * `registrationOrigin`), so a run's manifest can list only the plugins whose registrations it uses.
- * Import the kit's own registries before calling this (lib/methods/plugins.ts `loadPlugins` does),
+ * Import the kit's own registries before calling this (lib/methods/plugin-use.ts `loadPlugins` does),
  * or their entries would be attributed to the first plugin that imports them. Errors are one line
  * naming the file.
  * @module

@@ -1,16 +1,16 @@
-// Tests lib/plugins/merit-rrf.ts, loaded through the plugin loader: the rrf ranker on a hand-computed
+// Tests examples/merit-rrf.ts, loaded through the plugin loader: the rrf ranker on a hand-computed
 // pool (k = 60, ordinal channel ranks with entry-id tie-breaks) and `merit grid --plugin ...
 // --methods merit_rrf` on a tiny slice with the tiny test models (manifest: method_parts, plugins).
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gridCommand } from "../../lib/cli/run.ts";
-import { getMethod, loadPlugins, PARTS, type RankContext } from "../../lib/methods/index.ts";
-import { readJsonl, tempDir, writeTinyGridConfig } from "../helpers/run-fixture.ts";
-import { budget } from "../helpers/budget.ts";
+import { gridCommand } from "../lib/cli/run.ts";
+import { getMethod, loadPlugins, PARTS, type RankContext } from "../lib/methods/index.ts";
+import { readJsonl, tempDir, writeTinyGridConfig } from "../test/helpers/run-fixture.ts";
+import { budget } from "../test/helpers/budget.ts";
 
-const PLUGIN = "lib/plugins/merit-rrf.ts";
+const PLUGIN = "examples/merit-rrf.ts";
 
 /** A context over hand-given raw scores (rows 0..n-1). */
 function contextOf(rows: { id: string; dense: number; bm25: number }[]): RankContext {
@@ -77,7 +77,7 @@ describe("the rrf ranker", () => {
   });
 });
 
-describe("merit grid --plugin lib/plugins/merit-rrf.ts --methods merit_rrf", () => {
+describe("merit grid --plugin examples/merit-rrf.ts --methods merit_rrf", () => {
   const root = tempDir("rrf");
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   let config: string;

@@ -1,5 +1,5 @@
 /**
- * A follow-up method as one plugin file (`merit grid --plugin lib/plugins/merit-rrf.ts --methods
+ * A follow-up method as one plugin file (`merit grid --plugin examples/merit-rrf.ts --methods
  * merit_rrf`): MERIT's pool planner and memory writer with reciprocal-rank fusion of the dense and
  * BM25 channels instead of the weighted sum of METHOD.md §5.4. Each channel ranks the whole pool on
  * its own (raw score descending, ties by entry id ascending: ordinal ranks 1..n), and
@@ -8,8 +8,7 @@
  * `final` is §5.4's: dense, BM25, type_match (always 0: no bonus), then entry id ascending.
  * @module
  */
-import { count, MERIT_PARTS, PARTS, registerMethod, type RankContext, type RankedRow, type RankPool } from "../methods/index.ts";
-import { compareRanked, minMaxNormalize, pyRound } from "../retrieval/rank.ts";
+import { compareRanked, count, MERIT_PARTS, minMaxNormalize, PARTS, pyRound, registerMethod, type RankContext, type RankedRow, type RankPool } from "../lib/plugin.ts";
 
 /** Ordinal 1-based ranks of `scores` (descending; ties by entry id ascending). */
 function channelRanks(scores: ArrayLike<number>, ids: readonly string[]): number[] {
@@ -33,7 +32,7 @@ export function rrfRank(pool: RankPool, ctx: RankContext, k: number): RankedRow[
 }
 
 PARTS.ranker.register("rrf", {
-  summary: "reciprocal-rank fusion of dense and BM25: sum of 1/(k + rank) per channel (lib/plugins/merit-rrf.ts)",
+  summary: "reciprocal-rank fusion of dense and BM25: sum of 1/(k + rank) per channel (examples/merit-rrf.ts)",
   defaults: { k: 60 },
   build: (args) => {
     const k = count("rrf", "k", args.k);

@@ -2,7 +2,8 @@
 """Notebooks, headless runner (DESIGN.md §3): executes every notebook (or the ones named) with the
 committed merit-tslab kernel through nbclient, prints each failing cell's error (nbconvert hides
 them), writes the outputs back without timings so they are byte-stable, and ends with the line
-`N passed, N failed` (one count per notebook).
+`N passed, N failed` (one count per notebook). A notebook whose own check prints
+"identical to FILE: false" (its recomputation differs from the committed report) fails too.
 
 Run it with Debian's python (apt: jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel),
 never a pyenv/conda python3:  /usr/bin/python3 notebooks/run.py [--check] [--timeout S] [NAME ...]
@@ -11,6 +12,7 @@ never a pyenv/conda python3:  /usr/bin/python3 notebooks/run.py [--check] [--tim
 """
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -55,6 +57,21 @@ def error_text(cell):
     return "".join(parts).rstrip() or "(the kernel reported an error without a message)"
 
 
+# A notebook's own check against the committed outputs ("identical to results/…: false"): a cell that
+# prints it ran without an error, but the notebook's recomputation and the report disagree.
+MISMATCH = re.compile(r"identical to [^\n]*: false\b")
+
+
+def mismatches(nb):
+    """(cell index, line) of every stdout line of a failed self-check."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if out.get("output_type") == "stream" and out.get("name") == "stdout":
+                found.extend((index, m.group(0)) for m in MISMATCH.finditer(out.get("text", "")))
+    return found
+
+
 def run_one(path, timeout, write):
     """Executes one notebook; returns (ok, seconds)."""
     nb = nbformat.read(path, as_version=4)
@@ -82,7 +99,10 @@ def run_one(path, timeout, write):
         print(f"FAIL {os.path.basename(path)}: {type(error).__name__}: {error}", flush=True)
         failed.append(None)
     seconds = time.monotonic() - start
-    ok = not failed
+    wrong = mismatches(nb)
+    for index, line in wrong:
+        print(f"FAIL {os.path.basename(path)}, cell {index}: its check printed \"{line}\": the notebook's result and the committed report disagree (rerun make demo / make demo-peers, then this notebook)", flush=True)
+    ok = not failed and not wrong
     for index in (i for i in failed if i is not None):
         cell = nb.cells[index]
         print(f"FAIL {os.path.basename(path)}, cell {index}:\n{cell.source}\n--- error ---\n{error_text(cell)}", flush=True)

@@ -1,14 +1,14 @@
 /**
  * Methods, a memory method's retrieval policy built from its registered parts (METHOD.md §5.5–5.6):
  * `buildPolicy` resolves the pool planner, the ranker and the memory writer and flattens their
- * settings into the RetrievalPolicy the retriever and the episode loop read (lib/retrieval/policy.ts);
+ * settings into the RetrievalPolicy the retriever and the episode loop read (lib/retrieval/retrieval-policy.ts);
  * `configurePolicy` applies an experiment config's retrieval settings where the method leaves the arg
  * at METHOD.md's value, and refuses a setting that conflicts with the method's own arg.
  * @module
  */
 import { MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
-import type { RetrievalPolicy } from "../retrieval/policy.ts";
+import type { RetrievalPolicy } from "../retrieval/retrieval-policy.ts";
 import { readsVectors } from "../retrieval/ranker.ts";
 import { resolvePart, type PartRef } from "./parts.ts";
 

@@ -7,7 +7,7 @@
 import { APPLICABILITY_SCOPES } from "../memory/entry.ts";
 import { BASE_WEIGHTS } from "../retrieval/rank.ts";
 import { HybridRanker, RandomRanker } from "../retrieval/ranker.ts";
-import type { PoolLayout, TypeFilterRule } from "../retrieval/policy.ts";
+import type { PoolLayout, TypeFilterRule } from "../retrieval/retrieval-policy.ts";
 import { count, nonNegative, oneOf, PARTS } from "./parts.ts";
 
 const LAYOUTS: readonly PoolLayout[] = ["by_polarity", "positive_only", "combined"];

@@ -18,4 +18,4 @@ export * from "./table.ts";
 export { MERIT_PARTS } from "./paper.ts";
 export type { Ranker, RankContext, RankPool, RankedRow, DenseRows } from "../retrieval/ranker.ts";
 export type { MemoryWriter } from "../memory/writer.ts";
-export type { PoolPlan } from "../retrieval/policy.ts";
+export type { PoolPlan } from "../retrieval/retrieval-policy.ts";

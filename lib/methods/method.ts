@@ -7,7 +7,7 @@
  */
 import { MeritError } from "../errors.ts";
 import { canonicalJson } from "../hash.ts";
-import type { RetrievalPolicy } from "../retrieval/policy.ts";
+import type { RetrievalPolicy } from "../retrieval/retrieval-policy.ts";
 import { buildPolicy, configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./build-policy.ts";
 import { checkHooks, extraCallBound, hooksRecord, type HooksRecord, type MethodHooks } from "./hooks.ts";
 import { resolvePart, type PartRef, type PartRequest } from "./parts.ts";

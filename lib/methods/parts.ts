@@ -9,7 +9,7 @@
  */
 import { MeritError, nearestName } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
-import type { PartRecord, PoolPlan } from "../retrieval/policy.ts";
+import type { PartRecord, PoolPlan } from "../retrieval/retrieval-policy.ts";
 import type { Ranker } from "../retrieval/ranker.ts";
 import type { MemoryWriter } from "../memory/writer.ts";
 import { Registry } from "../registry.ts";
@@ -17,7 +17,7 @@ import { Registry } from "../registry.ts";
 /** JSON arguments of one part. */
 export type PartArgs = Record<string, JsonValue>;
 
-/** One part of a method as a manifest records it (lib/retrieval/policy.ts `PartRecord`). */
+/** One part of a method as a manifest records it (lib/retrieval/retrieval-policy.ts `PartRecord`). */
 export type PartRef = PartRecord;
 
 /** A per-episode step: what it adds to the episode loop (lib/repair/episode.ts). */

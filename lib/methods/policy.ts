@@ -6,10 +6,10 @@
  * @module
  */
 import { MeritError, nearestName } from "../errors.ts";
-import type { RetrievalPolicy } from "../retrieval/policy.ts";
+import type { RetrievalPolicy } from "../retrieval/retrieval-policy.ts";
 import { aliasTarget, getMethod, isMethodName, memoryMethodNames } from "./index.ts";
 
-export type { PoolLayout, RetrievalPolicy, TypeFilterRule } from "../retrieval/policy.ts";
+export type { PoolLayout, RetrievalPolicy, TypeFilterRule } from "../retrieval/retrieval-policy.ts";
 export { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./build-policy.ts";
 
 /** Every memory method name now registered: methods first, then aliases (registration order). */

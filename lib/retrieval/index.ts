@@ -6,7 +6,7 @@ export * from "./bm25.ts";
 export * from "../vector.ts";
 export * from "./dense.ts";
 export * from "./rank.ts";
-export * from "./policy.ts";
+export * from "./retrieval-policy.ts";
 export * from "./ranker.ts";
 export * from "./retrieval-log.ts";
 export * from "./retriever.ts";

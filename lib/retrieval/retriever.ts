@@ -31,7 +31,7 @@ import { ineligibilityReason, type EligibilityContext } from "../memory/eligibil
 import type { MemoryStore } from "../memory/store.ts";
 import { bm25Tokens } from "./bm25.ts";
 import { DenseIndex, type DenseIndexOptions, type ShardKeyOf } from "./dense.ts";
-import type { RetrievalPolicy } from "./policy.ts";
+import type { RetrievalPolicy } from "./retrieval-policy.ts";
 import { MemoryColumns } from "./memory-columns.ts";
 import type { RankContext } from "./ranker.ts";
 import type { PoolKey, RetrievalLogRecord } from "./retrieval-log.ts";

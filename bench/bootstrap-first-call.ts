@@ -10,7 +10,7 @@
  *       its call alone, for each python3 found (`python3` on PATH, `/usr/bin/python3`), run with
  *       OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from its environment;
  * and prints medians over the repetitions, the whole-process wall times, the ratios to numpy's first
- * call (targets: first call ≤ 1.0×, warm ≤ 0.3×) and the load average. Never asserted by tests.
+ * call (targets: first call ≤ 1.5× numpy, issue 30 §2 — it was ≤ 1.0× while a WebAssembly kernel drew the words —, warm ≤ 0.3×) and the load average. Never asserted by tests.
  * `measureBootstrapFirstCall` is the measurement (bench/cost.ts runs it too).
  * Run: node bench/bootstrap-first-call.ts [--reps 7]
  */
@@ -204,7 +204,7 @@ function parent(reps: number): void {
     console.log(`| ${label} | ${call.toFixed(1)} | ${proc === undefined ? "–" : proc.toFixed(0)} | ${refs.map((ref) => (call / ref).toFixed(2)).join(" | ")} |`);
   console.log(`\n| contender (median of ${reps}) | call ms | whole process to the answer, ms | ${pys.map((py) => `ratio to ${py.label} first call`).join(" | ")} |`);
   console.log(`| --- | --- | --- | ${pys.map(() => "---").join(" | ")} |`);
-  row("kit, first call in a fresh process (target ≤ 1.0×)", median(kitFirst), median(m.kit.process));
+  row("kit, first call in a fresh process (target ≤ 1.5×, issue 30)", median(kitFirst), median(m.kit.process));
   row("kit, warm: same seed again (index memo hit; target ≤ 0.3×)", median(m.kit.warm), undefined);
   row("kit, warm: a new seed (memo miss, JIT warm)", median(m.kit.warmNewSeed), undefined);
   row("kit, the plain definition: one randbelow(n) call per index, first call", median(m.perDraw.first), median(m.perDraw.process));

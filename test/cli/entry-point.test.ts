@@ -88,6 +88,13 @@ describe("merit help", () => {
     expect((await capture([])).code).toBe(2);
   });
 
+  it("a Node older than 24.3 gets one line naming the version it needs and exit 2, not a module error", () => {
+    // process.versions.node set to 24.2.0 before lib/bin.mjs runs: the check reads it first
+    const r = run(process.execPath, ["--import", 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"24.2.0"})', "lib/bin.mjs", "help"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^merit: needs Node 24\.3 or later \(package\.json engines\), this is Node 24\.2\.0; install Node 24 LTS/)]);
+  });
   it("`merit help evl` suggests the nearest command", async () => {
     const r = await capture(["help", "evl"]);
     expect(r.code).toBe(2);

@@ -5,7 +5,7 @@
 // scenario's script. It shows the write path (what a success and a failure store, stamped with their
 // source), the read path (what reaches the prompt, only from earlier positions), the accounting, a
 // crash and resume to the same bytes, the causal audit, and `merit grid --plan`'s count of `distill`.
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCsv } from "../lib/analysis/csv.ts";

@@ -298,15 +298,6 @@ function assertRunMethod(name: string, flag: string, known: readonly string[]): 
   throw new UsageError(`--${flag}: no run of method "${name}"${near ? ` (did you mean "${near}"?)` : ""}; the runs hold ${known.join(", ")}`);
 }
 
-/** `spider=Spider,bird=BIRD` → {spider: "Spider", bird: "BIRD"}. */
-function parseLabels(text: string | undefined): Record<string, string> | undefined {
-  if (text === undefined) return undefined;
-  const pairs = text.split(",").map((p) => p.split("="));
-  const bad = pairs.find((p) => p.length !== 2 || p[0].trim() === "" || p[1].trim() === "");
-  if (bad) throw new UsageError(`--labels expects name=Label pairs separated by commas, got "${bad.join("=")}"`);
-  return Object.fromEntries(pairs.map(([k, v]) => [k.trim(), v.trim()]));
-}
-
 /** Table 5 validation from a labelled `merit annotate` CSV; the dataset defaults to the only one reported. */
 function loadGoldLabels(file: string, dataset: string | undefined, trajectories: Map<string, Trajectory[]>, minCases?: number): Record<string, ClassifierValidation> {
   const datasets = [...trajectories.keys()];

@@ -13,7 +13,7 @@
 import type { EpisodeView, HookModel, NoteDraft, NoteView, PickedNote } from "../hooks.ts";
 import type { JsonValue } from "../../hash.ts";
 import { registerMethod } from "../registry.ts";
-import { capText, finalAttempt, latestOfKind, questionLines, tagged } from "./episode-text.ts";
+import { capText, finalAttempt, latestOfKind, tagged } from "./episode-text.ts";
 
 export const AWM_CITATION = "Agent Workflow Memory: Wang et al. 2024, arXiv 2409.07429";
 /** The most successes one induction reads (the latest ones). */

@@ -17,7 +17,7 @@ export const CONFIG = {
   background: "white",
   font: "DejaVu Sans",
   axis: { labelFontSize: 11, titleFontSize: 12 },
-  legend: { labelFontSize: 11, titleFontSize: 12 },
+  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 280 },
   title: { fontSize: 14 },
   // Vega's tableau10, then ten more distinct hues: a figure with more than ten methods (the peers with
   // MERIT and the control) gives each its own colour instead of wrapping to the first ones
@@ -236,7 +236,7 @@ export function paretoFigure(runs: readonly RunSummary[], sel: TableSelection = 
     facet: { column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
     resolve: { scale: { x: "independent", y: "independent" } },
     spec: {
-      width: 320,
+      width: 480,
       height: 260,
       encoding: {
         x: { field: "tokens", type: "quantitative", title: "Tokens per query (all call kinds + embedding)", scale: { zero: false } },
@@ -245,7 +245,8 @@ export function paretoFigure(runs: readonly RunSummary[], sel: TableSelection = 
       layer: [
         { transform: [{ filter: "datum.front" }], mark: { type: "line", interpolate: "step-after", color: "gray", strokeDash: [4, 3] }, encoding: { order: { field: "tokens", type: "quantitative" } } },
         { mark: { type: "point", size: 70, strokeWidth: 2 }, encoding: { color: { field: "method", type: "nominal", title: "Method", sort: null }, shape: { field: "status", type: "nominal", title: null, sort: ["Pareto front", "dominated"], legend: null }, fill: { condition: { test: "datum.front", field: "method", type: "nominal", sort: null }, value: "white" } } },
-        { mark: { type: "text", align: "left", dx: 7, dy: -7, fontSize: 9 }, encoding: { text: { field: "method" } } },
+        // labels slanted up to the right: points close in tokens (often at one EX) keep their labels apart
+        { mark: { type: "text", align: "left", baseline: "middle", angle: -35, dx: 6, dy: -6, fontSize: 9 }, encoding: { text: { field: "method" } } },
       ],
     },
   };

@@ -5,7 +5,7 @@
  * `bin` entry.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,12 +88,26 @@ describe("merit help", () => {
     expect((await capture([])).code).toBe(2);
   });
 
-  it("a Node older than 24.3 gets one line naming the version it needs and exit 2, not a module error", () => {
+  it("a Node older than 24.3 hands the command to the Node 24 that make keeps in ~/.cache/merit-kit, or says in one line what to install (exit 2)", () => {
     // process.versions.node set to 24.2.0 before lib/bin.mjs runs: the check reads it first
-    const r = run(process.execPath, ["--import", 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"24.2.0"})', "lib/bin.mjs", "help"]);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe("");
-    expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^merit: needs Node 24\.3 or later \(package\.json engines\), this is Node 24\.2\.0; install Node 24 LTS/)]);
+    const old = ["--import", 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"24.2.0"})', "lib/bin.mjs"];
+    const home = mkdtempSync(join(tmpdir(), "merit-home-"));
+    try {
+      const alone = spawnSync(process.execPath, [...old, "help"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, HOME: home } });
+      expect(alone.status).toBe(2);
+      expect(alone.stdout).toBe("");
+      expect(alone.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^merit: needs Node 24\.3 or later \(package\.json engines\), this is Node 24\.2\.0; install Node 24 LTS .*or run `make install`/)]);
+      // scripts/node24.sh's cache folder, holding (a link to) this Node 24: the command runs there, exit code and all
+      const bin = join(home, ".cache", "merit-kit", "node-v24.22.3-linux-x64", "bin");
+      mkdirSync(bin, { recursive: true });
+      symlinkSync(process.execPath, join(bin, "node"));
+      const handed = spawnSync(process.execPath, [...old, "help"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, HOME: home } });
+      expect(handed.status, handed.stderr).toBe(0);
+      expectGeneralHelp(handed.stdout);
+      expect(spawnSync(process.execPath, [...old, "nosuch"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, HOME: home } }).status).toBe(2);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
   it("`merit help evl` suggests the nearest command", async () => {
     const r = await capture(["help", "evl"]);

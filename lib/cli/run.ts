@@ -12,7 +12,7 @@ import { checkStreams, planStreams, runCheckedGrid, withGridSequences, type Stre
 import { gridPlanLines, planGrid } from "../experiment/grid-plan.ts";
 import { parseShard, selectShard } from "../experiment/shard.ts";
 import { registerArm } from "../experiment/study.ts";
-import { budgetMatchedSteps } from "../methods/registry.ts";
+import { familyBudgetSteps } from "../methods/registry.ts";
 import { ORDER_KINDS } from "../experiment/stream-order.ts";
 import type { PluginRecord } from "../plugin-import.ts";
 import { ALLOW_SINGLE_DB, ALLOW_SINGLE_DB_USAGE, listFlag, numberFlag, parseFlags, required, seeHelp, type Command, type CommandIO } from "./command.ts";
@@ -148,7 +148,7 @@ export function withRepairSteps(config: ExperimentConfig, text: string | undefin
   if (text === undefined) return config;
   if (text.startsWith("budget:")) {
     const methods = listFlag(text.slice("budget:".length), "max-repair-steps budget:");
-    return { ...config, max_repair_steps: Math.max(...methods.map((m) => budgetMatchedSteps(m, config.max_repair_steps))) };
+    return { ...config, max_repair_steps: familyBudgetSteps(methods, config.max_repair_steps) };
   }
   return { ...config, max_repair_steps: numberFlag(text, "max-repair-steps", 7, { integer: true, min: 0 }) };
 }

@@ -78,3 +78,9 @@ export function budgetMatchedSteps(method: string | Pick<MethodSpec, "hooks">, k
   if (!Number.isInteger(k) || k < 0) throw new MeritError(`budgetMatchedSteps: K must be a non-negative integer, got ${k}`);
   return k + hookCallBound(typeof method === "string" ? getMethod(method) : method);
 }
+
+/** The equal-budget control's K for a family of methods: the largest budgetMatchedSteps among them (`merit grid --max-repair-steps budget:…`, the peers demo). */
+export function familyBudgetSteps(methods: readonly string[], k: number): number {
+  if (methods.length === 0) throw new MeritError("familyBudgetSteps: name at least one method");
+  return Math.max(...methods.map((m) => budgetMatchedSteps(m, k)));
+}

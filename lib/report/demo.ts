@@ -34,7 +34,7 @@ import { runCheckedGrid } from "../experiment/grid.ts";
 import { loadPluginSources } from "../experiment/plugin-sources.ts";
 import type { Reporter } from "../experiment/reporter.ts";
 import { defaultJobs } from "../experiment/services.ts";
-import { budgetMatchedSteps, episodeCallBound, getMethod, hookCallBound } from "../methods/index.ts";
+import { episodeCallBound, familyBudgetSteps, getMethod, hookCallBound } from "../methods/index.ts";
 import { registerArm } from "../experiment/study.ts";
 import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
@@ -90,7 +90,7 @@ export interface DemoControl {
 
 /** The control's K on `config` (budgetMatchedSteps of its most expensive method). */
 export function controlSteps(control: DemoControl, config: Pick<ExperimentConfig, "max_repair_steps">): number {
-  return Math.max(...control.budgetOf.map((m) => budgetMatchedSteps(m, config.max_repair_steps)));
+  return familyBudgetSteps(control.budgetOf, config.max_repair_steps);
 }
 
 const PEERS_CONTROL: DemoControl = { arm: "iterative_budget", method: "iterative", budgetOf: PEER_METHODS };

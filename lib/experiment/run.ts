@@ -18,7 +18,7 @@ import { JsonlMemoryStore, MEMORY_FILES } from "../memory/jsonl-store.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import { DEFAULT_ENGINE } from "../oracle/executors.ts";
 import type { Oracle } from "../oracle/oracle.ts";
-import { runEpisode, type EpisodeSpec } from "../repair/episode.ts";
+import { countEmbeddingTokens, runEpisode, type EpisodeSpec } from "../repair/episode.ts";
 import { getFeedback } from "../methods/feedback.ts";
 import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
 import { checkTrajectoryVocabulary, type NoteView } from "../methods/hooks.ts";
@@ -327,11 +327,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const writes: MemoryWriteFlags | null = method.memory ? method.memory.writes : null;
     const deferred = method.memory?.transductivePrepass ?? false;
     // The embedding tokens of texts embedded at insertion, billed to the episode that plans them (as embedding_calls)
-    const insertionTokens = async (texts: readonly string[]): Promise<number | null> => {
-      if (texts.length === 0) return 0;
-      const counts = (await services.embedder?.tokenCounts?.(texts)) ?? null;
-      return counts === null ? null : counts.reduce((s, n) => s + n, 0);
-    };
+    const insertionTokens = (texts: readonly string[]) => countEmbeddingTokens(services.embedder, texts);
     const prepassTokens = new Map<string, number | null>();
     if (memory && writes && deferred) {
       for (const entry of transductivePrepassEntries(dataset, stream, spec.seed, method.name, writes)) {

@@ -368,6 +368,13 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, embeddingTokens, wallMs };
 }
 
+/** The embedding tokens of `texts` together (0 for none); null when `embedder` cannot count them. */
+export async function countEmbeddingTokens(embedder: Embedder | undefined, texts: readonly string[]): Promise<number | null> {
+  if (texts.length === 0) return 0;
+  const counts = (await embedder?.tokenCounts?.(texts)) ?? null;
+  return counts === null ? null : counts.reduce((s, n) => s + n, 0);
+}
+
 /**
  * `inner` with the tokens of every text it embeds reported to `add` before the vectors come (null when
  * `inner` cannot count them); identity and dimension are `inner`'s.
@@ -377,10 +384,7 @@ export function countingEmbedder(inner: Embedder, add: (tokens: number | null) =
     identity: inner.identity,
     dimension: inner.dimension,
     async embed(texts) {
-      if (texts.length > 0) {
-        const counts = (await inner.tokenCounts?.(texts)) ?? null;
-        add(counts === null ? null : counts.reduce((s, n) => s + n, 0));
-      }
+      if (texts.length > 0) add(await countEmbeddingTokens(inner, texts));
       return inner.embed(texts);
     },
     tokenCounts: (texts) => inner.tokenCounts?.(texts) ?? Promise.resolve(null),

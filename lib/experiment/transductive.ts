@@ -30,7 +30,7 @@ export function transductivePrepassEntries(dataset: Dataset, stream: readonly St
         question: item.example.question,
         schema: dataset.schemas.get(item.example.dbId) ?? "",
         feedbackRegime: "denotation_confirmed",
-        attempts: [{ sql: r.initial_sql, status, predictedExecOk: executed, dbError: r.db_error, oracleCorrect: false, errorType: classification?.errorType ?? null }],
+        attempts: [{ sql: r.initial_sql, status, predictedExecOk: executed, dbError: r.db_error, acceptance: "rejected", errorType: classification?.errorType ?? null }],
         retrievedEntryIds: [],
       },
       flags,

@@ -13,6 +13,9 @@ import { entryId, sqlDelta } from "./identity.ts";
 /** The error type stored when an attempt's classification is null (METHOD.md §3). */
 export const NULL_CLASSIFICATION_MEMORY_TYPE = "Result Mismatch";
 
+/** What a feedback regime's acceptance of an attempt tells memory (EpisodeAttempt.acceptance). */
+export type Acceptance = "correct" | "rejected" | "unconfirmed";
+
 /** One attempt of an episode as finalization reads it (attempt 0 = cached initial SQL). */
 export interface EpisodeAttempt {
   /** The attempt's SQL as extracted (may be ""). */
@@ -21,8 +24,12 @@ export interface EpisodeAttempt {
   /** true iff the attempt executed (CORRECT or DENOTATION_MISMATCH). */
   predictedExecOk: boolean;
   dbError: string | null;
-  /** true/false under `denotation_confirmed`, null under `dbms_only`. */
-  oracleCorrect: boolean | null;
+  /**
+   * What the feedback regime's acceptance tells memory (lib/methods/feedback.ts): `correct` (accepted
+   * as correct: under the paper's regime, the oracle's verdict), `rejected`, or `unconfirmed` (accepted
+   * without a correctness verdict: `dbms_only`'s executed attempts).
+   */
+  acceptance: Acceptance;
   /** Classifier `error_type` of this attempt's outcome; null when CORRECT or not classified. */
   errorType: string | null;
 }
@@ -83,11 +90,12 @@ export const SUCCESSFUL_DIRECTION_PREFIX = "Observed successful transition: ";
 /**
  * The entry an episode leaves in memory, or null (METHOD.md §4.3):
  * - nothing for memoryless methods, or when the initial SQL was already correct;
- * - POSITIVE iff ≥ 1 repair and the final `oracle_correct` is true: type of attempt n−1, delta
- *   n−1 => n, failure context of attempt n−1, outcome CORRECT, iteration n (only the last transition);
+ * - POSITIVE iff ≥ 1 repair and the feedback accepted the final attempt as correct (under the
+ *   paper's regime: the oracle's verdict): type of attempt n−1, delta n−1 => n, failure context of
+ *   attempt n−1, outcome CORRECT, iteration n (only the last transition);
  * - NEGATIVE iff the final attempt is not correct, unless the method stores no negatives or the
- *   regime is `dbms_only` and the final attempt executed: type, context and outcome of attempt n,
- *   delta n−1 => n (or `initial SQL => …` when n = 0).
+ *   feedback accepted it without a correctness verdict (`unconfirmed`: under `dbms_only`, it
+ *   executed): type, context and outcome of attempt n, delta n−1 => n (or `initial SQL => …` when n = 0).
  */
 export function finalizeEpisode(episode: FinishedEpisode, flags: MemoryWriteFlags): MemoryEntry | null {
   const attempts = episode.attempts;
@@ -97,13 +105,13 @@ export function finalizeEpisode(episode: FinishedEpisode, flags: MemoryWriteFlag
   const last = attempts[n];
   const previous = n > 0 ? attempts[n - 1] : null;
 
-  if (n > 0 && last.oracleCorrect === true) {
+  if (n > 0 && last.acceptance === "correct") {
     if (!flags.writesPositive) return null;
     return buildEntry(episode, flags, "positive", previous as EpisodeAttempt, last, n);
   }
   if (last.status === "CORRECT") return null; // n = 0: initially correct, nothing to learn
   if (!flags.writesNegative) return null;
-  if (episode.feedbackRegime === "dbms_only" && last.predictedExecOk) return null;
+  if (last.acceptance === "unconfirmed") return null;
   return buildEntry(episode, flags, "negative", last, last, n);
 }
 

@@ -21,6 +21,7 @@
  */
 import { MeritError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
+import type { AttemptStatus } from "../oracle/types.ts";
 import type { HookModel, QuestionView } from "./hooks.ts";
 import { Registry } from "../registry.ts";
 
@@ -40,7 +41,22 @@ export interface FeedbackInput extends QuestionView {
   noise: number;
 }
 
-/** A feedback regime. */
+/** What a regime's `show` reads: its own acceptance and what the DBMS said, never the oracle's verdict. */
+export interface ShowInput {
+  accepted: boolean;
+  executed: boolean;
+  /** The DBMS's failure when the SQL did not execute, else null. */
+  failure: "EXECUTION_ERROR" | "TIMEOUT" | null;
+}
+
+/**
+ * What an accepted attempt means: `correct` (the regime vouches for it: memory may store it as a
+ * success) or `unconfirmed` (it only ended the loop — `dbms_only`'s "it executed" — so memory stores
+ * neither a success nor a failure for it).
+ */
+export type AcceptanceMeaning = "correct" | "unconfirmed";
+
+/** A feedback regime as a plugin registers it: `accept` is required, every other decision has a default. */
 export interface FeedbackRegimeDef {
   /** One line for `merit methods` and the docs. */
   summary: string;
@@ -50,10 +66,74 @@ export interface FeedbackRegimeDef {
   call?: { kind: string; perAttempt: number };
   /** Whether the attempt is accepted. */
   accept(input: FeedbackInput, model: HookModel): boolean | Promise<boolean>;
+  /**
+   * The status the agent is shown (the repair prompt's `status=`, the trajectory's `statuses`).
+   * Default {@link defaultShow}: CORRECT for an accepted attempt, else what the DBMS said (an executed
+   * attempt shows as DENOTATION_MISMATCH).
+   */
+  show?(input: ShowInput): AttemptStatus;
+  /**
+   * The verdict a method's hooks read for an attempt (AttemptView.verdict), or null where the regime
+   * gives none. Default: `correct` / `incorrect` by acceptance, `error` / `timeout` for SQL that did not run.
+   */
+  verdict?(input: ShowInput): string | null;
+  /** Whether the loop stops after the attempt; default: it was accepted. */
+  stops?(input: ShowInput): boolean;
+  /** What an accepted attempt means to memory; default `correct`. */
+  acceptance?: AcceptanceMeaning;
+  /**
+   * Whether the trajectory records, per attempt, what the agent was told beside the oracle's verdict
+   * (`feedback`); default true. False only where acceptance is the oracle's verdict itself, so the
+   * record would repeat `statuses`.
+   */
+  recordsFeedback?: boolean;
+  /** Whether its verdict of an attempt may differ between stream orders (it reads `streamSeed`); default true. The plan then replays each order. */
+  perStream?: boolean;
+}
+
+/** A registered regime: every decision a function (or value) the loop calls. */
+export interface FeedbackRegime {
+  readonly name: string;
+  readonly summary: string;
+  readonly usesOracle: boolean;
+  readonly call?: { kind: string; perAttempt: number };
+  accept(input: FeedbackInput, model: HookModel): boolean | Promise<boolean>;
+  show(input: ShowInput): AttemptStatus;
+  verdict(input: ShowInput): string | null;
+  stops(input: ShowInput): boolean;
+  readonly acceptance: AcceptanceMeaning;
+  readonly recordsFeedback: boolean;
+  readonly perStream: boolean;
+}
+
+/** The status shown by default: CORRECT when accepted, else the DBMS's outcome (executed: DENOTATION_MISMATCH). */
+export function defaultShow(input: ShowInput): AttemptStatus {
+  return input.accepted ? "CORRECT" : (input.failure ?? "DENOTATION_MISMATCH");
+}
+
+/** The verdict hooks read by default: the regime's acceptance, or the DBMS's failure. */
+export function defaultVerdict(input: ShowInput): string {
+  return input.failure === "TIMEOUT" ? "timeout" : input.failure !== null ? "error" : input.accepted ? "correct" : "incorrect";
+}
+
+function regimeOf(name: string, def: FeedbackRegimeDef): FeedbackRegime {
+  return Object.freeze({
+    name,
+    summary: def.summary,
+    usesOracle: def.usesOracle,
+    ...(def.call ? { call: { ...def.call } } : {}),
+    accept: def.accept,
+    show: def.show ?? defaultShow,
+    verdict: def.verdict ?? defaultVerdict,
+    stops: def.stops ?? ((input: ShowInput) => input.accepted),
+    acceptance: def.acceptance ?? "correct",
+    recordsFeedback: def.recordsFeedback ?? true,
+    perStream: def.perStream ?? true,
+  });
 }
 
 /** The regimes; the kit's four are registered below. */
-export const FEEDBACK = new Registry<FeedbackRegimeDef>("feedback regime");
+export const FEEDBACK = new Registry<FeedbackRegime>("feedback regime");
 
 /** Adds a feedback regime (a plugin's), by a lower_snake_case name. */
 export function registerFeedback(name: string, def: FeedbackRegimeDef): void {
@@ -62,11 +142,15 @@ export function registerFeedback(name: string, def: FeedbackRegimeDef): void {
   if (def.call && (!/^[a-z][a-z0-9_]{0,39}$/.test(def.call.kind) || !Number.isInteger(def.call.perAttempt) || def.call.perAttempt < 1)) {
     throw new MeritError(`feedback regime "${name}": call must be { kind: lower_snake_case, perAttempt: a positive integer }`);
   }
-  FEEDBACK.register(name, def);
+  for (const f of ["show", "verdict", "stops"] as const) {
+    if (def[f] !== undefined && typeof def[f] !== "function") throw new MeritError(`feedback regime "${name}": ${f} must be a function (input) => …, or left out for the default`);
+  }
+  if (def.acceptance !== undefined && def.acceptance !== "correct" && def.acceptance !== "unconfirmed") throw new MeritError(`feedback regime "${name}": acceptance must be "correct" or "unconfirmed"`);
+  FEEDBACK.register(name, regimeOf(name, def));
 }
 
 /** The regime of a name (throws one line naming the known ones). */
-export function getFeedback(name: string): FeedbackRegimeDef {
+export function getFeedback(name: string): FeedbackRegime {
   return FEEDBACK.get(name);
 }
 
@@ -133,18 +217,28 @@ registerFeedback(ORACLE_REGIME, {
   summary: "the execution-accuracy oracle's verdict (the paper; also spelled `oracle`)",
   usesOracle: true,
   accept: (input) => input.oracleCorrect === true,
+  // acceptance is the oracle's verdict: the default show is the oracle's status, and a per-attempt record would repeat it
+  recordsFeedback: false,
+  perStream: false,
 });
 
 registerFeedback("dbms_only", {
   summary: "only whether the SQL executed; correctness is never shown (METHOD.md §2.5)",
   usesOracle: false,
   accept: (input) => input.executed,
+  // The paper's prompt under dbms_only shows an executed attempt as DENOTATION_MISMATCH (never CORRECT);
+  // hooks read the truth of what was observed: it executed.
+  show: (input) => input.failure ?? "DENOTATION_MISMATCH",
+  verdict: (input) => (input.failure === "TIMEOUT" ? "timeout" : input.failure !== null ? "error" : "executed"),
+  acceptance: "unconfirmed",
+  perStream: false,
 });
 
 registerFeedback("llm_judge", {
   summary: "the frozen model judges its own attempt from question, schema, SQL and up to 5 result rows (1 judge call per executed attempt)",
   usesOracle: false,
   call: { kind: "judge", perAttempt: 1 },
+  perStream: false,
   async accept(input, model) {
     if (!input.executed) return false;
     return parseJudgeVerdict(await model.generate("judge", judgePrompt(input)));

@@ -207,8 +207,12 @@ function unscored(status: "NO_DATABASE" | "GOLD_ERROR", dbError: string, goldTim
   return { status, dbError, predictedExecOk: false, oracleCorrect: null, dbExecutions: 0, predictedRows: null, ...(goldTimedOut ? { goldTimedOut: true as const } : {}) };
 }
 
-/** The attempt outcome of a verdict (METHOD.md §2.2); throws for NO_DATABASE / GOLD_ERROR verdicts. */
-export function toOutcome(verdict: Verdict, feedbackRegime: FeedbackRegime = "denotation_confirmed"): Outcome {
+/**
+ * The attempt outcome of a verdict (METHOD.md §2.2) under a feedback regime; `oracleCorrect` is the
+ * oracle's verdict where the regime shows it (`showsVerdict`), else null. Throws for NO_DATABASE /
+ * GOLD_ERROR verdicts.
+ */
+export function toOutcome(verdict: Verdict, feedback: { regime: FeedbackRegime; showsVerdict: boolean }): Outcome {
   if (verdict.status === "NO_DATABASE" || verdict.status === "GOLD_ERROR") {
     throw new Error(`a ${verdict.status} verdict is not an attempt outcome (${verdict.dbError})`);
   }
@@ -216,8 +220,8 @@ export function toOutcome(verdict: Verdict, feedbackRegime: FeedbackRegime = "de
     status: verdict.status,
     predictedExecOk: verdict.predictedExecOk,
     dbError: verdict.dbError,
-    oracleCorrect: feedbackRegime === "denotation_confirmed" ? verdict.oracleCorrect : null,
-    feedbackRegime,
+    oracleCorrect: feedback.showsVerdict ? verdict.oracleCorrect : null,
+    feedbackRegime: feedback.regime,
     dbExecutions: verdict.dbExecutions,
   };
 }

@@ -37,7 +37,7 @@ export interface Outcome {
   predictedExecOk: boolean;
   /** Raw SQLite message, `TIMEOUT`, or the kit's own message; null when the prediction executed. */
   dbError: string | null;
-  /** true/false under `denotation_confirmed`; null under `dbms_only`. */
+  /** The oracle's verdict where the feedback regime shows it (the paper's `denotation_confirmed`), else null. */
   oracleCorrect: boolean | null;
   feedbackRegime: FeedbackRegime;
   /** Number of SQL executions this scoring performed (gold executions served from cache count 0). */

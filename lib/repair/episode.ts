@@ -23,7 +23,8 @@ import type { Verdict } from "../oracle/oracle.ts";
 import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
-import { DEFAULT_FEEDBACK_NOISE, getFeedback, ORACLE_REGIME, rowsPreview } from "../methods/feedback.ts";
+import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
+import { judgeAttempt, type Judged } from "./feedback-step.ts";
 import { eligibleNotes, retrievedSection, scopeAllows, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
@@ -38,7 +39,7 @@ import type { CallKind, ErrorType } from "./trajectory.ts";
 export interface InitialAttempt {
   /** Canonical single statement, or "" (METHOD.md §2.7). */
   initial_sql: string;
-  /** The cached label; under `denotation_confirmed` the online verdict must agree with it. */
+  /** The cached label; the oracle's online verdict must agree with it, whatever the feedback regime. */
   execution_status: Status;
   /** SHA-256 of the initial prompt; null when the SQL came from a predictions file. */
   prompt_hash: string | null;
@@ -94,13 +95,19 @@ export interface CallRecord {
 
 /** One scored attempt. */
 export interface AttemptRecord extends EpisodeAttempt {
-  /** Confirmed correctness (equals oracleCorrect under denotation_confirmed; offline under dbms_only). */
+  /** The oracle's verdict (for the record and the tables; the agent and its hooks see what the regime shows). */
   confirmedCorrect: boolean;
   /** The classifier's type (METHOD.md §3), or the method's classify hook's label. */
   errorType: ErrorType | string | null;
   dbExecutions: number;
-  /** Whether the feedback regime accepted it (the loop stops on an accepted attempt). */
+  /** Whether the feedback regime accepted it. */
   accepted: boolean;
+  /** Whether the loop stops after it (the regime's `stops`; by default, it was accepted). */
+  stops: boolean;
+  /** The verdict a method's hooks read (the regime's `verdict`; null where it gives none). */
+  verdict: string | null;
+  /** The bounded preview of its result rows ("" when it did not execute). */
+  rowsPreview: string;
 }
 
 /** A prompt sent in this episode (logged for the causal audit). */
@@ -178,22 +185,18 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     if (verdict.status === "NO_DATABASE" || verdict.status === "GOLD_ERROR") {
       throw new MeritError(`query ${example.id} cannot be scored (${verdict.status}: ${verdict.dbError}); it should have been dropped from the stream`);
     }
-    // What the feedback regime tells the agent (the paper's two regimes read the verdict directly).
-    const correct = verdict.status === "CORRECT";
-    let accepted: boolean;
-    if (spec.feedbackRegime === ORACLE_REGIME) accepted = correct;
-    else if (spec.feedbackRegime === "dbms_only") accepted = verdict.predictedExecOk;
-    else {
-      const input = { ...view, attempt: attempts.length, streamSeed: spec.streamSeed, sql, executed: verdict.predictedExecOk, dbError: verdict.dbError, rowsPreview: rowsPreview(verdict.predictedExecOk ? verdict.predictedRows : null), oracleCorrect: regime.usesOracle ? correct : null, noise: spec.feedbackNoise ?? DEFAULT_FEEDBACK_NOISE };
-      accepted = await regime.accept(input, hookModel);
-      if (typeof accepted !== "boolean") throw new MeritError(`feedback regime "${spec.feedbackRegime}" returned ${JSON.stringify(accepted)} for query ${example.id}; accept must return true or false`);
+    // The initial SQL's cached label is the oracle's: a stale cache is refused whatever the regime shows.
+    if (attempts.length === 0 && verdict.status !== spec.initial.execution_status) {
+      throw new InitialLabelMismatchError(example.id, spec.initial.execution_status, verdict.status);
     }
-    return toAttempt(sql, verdict, spec.feedbackRegime, accepted, classify);
+    // What the feedback regime makes of it: acceptance, what the agent is shown, whether the loop stops.
+    const judged = await judgeAttempt(regime, verdict, { ...view, attempt: attempts.length, streamSeed: spec.streamSeed, sql, noise: spec.feedbackNoise ?? DEFAULT_FEEDBACK_NOISE }, hookModel);
+    return toAttempt(sql, verdict, judged, classify);
   };
 
   const question = { dataset: spec.dataset, schema: spec.schema, question: example.question, evidence: example.evidence };
-  // The loop stops on an accepted attempt: under dbms_only one that executed, else one shown as CORRECT.
-  const terminal = (a: AttemptRecord) => (spec.feedbackRegime === "dbms_only" ? a.predictedExecOk : a.status === "CORRECT");
+  // The loop stops where the regime says (by default: on an accepted attempt).
+  const terminal = (a: AttemptRecord) => a.stops;
   const asPrompt = (a: AttemptRecord): PromptAttempt => ({ sql: a.sql, status: a.status, dbError: a.dbError });
   const generate = async (kind: string, prompt: string): Promise<GenerateResult> => {
     const hash = promptHash(prompt);
@@ -255,9 +258,6 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     failure: null,
   });
   const first = await score(spec.initial.initial_sql);
-  if (spec.feedbackRegime === ORACLE_REGIME && first.status !== spec.initial.execution_status) {
-    throw new InitialLabelMismatchError(example.id, spec.initial.execution_status, first.status);
-  }
   attempts.push(first);
   const reflect = async () => {
     const last = attempts[attempts.length - 1];
@@ -432,16 +432,13 @@ function noteRetrievalRecord(method: string, queryId: string, iteration: number,
 }
 
 /**
- * A verdict as an attempt; under dbms_only the model never learns correctness (METHOD.md §2.5). The
- * failure type is the method's classify hook's label when it has one, else the classifier's (§3).
+ * A verdict as an attempt, with the status the regime shows the agent (under dbms_only the model
+ * never learns correctness, METHOD.md §2.5). The failure type is the method's classify hook's label
+ * when it has one, else the classifier's (§3).
  */
-function toAttempt(sql: string, verdict: Verdict, regime: FeedbackRegime, accepted: boolean, classify?: (a: { sql: string; status: AttemptStatus; dbError: string | null; predictedExecOk: boolean }) => string): AttemptRecord {
+function toAttempt(sql: string, verdict: Verdict, judged: Judged, classify?: (a: { sql: string; status: AttemptStatus; dbError: string | null; predictedExecOk: boolean }) => string): AttemptRecord {
   const confirmedCorrect = verdict.status === "CORRECT";
-  const shownWrong = (): AttemptStatus => (verdict.status === "CORRECT" ? "DENOTATION_MISMATCH" : (verdict.status as AttemptStatus));
-  // The oracle shows its verdict; dbms_only never shows CORRECT; any other regime shows CORRECT
-  // exactly for the attempts it accepts, and otherwise what the DBMS said (an executed attempt it
-  // rejects shows as DENOTATION_MISMATCH).
-  const status: AttemptStatus = regime === ORACLE_REGIME ? (verdict.status as AttemptStatus) : regime === "dbms_only" ? shownWrong() : accepted ? "CORRECT" : shownWrong();
+  const status = judged.status;
   const classification =
     status === "CORRECT" ? null : classify ? { errorType: classify({ sql, status, dbError: verdict.dbError, predictedExecOk: verdict.predictedExecOk }) } : classifyFailure({ status, dbError: verdict.dbError, predictedExecOk: verdict.predictedExecOk });
   return {
@@ -449,10 +446,13 @@ function toAttempt(sql: string, verdict: Verdict, regime: FeedbackRegime, accept
     status,
     predictedExecOk: verdict.predictedExecOk,
     dbError: verdict.dbError,
-    oracleCorrect: regime === ORACLE_REGIME ? confirmedCorrect : regime === "dbms_only" ? null : accepted,
+    acceptance: judged.acceptance,
     confirmedCorrect,
     errorType: classification ? classification.errorType : null,
     dbExecutions: verdict.dbExecutions,
-    accepted,
+    accepted: judged.accepted,
+    stops: judged.stops,
+    verdict: judged.verdict,
+    rowsPreview: judged.rowsPreview,
   };
 }

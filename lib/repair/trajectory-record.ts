@@ -5,6 +5,7 @@
  */
 import type { Example } from "../data/types.ts";
 import type { EpisodeAttempt, FinishedEpisode } from "../memory/finalize.ts";
+import { getFeedback } from "../methods/feedback.ts";
 import type { EpisodeResult, EpisodeSpec } from "./episode.ts";
 import { TrajectorySchema, type Accounting, type Trajectory } from "./trajectory.ts";
 
@@ -71,7 +72,7 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
   // Only written when a server refused a call, so trajectories without failures keep their bytes.
   const failures = calls.flatMap((c, i) => (c.failure === null ? [] : [{ call: i, message: c.failure }]));
   if (failures.length > 0) trajectory.failed_generations = failures;
-  if (spec.feedbackRegime !== "denotation_confirmed") trajectory.feedback = { accepted: attempts.map((a) => a.accepted), oracle_correct: attempts.map((a) => a.confirmedCorrect) };
+  if (getFeedback(spec.feedbackRegime).recordsFeedback) trajectory.feedback = { accepted: attempts.map((a) => a.accepted), oracle_correct: attempts.map((a) => a.confirmedCorrect) };
   // Only for a method with a memory hook, so the paper's methods keep their bytes.
   if (result.notes !== null) trajectory.memory_writes = result.notes;
   return TrajectorySchema.parse(trajectory);
@@ -79,15 +80,18 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
 
 /** The finished episode of a committed trajectory (for replaying memory insertions on resume). */
 export function finishedFromTrajectory(t: Trajectory, example: Example, schema: string): FinishedEpisode {
+  const regime = getFeedback(t.feedback_regime);
   const attempts: EpisodeAttempt[] = t.attempts.map((sql, i) => {
     const executed = t.statuses[i] === "CORRECT" || t.statuses[i] === "DENOTATION_MISMATCH";
+    // The feedback's acceptance as memory read it: recorded per attempt, or (a regime that records
+    // none, its acceptance being the oracle's verdict) shown as CORRECT.
+    const accepted = t.feedback ? t.feedback.accepted[i] : t.statuses[i] === "CORRECT";
     return {
       sql,
       status: t.statuses[i],
       predictedExecOk: executed,
       dbError: t.db_errors[i],
-      // The feedback's acceptance as memory reads it: shown as CORRECT, except under dbms_only (§2.5).
-      oracleCorrect: t.feedback_regime === "dbms_only" ? null : t.statuses[i] === "CORRECT",
+      acceptance: accepted ? regime.acceptance : "rejected",
       errorType: t.error_types[i],
     };
   });

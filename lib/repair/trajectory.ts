@@ -128,7 +128,7 @@ export const TrajectorySchema = z
     error_types: z.array(z.string().min(1).max(60).nullable()),
     /** Cached oracle label of the initial SQL (Success@1). */
     initial_correct: z.boolean(),
-    /** Confirmed correctness of the last attempt (computed offline under dbms_only). */
+    /** The oracle's verdict of the last attempt (whatever the feedback regime showed the agent). */
     final_correct: z.boolean(),
     /** Number of repair generations = attempts.length − 1 (≤ K = 7). */
     repair_steps: count,
@@ -159,9 +159,10 @@ export const TrajectorySchema = z
      */
     memory_writes: z.array(NoteSchema).optional(),
     /**
-     * Under every regime but the oracle (`denotation_confirmed`): per attempt, whether the feedback
-     * accepted it and whether the oracle scores it correct (for the report's confusion table). Absent
-     * under the oracle, whose statuses already say both.
+     * Under every regime that records it (all but the oracle's, `denotation_confirmed`, whose
+     * acceptance is the oracle's verdict: its `recordsFeedback` is false): per attempt, whether the
+     * feedback accepted it and whether the oracle scores it correct (for the report's confusion
+     * table). Absent under the oracle, whose statuses already say both.
      */
     feedback: z.object({ accepted: z.array(z.boolean()), oracle_correct: z.array(z.boolean()) }).strict().optional(),
   })
@@ -188,7 +189,8 @@ export const TrajectorySchema = z
     t.error_types.forEach((type, i) => {
       if ((type === null) !== (t.statuses[i] === "CORRECT")) issue("error_types", `attempt ${i}: error type must be null exactly when the status is CORRECT`);
     });
-    if (t.feedback_regime === "denotation_confirmed") {
+    // Without a feedback record the statuses are the oracle's verdict (a regime records one unless its acceptance is that verdict).
+    if (!t.feedback) {
       if (t.initial_correct !== (t.statuses[0] === "CORRECT")) issue("initial_correct", "disagrees with statuses[0]");
       if (t.final_correct !== (t.statuses[n - 1] === "CORRECT")) issue("final_correct", "disagrees with the last status");
     }

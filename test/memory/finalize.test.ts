@@ -18,13 +18,13 @@ const MERIT: MemoryWriteFlags = { updatesGlobalMemory: true, writesPositive: tru
 const POSITIVE_ONLY: MemoryWriteFlags = { ...MERIT, writesNegative: false };
 const MEMORYLESS: MemoryWriteFlags = { ...MERIT, updatesGlobalMemory: false };
 
-const correct = (sql: string): EpisodeAttempt => ({ sql, status: "CORRECT", predictedExecOk: true, dbError: null, oracleCorrect: true, errorType: null });
+const correct = (sql: string): EpisodeAttempt => ({ sql, status: "CORRECT", predictedExecOk: true, dbError: null, acceptance: "correct", errorType: null });
 const mismatch = (sql: string, errorType: string | null = "Result Mismatch"): EpisodeAttempt => ({
   sql,
   status: "DENOTATION_MISMATCH",
   predictedExecOk: true,
   dbError: null,
-  oracleCorrect: false,
+  acceptance: "rejected",
   errorType,
 });
 const execError = (sql: string, dbError: string, errorType: string | null = "Schema Linking"): EpisodeAttempt => ({
@@ -32,7 +32,7 @@ const execError = (sql: string, dbError: string, errorType: string | null = "Sch
   status: "EXECUTION_ERROR",
   predictedExecOk: false,
   dbError,
-  oracleCorrect: false,
+  acceptance: "rejected",
   errorType,
 });
 
@@ -142,7 +142,7 @@ describe("finalizeEpisode (METHOD.md §4.3)", () => {
   });
 
   it("dbms_only: no entry when the final attempt executed, a negative when it failed", () => {
-    const executedUnknown: EpisodeAttempt = { sql: "B", status: "DENOTATION_MISMATCH", predictedExecOk: true, dbError: null, oracleCorrect: null, errorType: "Result Mismatch" };
+    const executedUnknown: EpisodeAttempt = { sql: "B", status: "DENOTATION_MISMATCH", predictedExecOk: true, dbError: null, acceptance: "unconfirmed", errorType: "Result Mismatch" };
     expect(finalizeEpisode(episode([execError("A", "no such table: x"), executedUnknown], { feedbackRegime: "dbms_only" }), MERIT)).toBeNull();
     const failed = finalizeEpisode(episode([execError("A", "no such table: x"), execError("B", "no such table: y")], { feedbackRegime: "dbms_only" }), MERIT)!;
     expect(failed.polarity).toBe("negative");

@@ -38,15 +38,17 @@ describe("TrajectorySchema", () => {
     expect(problem((t) => (t.error_types = [null, null]))).toMatch(/attempt 0: error type must be null exactly when/);
     expect(problem((t) => (t.error_types = ["Syntax", "Syntax"]))).toMatch(/attempt 1/);
   });
-  it("correctness flags agree with the statuses under denotation_confirmed only", () => {
+  it("correctness flags agree with the statuses where no feedback record says otherwise (the oracle's regime)", () => {
     expect(problem((t) => (t.final_correct = false))).toMatch(/final_correct: disagrees/);
     expect(problem((t) => (t.initial_correct = true))).toMatch(/initial_correct: disagrees/);
-    expect(
-      problem((t) => {
-        t.feedback_regime = "dbms_only";
-        t.initial_correct = true;
-      }),
-    ).toBe("ok");
+    // Under a regime that records its feedback, the oracle's verdict is the record's, not the statuses'.
+    const recorded = (t: Record<string, unknown>) => {
+      const n = (t.statuses as string[]).length;
+      t.feedback_regime = "dbms_only";
+      t.feedback = { accepted: (t.statuses as string[]).map((s) => s === "CORRECT"), oracle_correct: Array.from({ length: n }, (_, i) => i === 0 || i === n - 1) };
+      t.initial_correct = true;
+    };
+    expect(problem(recorded)).toBe("ok");
   });
   it("accounting must follow the per-call arrays", () => {
     expect(problem((t) => ((t.accounting as Record<string, number>).total_tokens = 1))).toMatch(/accounting: total_tokens is 1 but the per-call arrays give 330/);

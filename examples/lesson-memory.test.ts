@@ -176,7 +176,7 @@ describe("lesson_memory, one file outside lib/", () => {
 
   it("the distill prompt is built from the episode without its gold", () => {
     const example = fx.dataset.examples.find((e) => e.id === A)!;
-    const prompt = distillPrompt({ dataset: "spider", queryId: A, dbId: example.dbId, question: example.question, evidence: "", schema: "", streamPosition: 1, attempts: [{ sql: "SELECT 1", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Result Mismatch" }], success: false, reflections: [], retrieved: [] });
+    const prompt = distillPrompt({ dataset: "spider", queryId: A, dbId: example.dbId, question: example.question, evidence: "", schema: "", streamPosition: 1, attempts: [{ sql: "SELECT 1", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Result Mismatch", rowsPreview: "[1]" }], success: false, reflections: [], retrieved: [] });
     expect(prompt).not.toContain(example.goldSql);
     expect(prompt).toContain("[Attempt 1] SELECT 1\nOutcome: DENOTATION_MISMATCH; type: Result Mismatch");
   });

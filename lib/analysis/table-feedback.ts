@@ -55,7 +55,7 @@ export function feedbackTable(runs: readonly RunSummary[], sel: TableSelection =
     align: ["l", "l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
     rows,
     notes: [
-      "Every scored attempt (the initial SQL included) of the runs named, over their seeds. False accept = told correct among the attempts the oracle scores wrong; false reject = told wrong among those it scores correct. FA Q1–Q4: false accepts in each quarter of the stream. Under dbms_only, an attempt that executed counts as told correct (it ends the episode).",
+      "Every scored attempt (the initial SQL included) of the runs named, over their seeds. False accept = told correct among the attempts the oracle scores wrong; false reject = told wrong among those it scores correct. FA Q1–Q4: false accepts in each quarter of the stream. Under dbms_only, an attempt that executed counts as told correct (it ends the episode). Under noisy_oracle the noise flips only the denotation verdict of SQL that executed: SQL that did not run is always told wrong, so its false accepts are 0 and the noise rate shows among executed attempts.",
     ],
     data,
     csvOnly: [10, 11, 12, 13],

@@ -10,7 +10,7 @@
  * @module
  */
 import { MeritError } from "../errors.ts";
-import { isMethodName, methodDefinition, methodNames } from "../methods/index.ts";
+import { getMethod, isMethodName, methodDefinition, methodNames } from "../methods/index.ts";
 import { meanStd } from "./aggregate.ts";
 import { bootstrapPValue, pairedClusterBootstrap } from "./bootstrap.ts";
 import { holmAdjust } from "./holm.ts";
@@ -28,11 +28,14 @@ export interface PeersTableOptions extends Omit<TableSelection, "methods">, Tabl
   peers?: string[];
 }
 
-/** The source and ground-truth flag a registered method declares (null / undefined for others, e.g. a plugin's unregistered name). */
+/**
+ * The source a registered method declares, and whether its hooks read the oracle's verdict — its
+ * declared sight, which builds the views its hooks receive (lib/methods/sight.ts); null for a name
+ * not registered here (a plugin's, not loaded).
+ */
 export function methodSource(name: string): { citation: string | null; groundTruth: boolean | null } {
   if (!isMethodName(name)) return { citation: null, groundTruth: null };
-  const def = methodDefinition(name);
-  return { citation: def.citation ?? null, groundTruth: def.groundTruth ?? null };
+  return { citation: methodDefinition(name).citation ?? null, groundTruth: getMethod(name).sight === "oracle" };
 }
 
 /** The registered peer methods (those declaring a citation), in registration order. */

@@ -16,7 +16,7 @@ const USAGE = `usage: merit methods [--json] [--plugin FILE.ts ...]
   Prints every registered method: its parts (pool planner, ranker, memory writer, episode steps)
   and description, then the methods ported from other papers (source; whether their memory needs
   ground truth), then every part with its default args.
-  --json    one JSON object: method name -> { description, method_parts, citation?, ground_truth? }
+  --json    one JSON object: method name -> { description, method_parts, citation?, sight, ground_truth }
 ${PLUGIN_USAGE}`;
 
 export const methodsCommand: Command = {
@@ -29,8 +29,9 @@ export const methodsCommand: Command = {
     if (values.json) {
       const all = Object.fromEntries(
         methodNames().map((name) => {
-          const { citation, groundTruth } = methodDefinition(name);
-          return [name, { description: getMethod(name).description, method_parts: methodRecord(getMethod(name)), ...(citation === undefined ? {} : { citation }), ...(groundTruth === undefined ? {} : { ground_truth: groundTruth }) }];
+          const { citation } = methodDefinition(name);
+          const method = getMethod(name);
+          return [name, { description: method.description, method_parts: methodRecord(method), ...(citation === undefined ? {} : { citation }), sight: method.sight, ground_truth: method.sight === "oracle" }];
         }),
       );
       io.out(JSON.stringify(JSON.parse(canonicalJson(all as JsonValue)), null, 2));

@@ -9,9 +9,10 @@
  *   and a bounded preview of the result rows (one `judge` call per executed attempt; an attempt that
  *   did not execute is rejected without a call). It never reads the gold; the oracle's verdict is
  *   computed for the record only.
- * - `noisy_oracle`: the oracle's verdict flipped with probability `feedback_noise` (config; default
- *   0.1), each attempt's draw a hash of (stream seed, query, attempt), so a resumed or repeated run
- *   flips the same attempts.
+ * - `noisy_oracle`: the oracle's denotation verdict of SQL that executed flipped with probability
+ *   `feedback_noise` (config; default 0.1), each attempt's draw a hash of (stream seed, query,
+ *   attempt), so a resumed or repeated run flips the same attempts. SQL that did not execute is
+ *   rejected whatever the draw: the agent sees the DBMS error, so there is no verdict to get wrong.
  *
  * A plugin registers its own regime with `registerFeedback`. A regime receives the oracle's verdict
  * only when it declares `usesOracle`; it never receives the gold. Under every regime but the oracle
@@ -73,10 +74,11 @@ export interface FeedbackRegimeDef {
    */
   show?(input: ShowInput): AttemptStatus;
   /**
-   * The verdict a method's hooks read for an attempt (AttemptView.verdict), or null where the regime
-   * gives none. Default: `correct` / `incorrect` by acceptance, `error` / `timeout` for SQL that did not run.
+   * The outcome a method's hooks read for an attempt (AttemptView.status): what the agent observed,
+   * never a verdict the regime did not give. Default: the status shown (`show`). `dbms_only` says
+   * `EXECUTED` for SQL that ran (it never says whether it was right).
    */
-  verdict?(input: ShowInput): string | null;
+  verdict?(input: ShowInput): string;
   /** Whether the loop stops after the attempt; default: it was accepted. */
   stops?(input: ShowInput): boolean;
   /** What an accepted attempt means to memory; default `correct`. */
@@ -99,7 +101,7 @@ export interface FeedbackRegime {
   readonly call?: { kind: string; perAttempt: number };
   accept(input: FeedbackInput, model: HookModel): boolean | Promise<boolean>;
   show(input: ShowInput): AttemptStatus;
-  verdict(input: ShowInput): string | null;
+  verdict(input: ShowInput): string;
   stops(input: ShowInput): boolean;
   readonly acceptance: AcceptanceMeaning;
   readonly recordsFeedback: boolean;
@@ -111,11 +113,6 @@ export function defaultShow(input: ShowInput): AttemptStatus {
   return input.accepted ? "CORRECT" : (input.failure ?? "DENOTATION_MISMATCH");
 }
 
-/** The verdict hooks read by default: the regime's acceptance, or the DBMS's failure. */
-export function defaultVerdict(input: ShowInput): string {
-  return input.failure === "TIMEOUT" ? "timeout" : input.failure !== null ? "error" : input.accepted ? "correct" : "incorrect";
-}
-
 function regimeOf(name: string, def: FeedbackRegimeDef): FeedbackRegime {
   return Object.freeze({
     name,
@@ -124,7 +121,7 @@ function regimeOf(name: string, def: FeedbackRegimeDef): FeedbackRegime {
     ...(def.call ? { call: { ...def.call } } : {}),
     accept: def.accept,
     show: def.show ?? defaultShow,
-    verdict: def.verdict ?? defaultVerdict,
+    verdict: def.verdict ?? def.show ?? defaultShow,
     stops: def.stops ?? ((input: ShowInput) => input.accepted),
     acceptance: def.acceptance ?? "correct",
     recordsFeedback: def.recordsFeedback ?? true,
@@ -229,7 +226,7 @@ registerFeedback("dbms_only", {
   // The paper's prompt under dbms_only shows an executed attempt as DENOTATION_MISMATCH (never CORRECT);
   // hooks read the truth of what was observed: it executed.
   show: (input) => input.failure ?? "DENOTATION_MISMATCH",
-  verdict: (input) => (input.failure === "TIMEOUT" ? "timeout" : input.failure !== null ? "error" : "executed"),
+  verdict: (input) => input.failure ?? "EXECUTED",
   acceptance: "unconfirmed",
   perStream: false,
 });
@@ -246,7 +243,9 @@ registerFeedback("llm_judge", {
 });
 
 registerFeedback("noisy_oracle", {
-  summary: "the oracle's verdict flipped with probability feedback_noise (default 0.1), seeded per attempt",
+  summary: "the oracle's denotation verdict of executed SQL flipped with probability feedback_noise (default 0.1), seeded per attempt; SQL that did not run is always rejected",
   usesOracle: true,
-  accept: (input) => (input.oracleCorrect === true) !== noiseDraw(input.streamSeed, input.queryId, input.attempt) < input.noise,
+  // The noise models a wrong judgement of a result, so it applies to the denotation verdict only: SQL
+  // that did not execute has no result to misjudge (the agent sees the DBMS error) and is rejected.
+  accept: (input) => input.executed && (input.oracleCorrect === true) !== noiseDraw(input.streamSeed, input.queryId, input.attempt) < input.noise,
 });

@@ -43,16 +43,27 @@ export interface HookModel {
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
-/** One attempt as a hook reads it: what the agent saw, never the gold. */
+/**
+ * One attempt as a hook reads it (built by lib/methods/sight.ts from the method's declared sight):
+ * what the agent observed, never the gold.
+ */
 export interface AttemptView {
   sql: string;
-  /** The status the agent was shown (under `dbms_only` a correct attempt shows DENOTATION_MISMATCH). */
+  /**
+   * The outcome the feedback regime gave (FeedbackRegime.verdict): under the paper's regime the status
+   * the agent was shown (CORRECT, DENOTATION_MISMATCH, EXECUTION_ERROR, TIMEOUT); under `dbms_only`
+   * EXECUTED for SQL that ran, never a verdict the regime did not give.
+   */
   status: string;
   dbError: string | null;
   /** Whether the SQL executed. */
   executed: boolean;
   /** The failure type of this attempt (null when it was accepted as correct). */
   errorType: string | null;
+  /** Up to 5 result rows, one JSON array per line, each cut to 200 characters ("" when the SQL did not execute). */
+  rowsPreview: string;
+  /** The oracle's verdict: present only for a method that declares `sight: "oracle"` (ground truth). */
+  oracleCorrect?: boolean;
 }
 
 /** The question an episode is about. */
@@ -72,6 +83,10 @@ export interface QuestionView {
 /** What a classify hook reads. */
 export interface ClassifyInput extends QuestionView {
   sql: string;
+  /**
+   * The status the agent is shown (the kit's classifier reads the same): the repair prompt shows the
+   * label beside it. Under `dbms_only` an executed attempt shows as DENOTATION_MISMATCH (METHOD.md §2.5).
+   */
   status: string;
   dbError: string | null;
   executed: boolean;

@@ -11,6 +11,7 @@ import type { RetrievalPolicy } from "../retrieval/retrieval-policy.ts";
 import { buildPolicy, configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./build-policy.ts";
 import { checkHooks, extraCallBound, hooksRecord, type HooksRecord, type MethodHooks } from "./hooks.ts";
 import { resolvePart, type PartRef, type PartRequest } from "./parts.ts";
+import { checkSight, type Sight } from "./sight.ts";
 
 /** A method's parts as requested. */
 export interface MethodPartsRequest {
@@ -34,8 +35,12 @@ export interface MethodDefinition {
   armOf?: string;
   /** The method's source (paper, venue, arXiv id) when it ports another work. */
   citation?: string;
-  /** true when the method's memory relies on the oracle's verdict (ground truth), not only on what the agent saw. */
-  groundTruth?: boolean;
+  /**
+   * What its hooks may read (lib/methods/sight.ts): `agent` (default) — what the agent observed under
+   * the run's feedback regime — or `oracle`, the oracle's verdict of every attempt as well (ground
+   * truth). The hooks' views are built from it, so it is a boundary, not a label.
+   */
+  sight?: Sight;
 }
 
 /** A method's parts with every arg, as the manifest records them (`method_parts`). */
@@ -47,6 +52,8 @@ export interface MethodParts {
   steps: PartRef[];
   /** The method's hooks (names, vocabularies, declared calls); absent for a method without hooks. */
   hooks?: HooksRecord;
+  /** `oracle` when the method declares the oracle's verdict as its sight; absent for the default (`agent`), so records keep their bytes. */
+  sight?: "oracle";
 }
 
 /** A resolved method, as the episode loop and the run read it. */
@@ -63,6 +70,8 @@ export interface MethodSpec {
   memory: RetrievalPolicy | null;
   /** Hooks over one episode ({} for the paper's methods). */
   hooks: MethodHooks;
+  /** What its hooks may read (the views are built from it). */
+  sight: Sight;
   parts: MethodParts;
 }
 
@@ -82,6 +91,7 @@ export function buildMethod(def: MethodDefinition, name: string = def.name): Met
   const steps = (def.parts.steps ?? []).map((s) => resolvePart("step", s));
   const memory = planner && ranker && writer ? buildPolicy(name, def.name, def.description, { planner, ranker, writer }) : null;
   const record = hooksRecord(hooks);
+  const sight = checkSight(def.name, def.sight);
   return {
     name,
     canonicalName: def.name,
@@ -90,7 +100,8 @@ export function buildMethod(def: MethodDefinition, name: string = def.name): Met
     reflects: steps.some((s) => s.part.reflects),
     memory,
     hooks,
-    parts: { repairs, ...(memory ? memory.parts : {}), steps: steps.map((s) => s.ref), ...(record ? { hooks: record } : {}) },
+    sight,
+    parts: { repairs, ...(memory ? memory.parts : {}), steps: steps.map((s) => s.ref), ...(record ? { hooks: record } : {}), ...(sight === "oracle" ? { sight } : {}) },
   };
 }
 

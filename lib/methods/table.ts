@@ -2,14 +2,15 @@
  * Methods, the method table as `merit methods` prints it and docs/DESIGN.md §1 shows it (a test
  * keeps the two equal): one Markdown row per registered method — its parts with the args that
  * differ from each part's defaults, and its description. Aliases name their target. Methods that
- * port another work (a `citation`, or a `groundTruth` flag) are listed again in a second table: their
- * source and whether their memory relies on the oracle's verdict (the first table's rows stay as they are).
+ * port another work (a `citation`) or have hooks are listed again in a second table: their
+ * source and what their hooks may read, their declared sight (the first table's rows stay as they are).
  * @module
  */
 import { canonicalJson } from "../hash.ts";
 import type { MethodParts } from "./method.ts";
 import { PARTS, type PartRef, type PartRole } from "./parts.ts";
 import { aliasTarget, getMethod, methodDefinition, methodNames } from "./registry.ts";
+import { sightLabel } from "./sight.ts";
 
 /** `name(arg=value, ...)` with the args that differ from the part's defaults (`name` when none). */
 export function partLabel(role: PartRole, ref: PartRef): string {
@@ -55,14 +56,17 @@ export function methodTable(names: readonly string[] = methodNames()): string[] 
   return ["| method | parts (args that differ from the defaults) | description |", "| --- | --- | --- |", ...rows];
 }
 
-/** The Markdown table of the methods that declare a citation or a groundTruth flag ([] when none): source, and whether the memory relies on the oracle's verdict. */
+/**
+ * The Markdown table of the methods that declare a citation or have hooks ([] when none): source, and
+ * what their hooks may read — the declared sight that builds their views (lib/methods/sight.ts).
+ */
 export function sourcesTable(names: readonly string[] = methodNames()): string[] {
   const rows = names.flatMap((name) => {
     if (aliasTarget(name) !== null) return [];
     const def = methodDefinition(name);
-    if (def.citation === undefined && def.groundTruth === undefined) return [];
-    const truth = def.groundTruth === undefined ? "not stated" : def.groundTruth ? "yes (oracle verdict)" : "no";
-    return [`| \`${name}\` | ${(def.citation ?? "").replaceAll("|", "\\|")} | ${truth} |`];
+    const method = getMethod(name);
+    if (def.citation === undefined && method.parts.hooks === undefined) return [];
+    return [`| \`${name}\` | ${(def.citation ?? "").replaceAll("|", "\\|")} | ${sightLabel(method.sight)} |`];
   });
-  return rows.length === 0 ? [] : ["| method | source | memory needs ground truth |", "| --- | --- | --- |", ...rows];
+  return rows.length === 0 ? [] : ["| method | source | its hooks read |", "| --- | --- | --- |", ...rows];
 }

@@ -20,10 +20,11 @@ import { failureContext, type EpisodeAttempt, type FinishedEpisode } from "../me
 import type { MemoryStore } from "../memory/store.ts";
 import { extractSql } from "../oracle/extract-sql.ts";
 import type { Verdict } from "../oracle/oracle.ts";
-import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
+import type { FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
+import { attemptViewFor } from "../methods/sight.ts";
 import { judgeAttempt, type Judged } from "./feedback-step.ts";
 import { eligibleNotes, retrievedSection, scopeAllows, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { episodeId } from "../memory/finalize.ts";
@@ -104,8 +105,8 @@ export interface AttemptRecord extends EpisodeAttempt {
   accepted: boolean;
   /** Whether the loop stops after it (the regime's `stops`; by default, it was accepted). */
   stops: boolean;
-  /** The verdict a method's hooks read (the regime's `verdict`; null where it gives none). */
-  verdict: string | null;
+  /** The outcome a method's hooks read (the regime's `verdict`: what the agent observed). */
+  verdict: string;
   /** The bounded preview of its result rows ("" when it did not execute). */
   rowsPreview: string;
 }
@@ -244,7 +245,8 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       return embedder!.embed(texts);
     },
   };
-  const attemptView = (a: AttemptRecord): AttemptView => ({ sql: a.sql, status: a.status, dbError: a.dbError, executed: a.predictedExecOk, errorType: a.errorType });
+  // What the hooks read, built from the method's declared sight: the oracle's verdict only for `oracle`.
+  const attemptView = (a: AttemptRecord): AttemptView => attemptViewFor(method.sight, { sql: a.sql, verdict: a.verdict, dbError: a.dbError, executed: a.predictedExecOk, errorType: a.errorType, rowsPreview: a.rowsPreview, confirmedCorrect: a.confirmedCorrect });
 
   // Attempt 0: the cached initial SQL, never regenerated (its call is accounted first, before any
   // call a feedback regime makes to judge it).
@@ -393,7 +395,7 @@ export function countingEmbedder(inner: Embedder, add: (tokens: number | null) =
 }
 
 /** A classify hook as the episode calls it: the label must be one the hook declares. */
-function hookClassifier(method: string, hook: NonNullable<MethodSpec["hooks"]["classify"]>, view: QuestionView): (a: { sql: string; status: AttemptStatus; dbError: string | null; predictedExecOk: boolean }) => string {
+function hookClassifier(method: string, hook: NonNullable<MethodSpec["hooks"]["classify"]>, view: QuestionView): (a: { sql: string; status: string; dbError: string | null; predictedExecOk: boolean }) => string {
   const types = new Set(hook.types);
   return (a) => {
     const label = hook.classify({ ...view, sql: a.sql, status: a.status, dbError: a.dbError, executed: a.predictedExecOk });
@@ -436,7 +438,7 @@ function noteRetrievalRecord(method: string, queryId: string, iteration: number,
  * never learns correctness, METHOD.md §2.5). The failure type is the method's classify hook's label
  * when it has one, else the classifier's (§3).
  */
-function toAttempt(sql: string, verdict: Verdict, judged: Judged, classify?: (a: { sql: string; status: AttemptStatus; dbError: string | null; predictedExecOk: boolean }) => string): AttemptRecord {
+function toAttempt(sql: string, verdict: Verdict, judged: Judged, classify?: (a: { sql: string; status: string; dbError: string | null; predictedExecOk: boolean }) => string): AttemptRecord {
   const confirmedCorrect = verdict.status === "CORRECT";
   const status = judged.status;
   const classification =

@@ -17,8 +17,8 @@ export interface Judged {
   accepted: boolean;
   /** The status the agent is shown. */
   status: AttemptStatus;
-  /** The verdict a method's hooks read (null: the regime gives none). */
-  verdict: string | null;
+  /** The outcome a method's hooks read (the regime's `verdict`). */
+  verdict: string;
   /** Whether the loop stops after it. */
   stops: boolean;
   /** What memory reads of it. */
@@ -43,7 +43,7 @@ export async function judgeAttempt(regime: FeedbackRegime, verdict: Verdict, inp
   const status = regime.show(seen);
   if (status !== "CORRECT" && status !== "DENOTATION_MISMATCH" && status !== "EXECUTION_ERROR" && status !== "TIMEOUT") throw bad("show", status);
   const shownVerdict = regime.verdict(seen);
-  if (shownVerdict !== null && (typeof shownVerdict !== "string" || shownVerdict === "")) throw bad("verdict", shownVerdict);
+  if (typeof shownVerdict !== "string" || !/^[A-Z][A-Z_]{0,39}$/.test(shownVerdict)) throw bad("verdict", shownVerdict);
   const stops = regime.stops(seen);
   if (typeof stops !== "boolean") throw bad("stops", stops);
   return { accepted, status, verdict: shownVerdict, stops, acceptance: !accepted ? "rejected" : regime.acceptance, rowsPreview: preview };

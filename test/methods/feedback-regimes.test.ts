@@ -122,10 +122,24 @@ describe("noisy_oracle", () => {
     expect(clean.trajectories.map((t) => [t.attempts, t.statuses, t.final_correct])).toEqual(oracleRun.trajectories.map((t) => [t.attempts, t.statuses, t.final_correct]));
     for (const t of oracleRun.trajectories) expect([t.feedback_regime, t.feedback]).toEqual(["denotation_confirmed", undefined]);
     const flipped = await run("iterative", join(fx.root, "noise1"), new ScriptedBackend(fullScript()), { feedback_regime: "noisy_oracle", feedback_noise: 1 });
+    // B's first repair executes a wrong answer and is "accepted" by the flipped oracle: one repair, final still wrong.
+    const b = flipped.trajectories.find((t) => t.query_id === B)!;
+    expect([b.repair_steps, b.final_correct, b.feedback]).toEqual([1, false, { accepted: [false, true], oracle_correct: [false, false] }]);
+    // C's initial SQL does not execute: the noise never accepts it (issue 39 item 6), whatever the draw.
     const c = flipped.trajectories.find((t) => t.query_id === C)!;
-    // C's initial SQL fails and is "accepted" by the flipped oracle: no repair, final still wrong.
-    expect([c.repair_steps, c.final_correct, c.feedback]).toEqual([0, false, { accepted: [true], oracle_correct: [false] }]);
+    expect([c.statuses[0], c.feedback!.accepted[0]]).toEqual(["EXECUTION_ERROR", false]);
+    expect(c.repair_steps).toBeGreaterThan(0);
   }, budget(120_000));
+
+  it("flips only the denotation verdict of SQL that executed: SQL that did not run is rejected at any noise (issue 39 item 6)", () => {
+    const regime = getFeedback("noisy_oracle");
+    const input = { dataset: "spider", queryId: "q", dbId: "d", question: "?", evidence: "", schema: "", streamPosition: 0, attempt: 0, streamSeed: 0, sql: "SELEC 1", dbError: "syntax error", rowsPreview: "", noise: 1 };
+    const model = { generate: async () => "", embed: async () => [] };
+    expect(regime.accept({ ...input, executed: false, oracleCorrect: false }, model)).toBe(false);
+    expect(regime.accept({ ...input, executed: true, dbError: null, rowsPreview: "[1]", oracleCorrect: false }, model)).toBe(true);
+    expect(regime.accept({ ...input, executed: true, dbError: null, rowsPreview: "[1]", oracleCorrect: true }, model)).toBe(false);
+    expect(regime.accept({ ...input, executed: true, dbError: null, rowsPreview: "[1]", oracleCorrect: true, noise: 0 }, model)).toBe(true);
+  });
 
   it("draws are seeded per (seed, query, attempt) and uniform enough", () => {
     expect(noiseDraw(0, "17", 2)).toBe(noiseDraw(0, "17", 2));

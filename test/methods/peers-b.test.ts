@@ -89,7 +89,7 @@ describe("the peer methods are registered with their hooks, citation and ground-
     expect(methodDefinition("exprag").citation).toMatch(/arXiv:2511\.20857/);
     expect(methodDefinition("exprecent").citation).toMatch(/arXiv:2511\.20857/);
     expect(methodDefinition("error_fix_memory").citation).toMatch(/^Memo-SQL-style \(error→fix memory for Text-to-SQL\)/);
-    for (const name of ["expel_online", "exprag", "exprecent", "error_fix_memory"]) expect(methodDefinition(name).groundTruth).toBe(true);
+    for (const name of ["expel_online", "exprag", "exprecent", "error_fix_memory"]) expect(getMethod(name).sight).toBe("oracle");
   });
 });
 
@@ -191,7 +191,7 @@ describe("exprag and exprecent: raw experiences, by similarity or by recency", (
   it("experience notes hold the question, the final SQL and the feedback", () => {
     const episode: EpisodeView = {
       dataset: "spider", queryId: "q", dbId: "db", question: "How many?", evidence: "", schema: "", streamPosition: 4,
-      attempts: [{ sql: "SELECT count(*) FROM t", status: "EXECUTION_ERROR", dbError: "no such table: t", executed: false, errorType: "Schema Linking" }],
+      attempts: [{ sql: "SELECT count(*) FROM t", status: "EXECUTION_ERROR", dbError: "no such table: t", executed: false, errorType: "Schema Linking", rowsPreview: "" }],
       success: false, reflections: [], retrieved: [],
     };
     expect(experienceNote(episode)).toEqual({
@@ -230,7 +230,7 @@ describe("exprag and exprecent: raw experiences, by similarity or by recency", (
 
 describe("error_fix_memory: solved questions and error→fix pairs", () => {
   it("a failure stores nothing; a repair stores its solved question and one pair per failure type", () => {
-    const at = (sql: string, errorType: string | null, dbError: string | null = null): AttemptView => ({ sql, status: errorType ? "EXECUTION_ERROR" : "CORRECT", dbError, executed: errorType === null, errorType });
+    const at = (sql: string, errorType: string | null, dbError: string | null = null): AttemptView => ({ sql, status: errorType ? "EXECUTION_ERROR" : "CORRECT", dbError, executed: errorType === null, errorType, rowsPreview: errorType === null ? "[1]" : "" });
     const base = { dataset: "spider", queryId: "q", dbId: "db", question: "Q?", evidence: "", schema: "", streamPosition: 2, reflections: [], retrieved: [] };
     expect(errorFixNotes({ ...base, attempts: [at("SELECT x", "Schema Linking", "no such column: x")], success: false })).toEqual([]);
     const notes = errorFixNotes({ ...base, attempts: [at("SELECT x", "Schema Linking", "no such column: x"), at("SELECT", "Syntax", "incomplete input"), at("SELECT y", "Schema Linking", "no such column: y"), at("SELECT z", null)], success: true });
@@ -278,7 +278,7 @@ describe("error_fix_memory: solved questions and error→fix pairs", () => {
   it("the critique prompt is built without the gold", () => {
     const example = fx.dataset.examples.find((e) => e.id === A)!;
     const prompt = critiquePrompt(
-      { dataset: "spider", queryId: A, dbId: example.dbId, question: example.question, evidence: "", schema: "", streamPosition: 1, attempts: [{ sql: "SELECT 1", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Result Mismatch" }, { sql: "SELECT 2", status: "CORRECT", dbError: null, executed: true, errorType: null }], success: true, reflections: [], retrieved: [] },
+      { dataset: "spider", queryId: A, dbId: example.dbId, question: example.question, evidence: "", schema: "", streamPosition: 1, attempts: [{ sql: "SELECT 1", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Result Mismatch", rowsPreview: "[1]" }, { sql: "SELECT 2", status: "CORRECT", dbError: null, executed: true, errorType: null, rowsPreview: "[2]" }], success: true, reflections: [], retrieved: [] },
       [],
     );
     expect(prompt).not.toContain(example.goldSql);

@@ -53,7 +53,7 @@ registerMethod({
   name: "awm",
   description: "Agent Workflow Memory (Wang et al. 2024): workflows re-induced by an induce call over the successes so far after each success, latest set shown whole",
   citation: AWM_CITATION,
-  groundTruth: true,
+  sight: "oracle",
   parts: {},
   hooks: {
     calls: { induce: { most: 1, per: "success" } },

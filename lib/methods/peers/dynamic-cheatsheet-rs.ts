@@ -51,7 +51,6 @@ registerMethod({
   name: "dynamic_cheatsheet_rs",
   description: "Dynamic Cheatsheet DC-RS (Suzgun et al. 2025): top-3 similar earlier (question, final SQL, outcome) synthesized into a sheet once per episode by a synthesize call",
   citation: DC_CITATION,
-  groundTruth: false,
   parts: {},
   hooks: {
     calls: { synthesize: { most: 1, per: "repair_episode" } },

@@ -46,7 +46,6 @@ registerMethod({
   name: "dynamic_cheatsheet",
   description: "Dynamic Cheatsheet DC-Cu (Suzgun et al. 2025): one cheatsheet rewritten by a curate call at each episode end, shown whole (capped at 2,000 characters)",
   citation: DC_CITATION,
-  groundTruth: false,
   parts: {},
   hooks: {
     calls: { curate: { most: 1 } },

@@ -56,7 +56,7 @@ registerMethod({
   name: "error_fix_memory",
   description: "Memo-SQL-style (error→fix memory for Text-to-SQL; arXiv 2601.10011): stores solved questions and error→fix pairs, no LLM call; before each repair 2 pairs of the current failure type and 2 solved questions, nearest by embedding",
   citation: "Memo-SQL-style (error→fix memory for Text-to-SQL): Yang et al., Memo-SQL: Structured Decomposition and Experience-Driven Self-Correction for Training-Free NL2SQL. arXiv:2601.10011",
-  groundTruth: true,
+  sight: "oracle",
   parts: {},
   hooks: {
     memory: {

@@ -156,7 +156,7 @@ registerMethod({
   name: "expel_online",
   description: "ExpeL, online (Zhao et al. 2024, AAAI; arXiv 2308.10144): one critique call per repaired episode edits an insight list (ADD/AGREE/EDIT/REMOVE, importance counters, at most 10); every repair sees the latest list",
   citation: "Zhao et al. ExpeL: LLM Agents Are Experiential Learners. AAAI 2024. arXiv:2308.10144",
-  groundTruth: true,
+  sight: "oracle",
   parts: {},
   hooks: {
     calls: { critique: { most: 1, per: "repaired" } },

@@ -44,7 +44,7 @@ registerMethod({
   name: "exprag",
   description: "Evo-Memory ExpRAG (arXiv 2511.20857): every episode stores (question, final SQL, feedback); the 4 experiences whose questions are nearest by embedding before each repair",
   citation: CITATION,
-  groundTruth: true,
+  sight: "oracle",
   parts: {},
   hooks: {
     memory: {
@@ -66,7 +66,7 @@ registerMethod({
   name: "exprecent",
   description: "Evo-Memory ExpRecent (arXiv 2511.20857): every episode stores (question, final SQL, feedback); the 4 most recent experiences before each repair, no embedding",
   citation: CITATION,
-  groundTruth: true,
+  sight: "oracle",
   parts: {},
   hooks: {
     memory: {

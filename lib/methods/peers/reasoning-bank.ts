@@ -2,43 +2,58 @@
  * Peer memory methods (METHOD.md §13.1): ReasoningBank (Ouyang et al. 2025, arXiv 2509.25140) ported
  * to the repair loop, and its oracle variant.
  *
- * - `reasoning_bank`: once an episode is final, the frozen model first judges from what the agent saw
- *   (question, schema, final SQL, the outcome and DBMS message it was shown; no gold) whether the
- *   episode succeeded — one `judge` call — then one `distill` call writes at most 3 memory items
+ * - `reasoning_bank`: once an episode is final, the frozen model first judges from what the agent
+ *   observed — the question, the schema, the final SQL and its result rows (or the DBMS message when it
+ *   did not run); never a status, a verdict or the gold — whether the episode succeeded, reasoning
+ *   before its verdict (one `judge` call); then one `distill` call writes at most 3 memory items
  *   (title, description, content), with instructions that differ for a judged success (what worked)
  *   and a judged failure (what to avoid). Items are appended, never merged or removed. Before each
  *   repair the current question is embedded and the earlier episode whose question is nearest by
  *   cosine (top-1, as the original) gives its items to the prompt.
- * - `reasoning_bank_oracle`: the same, with the feedback's verdict (EpisodeView.success) in place of
- *   the judge: no `judge` call, and the memory relies on the oracle.
+ * - `reasoning_bank_oracle`: the same, with the oracle's verdict of the final attempt in place of the
+ *   judge (it declares `sight: "oracle"`, so its views carry it): no `judge` call.
  * @module
  */
 import type { EpisodeView, HookModel, MethodHooks, NoteDraft, NoteView, PickedNote } from "../hooks.ts";
 import { topByCosine } from "../hooks.ts";
 import { registerMethod } from "../registry.ts";
-import { attemptsBlock, finalAttempt, outcomeLine, questionLines, tagged } from "./episode-text.ts";
+import { MeritError } from "../../errors.ts";
+import { attemptsBlock, finalAttempt, questionLines, tagged } from "./episode-text.ts";
 
 export const RB_CITATION = "ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140";
 /** The most items one episode writes, and the earlier episodes whose items reach a prompt. */
 export const RB_MAX_ITEMS = 3;
 export const RB_EPISODES_SHOWN = 1;
 
-/** The judge prompt: the question, the schema and the final attempt as the agent saw it. */
+/**
+ * The judge prompt: the question, the schema, the final SQL and what running it gave — its first
+ * result rows, or the DBMS message when it did not run. Never a status or a verdict (the feedback's
+ * would be echoed), never the gold. The judge reasons before its verdict, as the original's does.
+ */
 export function judgePrompt(episode: EpisodeView): string {
+  const last = finalAttempt(episode);
+  const result = last.executed ? `Result (first rows, one JSON array per row):\n${last.rowsPreview || "(no rows)"}` : `The query did not run. DBMS message: ${last.dbError ?? "(none)"}`;
   return [
-    "RB-JUDGE v1",
+    "RB-JUDGE v2",
     "You check whether an attempt to answer a question with one SQL query over the database below succeeded.",
-    "You see the question, the schema, the last SQL query written and the outcome the database reported for it.",
+    "You see the question, the schema, the last SQL query written and what running it gave.",
     "",
     ...questionLines(episode),
     "",
     `Schema:\n${episode.schema}`,
     "",
-    `Last SQL query: ${finalAttempt(episode).sql.trim() || "(no SQL)"}`,
-    `Reported outcome: ${outcomeLine(finalAttempt(episode))}`,
+    `Last SQL query: ${last.sql.trim() || "(no SQL)"}`,
+    result,
     "",
-    "Does the last query answer the question correctly? Reply with <verdict>success</verdict> or <verdict>failure</verdict>, nothing else.",
+    "Does the last query answer the question correctly? First reason briefly between <reasoning> and </reasoning> (does it read the right tables, filter and aggregate as asked, and do the rows look like the answer?), then reply with <verdict>success</verdict> or <verdict>failure</verdict>.",
   ].join("\n");
+}
+
+/** The oracle's verdict of the final attempt, which a method declaring `sight: "oracle"` is given. */
+function oracleVerdict(episode: EpisodeView): boolean {
+  const verdict = finalAttempt(episode).oracleCorrect;
+  if (typeof verdict !== "boolean") throw new MeritError(`method "reasoning_bank_oracle": its episode view has no oracle verdict; the method must declare sight: "oracle"`);
+  return verdict;
 }
 
 /** The judge's verdict: true for success; anything but a clear success counts as a failure. */
@@ -77,7 +92,7 @@ export function parseItems(response: string): { title: string; description: stri
   return out;
 }
 
-/** ReasoningBank's hooks: `judged` = the judge call decides the outcome, else the feedback's verdict. */
+/** ReasoningBank's hooks: `judged` = the judge call decides the outcome, else the oracle's verdict of the final attempt (sight: "oracle"). */
 function reasoningBankHooks(judged: boolean): MethodHooks {
   return {
     calls: judged ? { judge: { most: 1 }, distill: { most: 1 } } : { distill: { most: 1 } },
@@ -86,7 +101,7 @@ function reasoningBankHooks(judged: boolean): MethodHooks {
       heading: "MEMORY ITEMS FROM A SIMILAR EARLIER QUESTION",
       embedsNotes: true,
       async write(episode: EpisodeView, model: HookModel): Promise<NoteDraft[]> {
-        const success = judged ? parseVerdict(await model.generate("judge", judgePrompt(episode))) : episode.success;
+        const success = judged ? parseVerdict(await model.generate("judge", judgePrompt(episode))) : oracleVerdict(episode);
         const items = parseItems(await model.generate("distill", rbDistillPrompt(episode, success)));
         return items.map((item) => ({
           kind: "memory_item",
@@ -94,7 +109,7 @@ function reasoningBankHooks(judged: boolean): MethodHooks {
           // Retrieval matches the source question (the original embeds the task query).
           key: episode.question,
           polarity: success ? "positive" : "negative",
-          data: { ...item, judged_success: success, verdict_from: judged ? "judge" : "feedback" },
+          data: { ...item, judged_success: success, verdict_from: judged ? "judge" : "oracle" },
         }));
       },
       async retrieve(request, memory: readonly NoteView[], model): Promise<PickedNote[]> {
@@ -117,16 +132,15 @@ registerMethod({
   name: "reasoning_bank",
   description: "ReasoningBank (Ouyang et al. 2025): LLM judge + up to 3 distilled items per episode, items of the top-1 similar earlier question before each repair",
   citation: RB_CITATION,
-  groundTruth: false,
   parts: {},
   hooks: reasoningBankHooks(true),
 });
 
 registerMethod({
   name: "reasoning_bank_oracle",
-  description: "ReasoningBank (Ouyang et al. 2025) with the feedback verdict instead of the judge: up to 3 distilled items per episode, top-1 similar earlier question",
+  description: "ReasoningBank (Ouyang et al. 2025) with the oracle's verdict instead of the judge: up to 3 distilled items per episode, top-1 similar earlier question",
   citation: RB_CITATION,
-  groundTruth: true,
+  sight: "oracle",
   parts: {},
   hooks: reasoningBankHooks(false),
 });

@@ -101,6 +101,8 @@ export interface ValidationTrajectory {
   db_id: string;
   initial_correct: boolean;
   error_types?: readonly (string | null)[];
+  /** The type of an initial failure the feedback accepted (lib/repair/trajectory.ts). */
+  initial_failure_type?: string;
 }
 
 /**
@@ -174,7 +176,7 @@ export function classifierValidation(
 }
 
 /** The initial type of a trajectory as the breakdowns count it (METHOD.md §8: no classification → Result Mismatch). */
-const initialType = (t: ValidationTrajectory) => t.error_types?.[0] ?? "Result Mismatch";
+const initialType = (t: ValidationTrajectory) => t.initial_failure_type ?? t.error_types?.[0] ?? "Result Mismatch";
 
 /** Post-stratified accuracy of the cases (one row per case) over the run's initial failures. */
 function populationWeighting(cases: readonly AnnotationRow[], trajectories: readonly ValidationTrajectory[]): PopulationWeighting {

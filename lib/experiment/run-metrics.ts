@@ -80,7 +80,8 @@ export function runMetrics(trajectories: readonly Trajectory[], opts: RunMetrics
     oscillation_rate: trajectories.filter((t) => isOscillating(t.attempts)).length / total,
     convergence_variance: populationVariance(trajectories.filter((t) => t.final_correct).map((t) => t.repair_steps)),
     mean_edit_distance_by_step: meanEditDistanceByStep(trajectories, k),
-    initial_failure_breakdown: breakdown(initialFailures.map((t) => t.error_types[0])),
+    // The initial attempt's own type, whatever the feedback said of it (issue 39 item 1).
+    initial_failure_breakdown: breakdown(initialFailures.map((t) => t.initial_failure_type ?? t.error_types[0])),
     final_failure_breakdown: breakdown(trajectories.filter((t) => !t.final_correct).map((t) => t.error_types[t.error_types.length - 1])),
     accounting: sumAccounting(trajectories),
     ...failedGenerations(trajectories),

@@ -16,7 +16,7 @@ import type { DatasetName, Example } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
 import { GenerationRefusedError } from "../llm/endpoint-pool.ts";
 import type { ChatBackend, Embedder, GenerateResult } from "../llm/types.ts";
-import { failureContext, type EpisodeAttempt, type FinishedEpisode } from "../memory/finalize.ts";
+import { failureContext, NULL_CLASSIFICATION_MEMORY_TYPE, type EpisodeAttempt, type FinishedEpisode } from "../memory/finalize.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import { extractSql } from "../oracle/extract-sql.ts";
 import type { Verdict } from "../oracle/oracle.ts";
@@ -148,6 +148,8 @@ export interface EpisodeResult {
    * manifest.json `timing`.
    */
   wallMs: { retrieval: number; memory: number };
+  /** The type of an initial failure the feedback accepted (so `attempts[0].errorType` is null); null otherwise. */
+  initialFailureType: string | null;
 }
 
 /** The cached initial label disagrees with the online oracle: the cache is stale for this data. */
@@ -261,6 +263,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   });
   const first = await score(spec.initial.initial_sql);
   attempts.push(first);
+  const initialFailureType = initialTypeOf(first, classify);
   const reflect = async () => {
     const last = attempts[attempts.length - 1];
     const prompt = reflectionPrompt({ ...question, attempts: attempts.map(asPrompt), currentErrorType: last.errorType ?? "Unknown" }, spec.promptsDir);
@@ -367,7 +370,20 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       throw new MeritError(`method "${method.name}": its hooks made a "${kind}" call in the episode of query ${example.id}, which its scope per: "${decl.per}" excludes (initially ${shape.initiallyAccepted ? "accepted" : "not accepted"}, finally ${shape.finallyAccepted ? "accepted" : "not accepted"}); widen hooks.calls.${kind}.per`);
     }
   }
-  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, embeddingTokens, wallMs };
+  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, embeddingTokens, wallMs, initialFailureType };
+}
+
+/**
+ * The failure type of an initial attempt the oracle scores wrong but the feedback showed as CORRECT
+ * (so it has no type of its own), classified from what the DBMS said of it — the initial failure
+ * breakdown (Table 5) reads the initial attempt whatever the feedback said (issue 39 item 1); null
+ * for every other initial attempt (its `errorType` is the type).
+ */
+function initialTypeOf(first: AttemptRecord, classify?: (a: { sql: string; status: string; dbError: string | null; predictedExecOk: boolean }) => string): string | null {
+  if (first.confirmedCorrect || first.errorType !== null) return null;
+  const status = first.predictedExecOk ? "DENOTATION_MISMATCH" : first.dbError === "TIMEOUT" ? "TIMEOUT" : "EXECUTION_ERROR";
+  const input = { sql: first.sql, status, dbError: first.dbError, predictedExecOk: first.predictedExecOk } as const;
+  return classify ? classify(input) : (classifyFailure(input)?.errorType ?? NULL_CLASSIFICATION_MEMORY_TYPE);
 }
 
 /** The embedding tokens of `texts` together (0 for none); null when `embedder` cannot count them. */

@@ -128,6 +128,12 @@ export const TrajectorySchema = z
     error_types: z.array(z.string().min(1).max(60).nullable()),
     /** Cached oracle label of the initial SQL (Success@1). */
     initial_correct: z.boolean(),
+    /**
+     * The failure type of an initial attempt the oracle scores wrong but the feedback showed as CORRECT
+     * (its `error_types[0]` is then null), classified from what the DBMS said of it: the initial
+     * failure breakdown (Table 5) reads it (issue 39 item 1). Absent for every other trajectory.
+     */
+    initial_failure_type: z.string().min(1).max(60).optional(),
     /** The oracle's verdict of the last attempt (whatever the feedback regime showed the agent). */
     final_correct: z.boolean(),
     /** Number of repair generations = attempts.length − 1 (≤ K = 7). */
@@ -196,6 +202,7 @@ export const TrajectorySchema = z
     }
     if (t.feedback && (t.feedback.accepted.length !== n || t.feedback.oracle_correct.length !== n)) issue("feedback", `has ${t.feedback.accepted.length} and ${t.feedback.oracle_correct.length} entries but attempts has ${n}; write one per attempt`);
     if (t.feedback && t.final_correct !== t.feedback.oracle_correct[n - 1]) issue("final_correct", "disagrees with feedback.oracle_correct of the last attempt");
+    if (t.initial_failure_type !== undefined && (t.initial_correct || t.statuses[0] !== "CORRECT")) issue("initial_failure_type", "is written only for an initial failure the feedback showed as CORRECT");
     for (const n of t.memory_writes ?? []) {
       if (n.source_query_id !== t.query_id || n.source_stream_position !== t.stream_position) issue("memory_writes", `note ${n.note_id} names query ${n.source_query_id} at position ${n.source_stream_position}, not this episode`);
     }

@@ -92,13 +92,14 @@ export interface GridBudget {
  * `queries`) and K repairs, no call counted once for several streams: K per failed query (2K + 1
  * with reflections), plus the hooks' declared calls in every episode; under a feedback regime that
  * calls the model (`judgePerAttempt` calls per scored attempt) any query may repair, and each of its
- * K + 1 attempts is judged.
+ * K + 1 attempts is judged; under a regime that may reject an attempt the oracle scores correct
+ * (`rejectsCorrect`: noisy_oracle's noise) any query may repair too.
  */
-export function streamCalls(method: string, failed: number, k: number, opts: { queries?: number; judgePerAttempt?: number } = {}): number {
+export function streamCalls(method: string, failed: number, k: number, opts: { queries?: number; judgePerAttempt?: number; rejectsCorrect?: boolean } = {}): number {
   const m = getMethod(method);
   const queries = opts.queries ?? failed;
   const judge = opts.judgePerAttempt ?? 0;
-  const repairing = judge > 0 ? queries : failed;
+  const repairing = judge > 0 || opts.rejectsCorrect === true ? queries : failed;
   return repairing * episodeCallBound(m, k) + queries * hookCallBound(m) + queries * judge * (k + 1);
 }
 
@@ -125,8 +126,8 @@ export function gridBudget(study: Study, streams: readonly DatasetStreams[], isC
     for (const method of study.methods) {
       for (const seed of study.seeds) {
         const cond = armConditions(study, method);
-        const judge = getFeedback(cond.feedback_regime ?? study.feedback ?? "denotation_confirmed").call?.perAttempt ?? 0;
-        const c = streamCalls(method, s.failed, cond.max_repair_steps ?? study.max_repair_steps, { queries: s.queries, judgePerAttempt: judge });
+        const regime = getFeedback(cond.feedback_regime ?? study.feedback ?? "denotation_confirmed");
+        const c = streamCalls(method, s.failed, cond.max_repair_steps ?? study.max_repair_steps, { queries: s.queries, judgePerAttempt: regime.call?.perAttempt ?? 0, rejectsCorrect: regime.rejectsCorrect });
         calls += c;
         if (isComplete(s.dataset, method, seed)) complete++;
         else callsLeft += c;

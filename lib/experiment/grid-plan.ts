@@ -32,6 +32,11 @@
  *   whatever happens; a method with a memory hook counts every repair episode in full (its
  *   memory may hold notes from the second episode on); a classify hook's labels are part of the
  *   replayed prompts. With no repair succeeding and every declared call made, `computed` is exact.
+ * - Under a feedback regime whose verdict of an attempt may differ between stream orders (its
+ *   `perStream`: `noisy_oracle`'s draws hash the seed), each order's episodes are replayed with its own
+ *   verdicts: the noise may reject an initially correct query in one order (which then repairs it)
+ *   and accept it in another. A noise-accepted attempt ends the episode, so every order's prompts are a
+ *   prefix of the all-rejected chain and the cache keys still group them.
  * - Under a feedback regime that calls the model (`llm_judge`), whether an attempt ends the episode
  *   is the judge's answer: every episode is counted in full as computed — K repairs (2K + 1 with
  *   reflections), the hooks' declared calls and a judge call per attempt (K + 1).
@@ -173,7 +178,8 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
   // The first uncomputed call of every group already counted, in each scenario (module comment).
   const seen = { fail: new Set<string>(), bound: new Set<string>() };
   const plans = new Map<string, MethodPlan>();
-  const judging = getFeedback(config.feedback_regime).call ?? null;
+  const regime = getFeedback(config.feedback_regime);
+  const judging = regime.call ?? null;
 
   const keyOf = (request: GenerateRequest) => (input.identity ? callKey(input.identity, request) : contentHash({ request: { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens } }));
 
@@ -217,7 +223,9 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     const twin: MethodSpec = { ...method, memory: null, hooks: method.hooks.classify ? { classify: method.hooks.classify } : {} };
     const classifier = method.hooks.classify ? `${registrationKey(method)}` : "";
     for (const item of stream) {
-      const memo = `${method.reflects}\0${classifier}\0${item.example.id}`;
+      // A regime whose verdicts differ between orders (noisy_oracle's draws) is replayed per order:
+      // an initially correct query its noise rejects in one order is repaired there only.
+      const memo = `${method.reflects}\0${classifier}\0${item.example.id}${regime.perStream ? `\0${s.seed}` : ""}`;
       let replay = replays.get(memo);
       if (replay === undefined) {
         replay = replayEpisode(episodeSpecOf(spec, twin, dataset, item), input, keyOf);

@@ -91,6 +91,8 @@ export interface FeedbackRegimeDef {
   recordsFeedback?: boolean;
   /** Whether its verdict of an attempt may differ between stream orders (it reads `streamSeed`); default true. The plan then replays each order. */
   perStream?: boolean;
+  /** Whether it may reject an attempt the oracle scores correct, so an initially correct query may be repaired; default true. Plans count such queries. */
+  rejectsCorrect?: boolean;
 }
 
 /** A registered regime: every decision a function (or value) the loop calls. */
@@ -106,6 +108,7 @@ export interface FeedbackRegime {
   readonly acceptance: AcceptanceMeaning;
   readonly recordsFeedback: boolean;
   readonly perStream: boolean;
+  readonly rejectsCorrect: boolean;
 }
 
 /** The status shown by default: CORRECT when accepted, else the DBMS's outcome (executed: DENOTATION_MISMATCH). */
@@ -126,6 +129,7 @@ function regimeOf(name: string, def: FeedbackRegimeDef): FeedbackRegime {
     acceptance: def.acceptance ?? "correct",
     recordsFeedback: def.recordsFeedback ?? true,
     perStream: def.perStream ?? true,
+    rejectsCorrect: def.rejectsCorrect ?? true,
   });
 }
 
@@ -217,6 +221,7 @@ registerFeedback(ORACLE_REGIME, {
   // acceptance is the oracle's verdict: the default show is the oracle's status, and a per-attempt record would repeat it
   recordsFeedback: false,
   perStream: false,
+  rejectsCorrect: false,
 });
 
 registerFeedback("dbms_only", {
@@ -229,6 +234,8 @@ registerFeedback("dbms_only", {
   verdict: (input) => input.failure ?? "EXECUTED",
   acceptance: "unconfirmed",
   perStream: false,
+  // an attempt the oracle scores correct executed, so it is accepted
+  rejectsCorrect: false,
 });
 
 registerFeedback("llm_judge", {

@@ -19,6 +19,14 @@ describe("study plan", () => {
     expect(streamCalls("merit", 4, 7)).toBe(28);
   });
 
+  it("under a regime that may reject a correct attempt (noisy_oracle) every query may repair, without an initial cache too (issue 39 item 5)", () => {
+    expect(streamCalls("iterative", 4, 7, { queries: 10, rejectsCorrect: true })).toBe(70);
+    const noisy = defineStudy({ name: "n", methods: ["zeroshot", "iterative"], seeds: [0], reference: "iterative", queries: 10, feedback: "noisy_oracle" });
+    expect(gridBudget(noisy, streams, () => false)[0].calls).toBe(70);
+    const dbms = defineStudy({ name: "d", methods: ["zeroshot", "iterative"], seeds: [0], reference: "iterative", queries: 10, feedback: "dbms_only" });
+    expect(gridBudget(dbms, streams, () => false)[0].calls).toBe(28);
+  });
+
   it("counts runs and calls per dataset, leaving finished runs out of what is left", () => {
     const [b] = gridBudget(study, streams, (_d, m, s) => m === "reflexion" && s === 0);
     expect(b).toEqual({ dataset: "spider", runs: 8, complete: 1, calls: 2 * (28 + 60 + 28), callsLeft: 2 * (28 + 60 + 28) - 60, planned: false });

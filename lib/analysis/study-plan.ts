@@ -284,10 +284,23 @@ export async function planStudy(file: string, options: StudyPlanOptions = {}): P
   const pilot = finishedRuns(study, paths);
   const calls = pilot.reduce((n, r) => n + r.metrics.accounting.llm_calls, 0);
   const tokens = pilot.reduce((n, r) => n + r.metrics.accounting.total_tokens, 0);
-  const perCall = calls > 0 ? { tokens: tokens / calls, source: `${Math.round(tokens / calls)} per call, the mean of the study's finished runs` } : { tokens: first.decoding.max_input_tokens + first.decoding.max_output_tokens, source: `at most max_input_tokens ${first.decoding.max_input_tokens} + max_output_tokens ${first.decoding.max_output_tokens} per call` };
+  const maxOut = largestOutputLimit(study, first.decoding.max_output_tokens);
+  const perCall =
+    calls > 0
+      ? { tokens: tokens / calls, source: `${Math.round(tokens / calls)} per call, the mean of the study's finished runs` }
+      : { tokens: first.decoding.max_input_tokens + maxOut, source: `at most max_input_tokens ${first.decoding.max_input_tokens} + ${maxOut === first.decoding.max_output_tokens ? `max_output_tokens ${maxOut}` : `${maxOut}, the largest output limit a call kind of the study declares`} per call` };
   const powers = comparisonPowers(study, streams, paperVariances(readPaperNumbers().numbers), target, pilot);
   lines.push(...planLines(study, streams, budgets, callRate(readTiming(paths), study.models.kind), perCall, powers, target));
   return { study, streams, budgets, powers, lines };
+}
+
+/** The largest output limit of any call the study's methods and feedback regimes may make (METHOD.md §12.4): `fallback` (max_output_tokens) or a declared kind's. */
+export function largestOutputLimit(study: Study, fallback: number): number {
+  return Math.max(
+    fallback,
+    ...study.methods.flatMap((m) => Object.values(getMethod(m).hooks.calls ?? {}).map((d) => d.maxOutputTokens ?? 0)),
+    ...study.methods.map((m) => getFeedback(armConditions(study, m).feedback_regime ?? study.feedback ?? "denotation_confirmed").call?.maxOutputTokens ?? 0),
+  );
 }
 
 /** What is known about each dataset's streams: exact from the initial cache when it exists. */

@@ -65,7 +65,7 @@ import { callKey, openCacheDatabase, rowHash } from "../llm/call-cache.ts";
 import { llamaIdentity } from "../llm/llama-identity.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../llm/types.ts";
 import { finalizeEpisode } from "../memory/finalize.ts";
-import { configureMethod, episodeCallBound, getMethod, hookCallBound, type MethodSpec } from "../methods/index.ts";
+import { configureMethod, episodeCallBound, extraOutputBound, getMethod, hookCallBound, type MethodSpec } from "../methods/index.ts";
 import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
 import { getFeedback } from "../methods/feedback.ts";
@@ -127,7 +127,7 @@ export interface GridPlan {
   computedAtMost: number;
   cached: number;
   repeats: number;
-  /** Upper bounds on the tokens of at most `computedAtMost` calls: max_input_tokens and max_output_tokens per call. */
+  /** Upper bounds on the tokens of at most `computedAtMost` calls: max_input_tokens per call, and each call's output limit (its kind's declared maxOutputTokens, else max_output_tokens). */
   promptTokensBound: number;
   outputTokensBound: number;
   maxInputTokens: number;
@@ -178,6 +178,9 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
   // The first uncomputed call of every group already counted, in each scenario (module comment).
   const seen = { fail: new Set<string>(), bound: new Set<string>() };
   const plans = new Map<string, MethodPlan>();
+  // Generated tokens of the computedAtMost calls, each at its kind's declared output limit (METHOD.md §12.4).
+  const cfgOut = config.decoding.max_output_tokens;
+  let outputTokensAtMost = 0;
   const regime = getFeedback(config.feedback_regime);
   const judging = regime.call ?? null;
 
@@ -196,6 +199,7 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
       // A regime that calls the model decides termination itself: every episode counted in full —
       // its repairs, its hooks' declared calls and a judge call per attempt — as computed.
       const full = stream.length * (episodeCallBound(method, k) + hookCallBound(method) + judging.perAttempt * (k + 1));
+      outputTokensAtMost += stream.length * (episodeCallBound(method, k) * cfgOut + extraOutputBound(method.hooks, cfgOut) + judging.perAttempt * (k + 1) * (judging.maxOutputTokens ?? cfgOut));
       plan.repairEpisodes += stream.length;
       plan.computed += full;
       plan.computedAtMost += full;
@@ -235,15 +239,20 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
       if (r.kind === "terminal") {
         plan.computed += extra.accepted;
         plan.computedAtMost += extra.accepted;
+        outputTokensAtMost += extraOutputBound(method.hooks, cfgOut, { initiallyAccepted: true, finallyAccepted: true });
         continue;
       }
       plan.computed += extra.failed;
       plan.computedAtMost += extra.any;
+      outputTokensAtMost += extraOutputBound(method.hooks, cfgOut);
       plan.repairEpisodes += 1;
       for (const scenario of ["fail", "bound"] as const) {
         const add = (field: "computed" | "cached" | "repeats", n: number) => {
           if (scenario === "bound") {
-            if (field === "computed") plan.computedAtMost += n;
+            if (field === "computed") {
+              plan.computedAtMost += n;
+              outputTokensAtMost += n * cfgOut; // reflections and repairs: the run's max_output_tokens
+            }
           } else plan[field] += n;
         };
         if (!empty[scenario]) {
@@ -279,7 +288,7 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     cached: sum((m) => m.cached),
     repeats: sum((m) => m.repeats),
     promptTokensBound: computedAtMost * config.decoding.max_input_tokens,
-    outputTokensBound: computedAtMost * config.decoding.max_output_tokens,
+    outputTokensBound: outputTokensAtMost,
     maxInputTokens: config.decoding.max_input_tokens,
     maxOutputTokens: config.decoding.max_output_tokens,
     maxRepairSteps: k,
@@ -368,7 +377,7 @@ export function gridPlanLines(plan: GridPlan): string[] {
   }
   lines.push(`computed calls: ${int(plan.computed)} if no repair succeeds outside the cache's replays, at most ${int(plan.computedAtMost)} whatever the repairs do (the first is exact unless memory methods of one stream order retrieve alike: merit grid --help)`);
   lines.push(`answered by the call cache: ${int(plan.cached)} already in it${plan.cacheNotConsulted ? ` (not consulted: ${plan.cacheNotConsulted})` : ""}, ${int(plan.repeats)} repeats within the grid`);
-  lines.push(`tokens of at most ${int(plan.computedAtMost)} computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call)`);
+  lines.push(`tokens of at most ${int(plan.computedAtMost)} computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call, a declared call kind's own limit for its calls)`);
   const controls = plan.methods.filter((m) => m.control).map((m) => m.method);
   if (controls.length > 0) lines.push(`controls (no table of the paper reads them): ${controls.join(", ")}`);
   return lines;

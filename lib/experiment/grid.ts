@@ -140,7 +140,10 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
   for (const s of streams) checkRunDir(s.outDir, { config, method: s.method, seed: s.seed, limit }, resume);
   log(`config ${configHash(config).slice(0, 12)}, ${config.dataset}, K=${config.max_repair_steps}, protocol ${config.protocol}, initial cache ${initialCache.cache_hash.slice(0, 12)} (${initialCache.identity.model_name})`);
   if (config.prompts_dir !== undefined) templateSetHash(config.prompts_dir); // a missing template fails before any model loads
-  const services = await createServices(config, dataset, opts.services);
+  // The backend is sized for the largest output limit any call of the grid declares (METHOD.md §12.4).
+  const regime = getFeedback(config.feedback_regime);
+  const maxOutputTokens = Math.max(config.decoding.max_output_tokens, regime.call?.maxOutputTokens ?? 0, ...streams.flatMap((s) => Object.values(getMethod(s.method).hooks.calls ?? {}).map((d) => d.maxOutputTokens ?? 0)));
+  const services = await createServices(config, dataset, { ...opts.services, maxOutputTokens });
   try {
     const plugins = opts.plugins ?? [];
     const shared = await runManifestExtras(services.inner, config.prompts_dir, databaseSet);

@@ -54,11 +54,13 @@ export interface ServiceOverrides {
   embedder?: Embedder;
   /** SQL worker processes of the oracle. */
   jobs?: number;
+  /** The largest output limit a call may ask for (a method's declared call kinds); default and floor: decoding.max_output_tokens. */
+  maxOutputTokens?: number;
 }
 
 /** Builds the services of `config` for `dataset`. */
 export async function createServices(config: ExperimentConfig, dataset: Dataset, overrides: ServiceOverrides = {}): Promise<Services> {
-  const inner = overrides.backend ?? (await chatBackendOf(config));
+  const inner = overrides.backend ?? (await chatBackendOf(config, Math.max(config.decoding.max_output_tokens, overrides.maxOutputTokens ?? 0)));
   const backend = new CallCache(inner, config.call_cache);
   const oracle = new Oracle({
     dataset: config.dataset,
@@ -146,7 +148,8 @@ async function embeddingSourceOf(config: ExperimentConfig): Promise<OwnedSource>
   };
 }
 
-async function chatBackendOf(config: ExperimentConfig): Promise<ChatBackend> {
+/** The chat backend of `config`, sized for calls of up to `maxOutputTokens` generated tokens (the identity does not depend on it). */
+async function chatBackendOf(config: ExperimentConfig, maxOutputTokens: number): Promise<ChatBackend> {
   const m = config.model;
   const d = config.decoding;
   if (m.backend === "openai") {
@@ -158,7 +161,7 @@ async function chatBackendOf(config: ExperimentConfig): Promise<ChatBackend> {
       if (!(error instanceof MeritError)) throw error;
       throw new MeritError(`model.path is the served model's GGUF (its tokenizer and chat template build the token-id prompts of model.prompt_format "tokens"): ${error.message}; or set model.prompt_format: "chat" to let the server template`, { cause: error });
     });
-    return new CompletionsBackend({ ...remote, engine: m.engine, tokenizer, ownsTokenizer: true, maxOutputTokensLimit: d.max_output_tokens });
+    return new CompletionsBackend({ ...remote, engine: m.engine, tokenizer, ownsTokenizer: true, maxOutputTokensLimit: maxOutputTokens, penaltyOutputTokens: d.max_output_tokens });
   }
   return createLlamaBackend({
     modelPath: m.path,
@@ -167,7 +170,7 @@ async function chatBackendOf(config: ExperimentConfig): Promise<ChatBackend> {
     sequences: m.sequences,
     mode: m.mode,
     maxInputTokens: d.max_input_tokens,
-    maxOutputTokensLimit: d.max_output_tokens,
+    maxOutputTokensLimit: maxOutputTokens,
     repetitionPenalty: d.repetition_penalty,
     seed: d.seed,
     truncate: d.truncate,

@@ -30,8 +30,10 @@ export interface CompletionsBackendOptions extends EndpointPoolOptions {
   repetitionPenalty?: number;
   /** @default 42 */
   seed?: number;
-  /** Largest maxOutputTokens a request may ask for (with maxInputTokens: the penalty's span). @default 512 */
+  /** Largest maxOutputTokens a request may ask for. @default 512 */
   maxOutputTokensLimit?: number;
+  /** Output tokens of the repetition penalty's span (with maxInputTokens), kept at the config's max_output_tokens when a call kind may generate more, so repairs see the same penalty. @default maxOutputTokensLimit */
+  penaltyOutputTokens?: number;
   /** `close()` also closes the tokenizer. @default false */
   ownsTokenizer?: boolean;
 }
@@ -60,7 +62,7 @@ export class CompletionsBackend implements ChatBackend {
     this.#maxOutputTokensLimit = options.maxOutputTokensLimit ?? 512;
     const repetitionPenalty = options.repetitionPenalty ?? 1.05;
     const seed = options.seed ?? 42;
-    this.#request = engineRequest(options.engine, { repetitionPenalty, seed, contextSize: t.maxInputTokens + this.#maxOutputTokensLimit, model: options.model });
+    this.#request = engineRequest(options.engine, { repetitionPenalty, seed, contextSize: t.maxInputTokens + (options.penaltyOutputTokens ?? this.#maxOutputTokensLimit), model: options.model });
     this.pool = new EndpointPool(options);
     this.identity = {
       kind: "openai-compatible",

@@ -23,7 +23,7 @@
 import { MeritError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
 import type { AttemptStatus } from "../oracle/types.ts";
-import type { HookModel, QuestionView } from "./hooks.ts";
+import { MAX_DECLARED_OUTPUT_TOKENS, type HookModel, type QuestionView } from "./hooks.ts";
 import { Registry } from "../registry.ts";
 
 /** What a regime reads about one scored attempt. */
@@ -63,8 +63,8 @@ export interface FeedbackRegimeDef {
   summary: string;
   /** Reads the oracle's verdict (ground truth). */
   usesOracle: boolean;
-  /** The call kind of its model calls and the most per scored attempt; absent = no model calls. */
-  call?: { kind: string; perAttempt: number };
+  /** The call kind of its model calls, the most per scored attempt and their output limit (default: the run's max_output_tokens); absent = no model calls. */
+  call?: { kind: string; perAttempt: number; maxOutputTokens?: number };
   /** Whether the attempt is accepted. */
   accept(input: FeedbackInput, model: HookModel): boolean | Promise<boolean>;
   /**
@@ -100,7 +100,7 @@ export interface FeedbackRegime {
   readonly name: string;
   readonly summary: string;
   readonly usesOracle: boolean;
-  readonly call?: { kind: string; perAttempt: number };
+  readonly call?: { kind: string; perAttempt: number; maxOutputTokens?: number };
   accept(input: FeedbackInput, model: HookModel): boolean | Promise<boolean>;
   show(input: ShowInput): AttemptStatus;
   verdict(input: ShowInput): string;
@@ -142,6 +142,9 @@ export function registerFeedback(name: string, def: FeedbackRegimeDef): void {
   if (typeof def.accept !== "function") throw new MeritError(`feedback regime "${name}": accept must be a function (input, model) => boolean`);
   if (def.call && (!/^[a-z][a-z0-9_]{0,39}$/.test(def.call.kind) || !Number.isInteger(def.call.perAttempt) || def.call.perAttempt < 1)) {
     throw new MeritError(`feedback regime "${name}": call must be { kind: lower_snake_case, perAttempt: a positive integer }`);
+  }
+  if (def.call?.maxOutputTokens !== undefined && (!Number.isInteger(def.call.maxOutputTokens) || def.call.maxOutputTokens < 1 || def.call.maxOutputTokens > MAX_DECLARED_OUTPUT_TOKENS)) {
+    throw new MeritError(`feedback regime "${name}": call.maxOutputTokens must be an integer in 1..${MAX_DECLARED_OUTPUT_TOKENS}, or left out for the run's max_output_tokens`);
   }
   for (const f of ["show", "verdict", "stops"] as const) {
     if (def[f] !== undefined && typeof def[f] !== "function") throw new MeritError(`feedback regime "${name}": ${f} must be a function (input) => …, or left out for the default`);

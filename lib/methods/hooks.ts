@@ -35,9 +35,22 @@ export const BUILTIN_CALL_KINDS: readonly string[] = ["initial_cache", "reflecti
 /** A call kind or a failure-type label spelled as written to disk. */
 const CALL_KIND = /^[a-z][a-z0-9_]{0,39}$/;
 
+/** A generation as a hook receives it from `reply`. */
+export interface HookReply {
+  /** The response text ("" when a server refused it). */
+  text: string;
+  /**
+   * The generation stopped at its kind's output limit (`maxOutputTokens`) rather than by itself: the
+   * text may be cut mid-way, so a hook that rewrites its state from it keeps the previous state.
+   */
+  truncated: boolean;
+}
+
 /** The model as a hook sees it; every call is accounted to the current episode. */
 export interface HookModel {
-  /** One greedy generation under a declared call kind; the response text ("" when a server refused it). */
+  /** One greedy generation under a declared call kind, at most its declared `maxOutputTokens`; the text and whether it hit that limit. */
+  reply(kind: string, prompt: string): Promise<HookReply>;
+  /** `reply`'s text alone (for a hook that needs no truncation flag). */
   generate(kind: string, prompt: string): Promise<string>;
   /** L2-normalised vectors of `texts` (the run's embedder and embedding cache); each text counts as one embedding call. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
@@ -199,7 +212,16 @@ export type RetrieveResult = PickedNote[] | { picked: PickedNote[]; text: string
 export interface CallDeclaration {
   most: number;
   per?: CallScope;
+  /**
+   * The most tokens one call of this kind may generate (the backend stops there; a call that reaches
+   * it is recorded as truncated). Default: the run's `decoding.max_output_tokens` (METHOD.md: 512), as
+   * for repairs and reflections. A curator or inducer that re-emits its whole state needs more.
+   */
+  maxOutputTokens?: number;
 }
+
+/** The largest output limit a call kind may declare. */
+export const MAX_DECLARED_OUTPUT_TOKENS = 32_768;
 
 export const CALL_SCOPES = ["episode", "repair_episode", "success", "repaired"] as const;
 export type CallScope = (typeof CALL_SCOPES)[number];
@@ -251,8 +273,8 @@ export interface HooksRecord {
   classify?: { name: string; types: string[] };
   step?: { name: string };
   memory?: { name: string; heading: string; embeds_notes: boolean };
-  /** `per` only when it is not `episode` (so records of methods declaring none keep their bytes). */
-  calls: Record<string, { most: number; per?: CallScope }>;
+  /** `per` only when it is not `episode`, `max_output_tokens` only when declared (so records of methods declaring neither keep their bytes). */
+  calls: Record<string, { most: number; per?: CallScope; max_output_tokens?: number }>;
 }
 
 /** Checks a method's hooks when it is registered; one line naming the method and the fix. */
@@ -265,6 +287,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (BUILTIN_CALL_KINDS.includes(kind)) fail(`call kind "${kind}" is the kit's own; declare a kind of your own (e.g. "distill", "judge")`);
     if (typeof decl?.most !== "number" || !Number.isInteger(decl.most) || decl.most < 1) fail(`calls.${kind}.most must be a positive integer (the most calls of that kind per episode)`);
     if (decl.per !== undefined && !(CALL_SCOPES as readonly string[]).includes(decl.per)) fail(`calls.${kind}.per must be one of ${CALL_SCOPES.join(", ")}`);
+    if (decl.maxOutputTokens !== undefined && (!Number.isInteger(decl.maxOutputTokens) || decl.maxOutputTokens < 1 || decl.maxOutputTokens > MAX_DECLARED_OUTPUT_TOKENS)) fail(`calls.${kind}.maxOutputTokens must be an integer in 1..${MAX_DECLARED_OUTPUT_TOKENS} (the most tokens one call generates), or left out for the run's max_output_tokens`);
   }
   if (hooks.classify) {
     const c = hooks.classify;
@@ -287,7 +310,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
 /** The manifest record of a method's hooks; null when it has none (the paper's methods). */
 export function hooksRecord(hooks: MethodHooks): HooksRecord | null {
   if (!hooks.classify && !hooks.memory && !hooks.step && Object.keys(hooks.calls ?? {}).length === 0) return null;
-  const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: d.most, ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}) }])) };
+  const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: d.most, ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}), ...(d.maxOutputTokens !== undefined ? { max_output_tokens: d.maxOutputTokens } : {}) }])) };
   if (hooks.classify) record.classify = { name: hooks.classify.name, types: [...hooks.classify.types] };
   if (hooks.memory) record.memory = { name: hooks.memory.name, heading: hooks.memory.heading, embeds_notes: hooks.memory.embedsNotes === true };
   if (hooks.step) record.step = { name: hooks.step.name };
@@ -297,6 +320,19 @@ export function hooksRecord(hooks: MethodHooks): HooksRecord | null {
 /** The most extra calls (declared kinds) of one episode; with `episode`, only the kinds whose scope allows such an episode. */
 export function extraCallBound(hooks: MethodHooks, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
   return Object.values(hooks.calls ?? {}).reduce((n, d) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? d.most : 0), 0);
+}
+
+/** The output limit of one call of `kind` declared by `hooks` (or `fallback`, the run's max_output_tokens). */
+export function callOutputLimit(hooks: Pick<MethodHooks, "calls">, kind: string, fallback: number): number {
+  return hooks.calls?.[kind]?.maxOutputTokens ?? fallback;
+}
+
+/**
+ * The most generated tokens of the hooks' declared calls in one episode — each kind's `most` calls at
+ * its output limit (`fallback` where it declares none) — in any episode, or in one whose shape its scope allows.
+ */
+export function extraOutputBound(hooks: MethodHooks, fallback: number, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
+  return Object.entries(hooks.calls ?? {}).reduce((n, [kind, d]) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? d.most * callOutputLimit(hooks, kind, fallback) : 0), 0);
 }
 
 /** The stored notes of one finished episode: each draft checked and stamped with its source. */

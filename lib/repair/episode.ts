@@ -92,6 +92,8 @@ export interface CallRecord {
   promptHash: string | null;
   /** The server's message when it refused this generation deterministically (issue 16 §2), else null. */
   failure: string | null;
+  /** A call of a declared kind (a hook's, a judging regime's) that generated up to its output limit: its text may be cut. */
+  outputTruncated: boolean;
 }
 
 /** One scored attempt. */
@@ -201,13 +203,14 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   // The loop stops where the regime says (by default: on an accepted attempt).
   const terminal = (a: AttemptRecord) => a.stops;
   const asPrompt = (a: AttemptRecord): PromptAttempt => ({ sql: a.sql, status: a.status, dbError: a.dbError });
-  const generate = async (kind: string, prompt: string): Promise<GenerateResult> => {
+  // `limit`: a declared kind's output limit; the kit's kinds (reflection, repair) generate at the run's max_output_tokens.
+  const generate = async (kind: string, prompt: string, limit?: number): Promise<GenerateResult> => {
     const hash = promptHash(prompt);
     prompts.push({ kind, hash, text: prompt });
     let result: GenerateResult;
     let failure: string | null = null;
     try {
-      result = await services.backend.generate({ prompt, maxOutputTokens: spec.maxOutputTokens });
+      result = await services.backend.generate({ prompt, maxOutputTokens: limit ?? spec.maxOutputTokens });
     } catch (error) {
       // A server's deterministic refusal is a failed generation with no text (so no SQL: the attempt
       // scores as an execution error), recorded with the server's message; the episode goes on.
@@ -223,6 +226,8 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       cached: result.cached,
       promptHash: hash,
       failure,
+      // Recorded for the declared kinds, whose text a hook keeps as state (a repair's truncation shows as output_tokens = max_output_tokens).
+      outputTruncated: limit !== undefined && failure === null && result.outputTokens >= limit,
     });
     return result;
   };
@@ -231,15 +236,20 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const declared = new Set([...Object.keys(hooks.calls ?? {}), ...(regime.call ? [regime.call.kind] : [])]);
   const made = new Map<string, number>();
   const mostOf = (kind: string): number | undefined => (regime.call?.kind === kind ? regime.call.perAttempt * (spec.maxRepairSteps + 1) : 0) + (hooks.calls?.[kind]?.most ?? 0) || undefined;
+  const limitOf = (kind: string): number => hooks.calls?.[kind]?.maxOutputTokens ?? (regime.call?.kind === kind ? regime.call.maxOutputTokens : undefined) ?? spec.maxOutputTokens;
   const hookModel: HookModel = {
     async generate(kind, prompt) {
+      return (await hookModel.reply(kind, prompt)).text;
+    },
+    async reply(kind, prompt) {
       if (!declared.has(kind)) throw new MeritError(`method "${method.name}": a hook called the model with kind "${kind}", which it does not declare; add it to the method's hooks.calls (declared: ${[...declared].join(", ") || "none"})`);
       const most = mostOf(kind);
       const n = (made.get(kind) ?? 0) + 1;
       if (most !== undefined && n > most) throw new MeritError(`method "${method.name}": its hooks made ${n} "${kind}" calls in the episode of query ${example.id} but declare at most ${most}; raise hooks.calls.${kind}.most (merit grid --plan counts it)`);
       made.set(kind, n);
       if (typeof prompt !== "string" || prompt === "") throw new MeritError(`method "${method.name}": a hook's "${kind}" call has an empty prompt`);
-      return (await generate(kind, prompt)).text;
+      const result = await generate(kind, prompt, limitOf(kind));
+      return { text: result.text, truncated: calls[calls.length - 1].outputTruncated };
     },
     async embed(texts) {
       if (!services.embedder) throw new MeritError(`method "${method.name}": a hook asked for embeddings but the run has no embedder; set memory.embedsNotes: true in the method's hooks so runs load it`);
@@ -260,6 +270,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     cached: true,
     promptHash: spec.initial.prompt_hash,
     failure: null,
+    outputTruncated: false,
   });
   const first = await score(spec.initial.initial_sql);
   attempts.push(first);

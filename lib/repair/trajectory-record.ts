@@ -72,6 +72,9 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
   // Only written when a server refused a call, so trajectories without failures keep their bytes.
   const failures = calls.flatMap((c, i) => (c.failure === null ? [] : [{ call: i, message: c.failure }]));
   if (failures.length > 0) trajectory.failed_generations = failures;
+  // Likewise only when a declared kind's call reached its output limit.
+  const truncatedOutputs = calls.flatMap((c, i) => (c.outputTruncated ? [i] : []));
+  if (truncatedOutputs.length > 0) trajectory.truncated_outputs = truncatedOutputs;
   // Only where the feedback accepted an initial failure, so every other trajectory keeps its bytes.
   if (result.initialFailureType !== null) trajectory.initial_failure_type = result.initialFailureType;
   if (getFeedback(spec.feedbackRegime).recordsFeedback) trajectory.feedback = { accepted: attempts.map((a) => a.accepted), oracle_correct: attempts.map((a) => a.confirmedCorrect) };

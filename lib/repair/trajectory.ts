@@ -160,6 +160,12 @@ export const TrajectorySchema = z
      */
     failed_generations: z.array(z.object({ call: count, message: z.string() }).strict()).min(1).optional(),
     /**
+     * Calls of a declared kind (a method's hooks', a judging feedback regime's) that generated up to
+     * their kind's output limit, so their text may be cut: indices in `call_kinds`, ascending. The
+     * hook was told (`HookReply.truncated`); the cost table counts them per kind. Absent when none.
+     */
+    truncated_outputs: z.array(count).min(1).optional(),
+    /**
      * The notes the method's memory hook wrote once this episode was final (lib/methods/hooks.ts),
      * stored after this line is committed; present ([] when none) exactly for methods with a memory hook.
      */
@@ -205,6 +211,10 @@ export const TrajectorySchema = z
     if (t.initial_failure_type !== undefined && (t.initial_correct || t.statuses[0] !== "CORRECT")) issue("initial_failure_type", "is written only for an initial failure the feedback showed as CORRECT");
     for (const n of t.memory_writes ?? []) {
       if (n.source_query_id !== t.query_id || n.source_stream_position !== t.stream_position) issue("memory_writes", `note ${n.note_id} names query ${n.source_query_id} at position ${n.source_stream_position}, not this episode`);
+    }
+    for (const [j, c] of (t.truncated_outputs ?? []).entries()) {
+      if (c === 0 || c >= calls || ["initial_cache", "reflection", "repair"].includes(t.call_kinds[c])) issue("truncated_outputs", `call ${c} is not a call of a declared kind`);
+      else if (j > 0 && c <= t.truncated_outputs![j - 1]) issue("truncated_outputs", "must list call indices in ascending order, once each");
     }
     for (const f of t.failed_generations ?? []) {
       if (f.call === 0 || f.call >= calls) issue("failed_generations", `call ${f.call} is not a reflection or repair call (1..${calls - 1})`);

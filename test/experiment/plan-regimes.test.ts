@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { computePlan } from "../../lib/experiment/grid-plan.ts";
+import { defineStudy } from "../../lib/experiment/study.ts";
+import { largestOutputLimit } from "../../lib/analysis/study-plan.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
 import { getMethod } from "../../lib/methods/index.ts";
@@ -61,5 +63,17 @@ describe("the plan is an upper bound under every regime", () => {
     // Under the oracle the plan is exact here (nothing is repaired: every repair is wrong).
     if (regime === "denotation_confirmed") expect(backend.distinct.size).toBe(plan.computed);
     rmSync(dir, { recursive: true, force: true });
+  }, budget(120_000));
+});
+
+describe("the plan bounds generated tokens with each call kind's declared output limit (issue 36 §4)", () => {
+  it("dynamic_cheatsheet's curate calls count at 4,096 tokens, repairs at max_output_tokens", async () => {
+    const config = parseConfig({ dataset: "spider", data_dir: SPIDER_DIR, initial_cache: fx.cachePath, max_repair_steps: 2 });
+    const plan = await computePlan({ config, streams: [{ method: "dynamic_cheatsheet", seed: 0, outDir: join(fx.root, "dc") }], limit: SCENARIO_LIMIT, dataset: fx.dataset, initialCache: fx.cache, score: (e, sql) => fx.oracle.score(e, sql), lookup: null, identity: null });
+    const curate = SCENARIO_LIMIT; // one per episode
+    expect(plan.outputTokensBound).toBe((plan.computedAtMost - curate) * 512 + curate * 4096);
+    const study = defineStudy({ name: "s", methods: ["iterative", "dynamic_cheatsheet"], seeds: [0], reference: "iterative", queries: 5 });
+    expect(largestOutputLimit(study, 512)).toBe(4096);
+    expect(largestOutputLimit(defineStudy({ name: "p", methods: ["iterative", "merit"], seeds: [0], reference: "merit", queries: 5 }), 512)).toBe(512);
   }, budget(120_000));
 });

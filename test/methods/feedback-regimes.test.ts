@@ -134,7 +134,7 @@ describe("noisy_oracle", () => {
   it("flips only the denotation verdict of SQL that executed: SQL that did not run is rejected at any noise (issue 39 item 6)", () => {
     const regime = getFeedback("noisy_oracle");
     const input = { dataset: "spider", queryId: "q", dbId: "d", question: "?", evidence: "", schema: "", streamPosition: 0, attempt: 0, streamSeed: 0, sql: "SELEC 1", dbError: "syntax error", rowsPreview: "", noise: 1 };
-    const model = { generate: async () => "", embed: async () => [] };
+    const model = { generate: async () => "", reply: async () => ({ text: "", truncated: false }), embed: async () => [] };
     expect(regime.accept({ ...input, executed: false, oracleCorrect: false }, model)).toBe(false);
     expect(regime.accept({ ...input, executed: true, dbError: null, rowsPreview: "[1]", oracleCorrect: false }, model)).toBe(true);
     expect(regime.accept({ ...input, executed: true, dbError: null, rowsPreview: "[1]", oracleCorrect: true }, model)).toBe(false);

@@ -20,6 +20,10 @@ export const AWM_CITATION = "Agent Workflow Memory: Wang et al. 2024, arXiv 2409
 export const AWM_WINDOW = 20;
 /** The most characters of a workflow set. */
 export const AWM_CAP = 2000;
+/** The most tokens one induction generates (the original's neural induction: 2,048). */
+export const AWM_MAX_OUTPUT_TOKENS = 2048;
+/** The text of a workflows note before any induction gave workflows. */
+export const NO_WORKFLOWS = "(no workflows induced yet)";
 
 /** One success as an induction reads it. */
 export interface Success {
@@ -56,7 +60,8 @@ registerMethod({
   sight: "oracle",
   parts: {},
   hooks: {
-    calls: { induce: { most: 1, per: "success" } },
+    // The original's neural induction generates up to 2,048 tokens (PEERS.md).
+    calls: { induce: { most: 1, per: "success", maxOutputTokens: AWM_MAX_OUTPUT_TOKENS } },
     memory: {
       name: "awm",
       heading: "WORKFLOWS INDUCED FROM EARLIER SUCCESSES",
@@ -64,9 +69,13 @@ registerMethod({
         if (!episode.success) return [];
         const previous = latestOfKind(memory, "workflows");
         const successes = [...successesOf(previous), { question: episode.question, db_id: episode.dbId, sql: finalAttempt(episode).sql.trim() }].slice(-AWM_WINDOW);
-        const workflows = capText(tagged(await model.generate("induce", inducePrompt(successes)), "workflows") ?? "", AWM_CAP);
+        const reply = await model.reply("induce", inducePrompt(successes));
+        // An induction cut at its output limit may have lost workflows: the previous set stays, with
+        // this success carried forward for the next induction.
+        const workflows = reply.truncated ? "" : capText(tagged(reply.text, "workflows") ?? "", AWM_CAP);
+        const kept = previous && previous.text !== NO_WORKFLOWS ? previous.text : NO_WORKFLOWS;
         // No workflows in the response: the successes are still carried forward; the text says so.
-        return [{ kind: "workflows", text: workflows === "" ? "(no workflows induced yet)" : workflows, polarity: "positive", data: { successes: successes as unknown as JsonValue } }];
+        return [{ kind: "workflows", text: workflows === "" ? kept : workflows, polarity: "positive", data: { successes: successes as unknown as JsonValue, ...(reply.truncated ? { induction_truncated: true } : {}) } }];
       },
       retrieve(_request, memory: readonly NoteView[]): PickedNote[] {
         const note = latestOfKind(memory, "workflows");

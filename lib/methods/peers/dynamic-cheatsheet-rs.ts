@@ -53,7 +53,8 @@ registerMethod({
   citation: DC_CITATION,
   parts: {},
   hooks: {
-    calls: { synthesize: { most: 1, per: "repair_episode" } },
+    // The original's curator generates up to 2 × 2,048 tokens (PEERS.md).
+    calls: { synthesize: { most: 1, per: "repair_episode", maxOutputTokens: 4096 } },
     memory: {
       name: "dynamic_cheatsheet_rs",
       heading: "CHEATSHEET SYNTHESIZED FROM SIMILAR EARLIER EPISODES",

@@ -48,14 +48,16 @@ registerMethod({
   citation: DC_CITATION,
   parts: {},
   hooks: {
-    calls: { curate: { most: 1 } },
+    // The original's curator generates up to 2 × 2,048 tokens (PEERS.md): room to re-emit a full sheet.
+    calls: { curate: { most: 1, maxOutputTokens: 4096 } },
     memory: {
       name: "dynamic_cheatsheet",
       heading: "CHEATSHEET FROM EARLIER EPISODES",
       async write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): Promise<NoteDraft[]> {
         const previous = latestOfKind(memory, "cheatsheet");
-        const sheet = parseSheet(await model.generate("curate", curatePrompt(episode, previous?.text ?? null)));
-        // No sheet in the response: nothing is written, so the previous sheet stays the latest.
+        const reply = await model.reply("curate", curatePrompt(episode, previous?.text ?? null));
+        const sheet = reply.truncated ? null : parseSheet(reply.text);
+        // No sheet in the response, or one cut at the output limit: nothing is written, so the previous sheet stays the latest.
         if (sheet === null) return [];
         return [{ kind: "cheatsheet", text: sheet, data: { previous_note_id: previous?.note_id ?? null, chars: sheet.length } }];
       },

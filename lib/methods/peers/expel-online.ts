@@ -159,7 +159,7 @@ registerMethod({
   sight: "oracle",
   parts: {},
   hooks: {
-    calls: { critique: { most: 1, per: "repaired" } },
+    calls: { critique: { most: 1, per: "repaired", maxOutputTokens: 2048 } },
     memory: {
       name: "expel_insights",
       heading: "INSIGHTS FROM EARLIER EPISODES",
@@ -167,7 +167,10 @@ registerMethod({
         // A fail→success pair of the same query: the episode failed at first and ended accepted.
         if (!episode.success || episode.attempts.length < 2) return [];
         const list = insightsOf(latestNote(notesOfKind(memory, "insights")));
-        const ops = parseOperations(await model.generate("critique", critiquePrompt(episode, list)));
+        const reply = await model.reply("critique", critiquePrompt(episode, list));
+        // A critique cut at its output limit may end mid-operation: the list stays as it was.
+        if (reply.truncated) return [];
+        const ops = parseOperations(reply.text);
         const { insights, applied } = applyOperations(list, ops);
         return applied === 0 ? [] : [insightsNote(insights, ops)];
       },

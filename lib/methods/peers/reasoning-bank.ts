@@ -95,7 +95,8 @@ export function parseItems(response: string): { title: string; description: stri
 /** ReasoningBank's hooks: `judged` = the judge call decides the outcome, else the oracle's verdict of the final attempt (sight: "oracle"). */
 function reasoningBankHooks(judged: boolean): MethodHooks {
   return {
-    calls: judged ? { judge: { most: 1 }, distill: { most: 1 } } : { distill: { most: 1 } },
+    // The judge reasons before its verdict, the distiller writes up to 3 items: 1,024 and 2,048 tokens.
+    calls: judged ? { judge: { most: 1, maxOutputTokens: 1024 }, distill: { most: 1, maxOutputTokens: 2048 } } : { distill: { most: 1, maxOutputTokens: 2048 } },
     memory: {
       name: judged ? "reasoning_bank" : "reasoning_bank_oracle",
       heading: "MEMORY ITEMS FROM A SIMILAR EARLIER QUESTION",

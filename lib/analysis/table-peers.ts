@@ -30,12 +30,14 @@ export interface PeersTableOptions extends Omit<TableSelection, "methods">, Tabl
 
 /**
  * The source a registered method declares, and whether its hooks read the oracle's verdict — its
- * declared sight, which builds the views its hooks receive (lib/methods/sight.ts); null for a name
- * not registered here (a plugin's, not loaded).
+ * declared sight, which builds the views its hooks receive (lib/methods/sight.ts); null for a method
+ * without hooks and for a name not registered here (a plugin's, not loaded).
  */
 export function methodSource(name: string): { citation: string | null; groundTruth: boolean | null } {
   if (!isMethodName(name)) return { citation: null, groundTruth: null };
-  return { citation: methodDefinition(name).citation ?? null, groundTruth: getMethod(name).sight === "oracle" };
+  const method = getMethod(name);
+  // A method without hooks (the paper's) has no hook views to bound: nothing to declare.
+  return { citation: methodDefinition(name).citation ?? null, groundTruth: method.parts.hooks === undefined ? null : method.sight === "oracle" };
 }
 
 /** The registered peer methods (those declaring a citation), in registration order. */

@@ -50,8 +50,10 @@ class PeerDouble implements ChatBackend {
     const question = /^Question: (.*)$/m.exec(p)?.[1] ?? "";
     let text: string;
     switch (p.split("\n")[0]) {
-      case "RB-JUDGE v1":
-        text = p.includes("Reported outcome: status CORRECT") && question !== this.misjudged ? "<verdict>success</verdict>" : "<verdict>failure</verdict>";
+      case "RB-JUDGE v2":
+        // The judge sees no status: the double calls a query that ran a success, but for B's
+        // too-few-rows answers (WHERE id <= k) and the question it misjudges; it reasons first.
+        text = `<reasoning>checked the rows</reasoning>${p.includes("Result (first rows") && !/WHERE id <= \d/.test(p) && question !== this.misjudged ? "<verdict>success</verdict>" : "<verdict>failure</verdict>"}`;
         break;
       case "RB-DISTILL v1":
         text = p.includes("SUCCEEDED")
@@ -130,19 +132,20 @@ describe("the peer methods are registered after the paper's, with their source a
     expect(row("dynamic_cheatsheet_rs")).toContain("memory:dynamic_cheatsheet_rs(embedded) + calls(synthesize<=1/repair_episode)");
     expect(row("awm")).toContain("memory:awm + calls(induce<=1/success)");
     const sources = sourcesTable();
-    expect(sources).toContain("| `reasoning_bank` | ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140 | no |");
-    expect(sources).toContain("| `reasoning_bank_oracle` | ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140 | yes (oracle verdict) |");
-    expect(sources).toContain("| `dynamic_cheatsheet_rs` | Dynamic Cheatsheet: Suzgun et al. 2025, arXiv 2504.07952 | no |");
-    expect(sources).toContain("| `awm` | Agent Workflow Memory: Wang et al. 2024, arXiv 2409.07429 | yes (oracle verdict) |");
+    expect(sources).toContain("| `reasoning_bank` | ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140 | agent's view only |");
+    expect(sources).toContain("| `reasoning_bank_oracle` | ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140 | oracle verdict (ground truth) |");
+    expect(sources).toContain("| `dynamic_cheatsheet_rs` | Dynamic Cheatsheet: Suzgun et al. 2025, arXiv 2504.07952 | agent's view only |");
+    expect(sources).toContain("| `awm` | Agent Workflow Memory: Wang et al. 2024, arXiv 2409.07429 | oracle verdict (ground truth) |");
     expect(sources.some((l) => l.startsWith("| `merit`"))).toBe(false);
     const out: string[] = [];
     const io: CommandIO = { out: (l) => out.push(...l.split("\n")), err: () => {} };
     expect(await methodsCommand.run([], io)).toBe(0);
-    expect(out).toContain("| `dynamic_cheatsheet` | Dynamic Cheatsheet: Suzgun et al. 2025, arXiv 2504.07952 | no |");
+    expect(out).toContain("| `dynamic_cheatsheet` | Dynamic Cheatsheet: Suzgun et al. 2025, arXiv 2504.07952 | agent's view only |");
     out.length = 0;
     expect(await methodsCommand.run(["--json"], io)).toBe(0);
     const all = JSON.parse(out.join("\n"));
-    expect(all.awm).toMatchObject({ citation: "Agent Workflow Memory: Wang et al. 2024, arXiv 2409.07429", ground_truth: true });
+    expect(all.awm).toMatchObject({ citation: "Agent Workflow Memory: Wang et al. 2024, arXiv 2409.07429", sight: "oracle", ground_truth: true });
+    expect(all.reasoning_bank).toMatchObject({ sight: "agent", ground_truth: false });
     expect(all.merit.citation).toBeUndefined();
   });
 
@@ -173,10 +176,12 @@ describe("reasoning_bank", () => {
     expect(r.byId.get(C)!.final_correct).toBe(true);
     expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["negative"]);
     expect(writes(r.byId.get(C))[0].data).toMatchObject({ judged_success: false, verdict_from: "judge" });
-    // The judge sees the question, the schema and the final attempt as shown, never the gold.
+    // The judge sees the question, the schema, the final SQL and its rows: never a status, never the gold.
     const judge = r.prompts.find((p) => p.kind === "judge" && p.query_id === B)!.prompt;
     expect(judge).toContain(`Question: ${questionOf(B)}`);
     expect(judge).toContain("Last SQL query: SELECT Title FROM Cartoon WHERE id <= 7 ORDER BY Title");
+    expect(judge).toContain("Result (first rows, one JSON array per row):");
+    expect(judge).not.toMatch(/DENOTATION_MISMATCH|CORRECT|status/);
     // Before each repair: the items of one earlier episode (A at position 1: those of 426).
     for (const rec of r.retrievals) expect(new Set(rec.retrieved_entry_ids.map((id) => r.trajectories.flatMap(writes).find((n) => n.note_id === id)!.source_episode_id)).size).toBe(1);
     expect(r.retrievals.filter((x) => x.query_id === A).map((x) => x.retrieved_entry_ids)).toEqual([1, 2, 3].map(() => writes(r.byId.get("426")).map((n) => n.note_id)));
@@ -189,12 +194,12 @@ describe("reasoning_bank", () => {
 });
 
 describe("reasoning_bank_oracle", () => {
-  it("takes the outcome from the feedback's verdict: no judge call, C's items positive", async () => {
+  it("takes the outcome from the oracle's verdict (its declared sight): no judge call, C's items positive", async () => {
     const r = await run("reasoning_bank_oracle");
     checkRun("reasoning_bank_oracle", r, each({ distill: 1 }));
     expect(r.trajectories.every((t) => !t.call_kinds.includes("judge"))).toBe(true);
     expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["positive", "positive"]);
-    expect(writes(r.byId.get(C))[0].data).toMatchObject({ judged_success: true, verdict_from: "feedback" });
+    expect(writes(r.byId.get(C))[0].data).toMatchObject({ judged_success: true, verdict_from: "oracle" });
     expect(writes(r.byId.get(B)).map((n) => n.polarity)).toEqual(["negative"]);
   }, budget(120_000));
 });

@@ -27,7 +27,7 @@ describe("attempt 0 from an InitialAttempt", () => {
     const result = await runEpisode(spec(initial), { backend: noModel, score: async (_e, sql) => (scored.push(sql), correct) });
     expect(scored).toEqual(["SELECT count(*) FROM singer"]);
     expect(result.attempts.map((a) => [a.sql, a.status, a.confirmedCorrect])).toEqual([["SELECT count(*) FROM singer", "CORRECT", true]]);
-    expect(result.calls).toEqual([{ kind: "initial_cache", promptTokens: 120, outputTokens: 9, truncatedPromptTokens: 0, cached: true, promptHash: "abc", failure: null }]);
+    expect(result.calls).toEqual([{ kind: "initial_cache", promptTokens: 120, outputTokens: 9, truncatedPromptTokens: 0, cached: true, promptHash: "abc", failure: null, outputTruncated: false }]);
   });
 
   it("counts unknown token counts as 0 and refuses a stale cached label", async () => {

@@ -55,9 +55,14 @@ export interface SimulatedResponse {
   text: string;
   /** The answer ran past the output limit (cut there). */
   truncated: boolean;
+  /** Hook calls (distill, curate, synthesize, induce, critique): which of the three answers was drawn. */
+  form?: "well_formed" | "truncated" | "malformed";
   /** Repair and initial calls: the drawn probability and whether the answer is the correct rewrite. */
   probability?: number;
+  /** Repair and initial calls: the answer is correct; judge calls: the judged SQL is. */
   correct?: boolean;
+  /** Judge calls: the verdict given (true = correct / success). */
+  verdict?: boolean;
   features?: RepairFeatures;
 }
 
@@ -200,6 +205,17 @@ export function simulatedIdentity(loaded: LoadedSimulatedParams): BackendIdentit
 /** Characters per token of the simulated counts (prompt and output tokens). */
 const CHARS_PER_TOKEN = 4;
 
+/**
+ * A response under an output limit of `limit` tokens: its text and output tokens (4 characters a token,
+ * + EOS), and `cut` when it ran to the limit — a drawn truncation, or an answer longer than the limit —
+ * (then no EOS, the text cut at the limit's characters).
+ */
+export function atLimit(r: Pick<SimulatedResponse, "text" | "truncated">, limit: number): { text: string; outputTokens: number; cut: boolean } {
+  const outputTokens = Math.ceil(r.text.length / CHARS_PER_TOKEN) + 1;
+  if (!r.truncated && outputTokens <= limit) return { text: r.text, outputTokens, cut: false };
+  return { text: r.text.slice(0, limit * CHARS_PER_TOKEN), outputTokens: limit, cut: true };
+}
+
 /** The simulated engine as a chat backend (lib/llm/types.ts). */
 export class SimulatedBackend implements ChatBackend {
   readonly identity: BackendIdentity;
@@ -279,14 +295,14 @@ export class SimulatedBackend implements ChatBackend {
         const sql = /\nQUERY:\n([\s\S]*?)\n\nRESULT \(first rows\):/.exec(prompt)?.[1] ?? "";
         const truth = example !== null && this.isKnownCorrect(example.dbId, sql);
         const says = this.verdict(truth, u("judge"));
-        return { call, text: `<verdict>${says ? "correct" : "incorrect"}</verdict>`, truncated: false, correct: truth };
+        return { call, text: `<verdict>${says ? "correct" : "incorrect"}</verdict>`, truncated: false, correct: truth, verdict: says };
       }
       case "episode_judge": {
         const example = this.exampleOf(prompt);
         const sql = /\nLast SQL query: ([^\n]*)/.exec(prompt)?.[1] ?? "";
         const truth = /\nReported outcome: status CORRECT\b/.test(prompt) || (example !== null && this.isKnownCorrect(example.dbId, sql));
         const says = this.verdict(truth, u("judge"));
-        return { call, text: `<verdict>${says ? "success" : "failure"}</verdict>`, truncated: false, correct: truth };
+        return { call, text: `<verdict>${says ? "success" : "failure"}</verdict>`, truncated: false, correct: truth, verdict: says };
       }
       case "distill":
       case "curate":
@@ -316,14 +332,14 @@ export class SimulatedBackend implements ChatBackend {
   private hookAnswer(call: SimulatedCall, prompt: string, u: number): SimulatedResponse {
     const h = this.params.hooks;
     const full = this.wellFormed(call, prompt);
-    if (u < h.well_formed) return { call, text: full, truncated: false };
+    if (u < h.well_formed) return { call, text: full, truncated: false, form: "well_formed" };
     if (u < h.well_formed + h.truncated) {
       const close = full.lastIndexOf("</");
       const cut = Math.max(1, Math.floor((close > 0 ? close : full.length) * 0.6));
-      return { call, text: full.slice(0, cut), truncated: true };
+      return { call, text: full.slice(0, cut), truncated: true, form: "truncated" };
     }
     const types = typesIn(prompt);
-    return { call, text: `Some thoughts on this attempt: ${(LESSONS[types[0]] ?? LESSONS.Unknown).what}`, truncated: false };
+    return { call, text: `Some thoughts on this attempt: ${(LESSONS[types[0]] ?? LESSONS.Unknown).what}`, truncated: false, form: "malformed" };
   }
 
   private wellFormed(call: SimulatedCall, prompt: string): string {
@@ -362,15 +378,7 @@ export class SimulatedBackend implements ChatBackend {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    const r = this.respond(request.prompt);
-    const limit = request.maxOutputTokens;
-    let text = r.text;
-    let outputTokens = Math.ceil(text.length / CHARS_PER_TOKEN) + 1; // + EOS
-    if (r.truncated || outputTokens > limit) {
-      // ran to the output limit: no EOS, the text cut at the limit's characters
-      text = text.slice(0, limit * CHARS_PER_TOKEN);
-      outputTokens = limit;
-    }
+    const { text, outputTokens } = atLimit(this.respond(request.prompt), request.maxOutputTokens);
     return { text, promptTokens: Math.ceil(request.prompt.length / CHARS_PER_TOKEN), outputTokens, truncatedPromptTokens: 0, cached: false };
   }
 

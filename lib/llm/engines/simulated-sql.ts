@@ -4,7 +4,8 @@
  * sometimes `count(1)` for `count(*)` or `<>` for `!=`), and a wrong query written to produce one
  * failure type of the classifier (METHOD.md §3) — a misspelt table (Schema Linking), a stray comma
  * before FROM (Syntax), an aggregate in WHERE (Aggregation), a plausible slip that executes (Result
- * Mismatch: a flipped ORDER BY direction, min for max, a flipped comparison, or one row too many).
+ * Mismatch: a flipped ORDER BY direction, min for max, a flipped comparison, one row too many, else
+ * a count of the rows asked for).
  * Pure string work: the oracle, not this file, scores every attempt, so a wrong rewrite can, rarely,
  * score correct — as a real model's slip can.
  * @module
@@ -90,8 +91,8 @@ export function wrongSql(gold: string, type: SimulatedWrongType, u: number): str
         const out = slips[(start + i) % slips.length](base);
         if (out !== null && out !== base) return out;
       }
-      // no slip applies: the rows of the right query but one (the first) left out
-      return `${base} LIMIT -1 OFFSET 1`;
+      // no slip applies: a count where rows were asked for, or (for a count) its row left out
+      return /\bcount\s*\(/i.test(base) ? `${base} LIMIT -1 OFFSET 1` : `SELECT count(*) FROM (${base})`;
     }
   }
 }

@@ -29,7 +29,7 @@ const USAGE = `usage: merit demo [--peers] [--full] [--fresh] [--limit N] [--con
   --skip-runs   only score the bundled predictions
   --peers       the peers demo instead (make demo-peers): merit and the nine peer memory methods
                 (reasoning_bank ... error_fix_memory, METHOD.md §13) and the equal-budget control over
-                stream orders 0-2 on 60 queries (50 initially failed) with K = 3 (configs/demo-peers.json)
+                stream orders 0-2 on 100 queries (90 initially failed) with K = 3 (configs/demo-peers.json)
                 on the SIMULATED ENGINE (configs/simulated-engine.json: effects planted, not measured;
                 docs/METHOD.md "Simulated engine"), so every memory writes and retrieves notes; nothing is
                 replayed (the engine answers from (seed, prompt)); runs in runs/demo-peers/simulated, the

@@ -14,7 +14,7 @@
  * that leaves open). `--fresh` recomputes from an empty cache;
  * `--full` runs the real GGUFs of models/ (`make models`) on 100 queries, after saying what it will
  * run and roughly how long it takes. `--peers` (`make demo-peers`) is a second demo: MERIT and the nine
- * peer memory methods on 60 of the queries with K = 3 on the simulated engine (lib/llm/engines/simulated.ts:
+ * peer memory methods on 100 of the queries with K = 3 on the simulated engine (lib/llm/engines/simulated.ts:
  * planted effects, deterministic from (seed, prompt), no model file and no call cache to replay), its
  * report in results/demo-peers (PEERS_DEMO below; notebook 09 reads it) under the SIMULATED ENGINE banner.
  * @module
@@ -134,8 +134,8 @@ export const MAIN_DEMO: DemoProfile = {
 
 /**
  * `merit demo --peers` (`make demo-peers`; issue "The peers on the same stream" §3, issue 38 §2): MERIT
- * and the nine peer memory methods (METHOD.md §13) over stream orders 0-2 on 60 of the demo's queries
- * (50 initially failed, 10 initially correct) with K = 3 (configs/demo-peers.json), and the equal-budget
+ * and the nine peer memory methods (METHOD.md §13) over stream orders 0-2 on 100 of the demo's queries
+ * (90 initially failed, 10 initially correct) with K = 3 (configs/demo-peers.json), and the equal-budget
  * control (iterative_budget: Iterative with K = 3 + the most extra calls a peer declares), on the
  * simulated engine (configs/simulated-engine.json: its planted effects), and the report with the peers
  * table (the control among its rows), the Pareto figure, learning curves and memory diagnostics. The
@@ -149,7 +149,7 @@ export const PEERS_DEMO: DemoProfile = {
   workingCache: "runs/demo-peers/llm-call-cache-simulated.sqlite",
   replayCache: null,
   reportDir: "results/demo-peers",
-  quickLimit: 60,
+  quickLimit: 100,
   report: { allMethods: true, peers: [...PEER_METHODS, PEERS_CONTROL.arm], conditions: ["max_repair_steps"], diagnostics: true },
   reportFlags: reportFlagsOf({ allMethods: true, peers: [...PEER_METHODS, PEERS_CONTROL.arm], conditions: ["max_repair_steps"], diagnostics: true }),
   control: PEERS_CONTROL,

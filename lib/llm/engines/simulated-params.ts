@@ -42,7 +42,7 @@ const EffectsSchema = z
     /** A confirmed successful precedent that shares the current failure type or database. */
     relevant_precedent: effect.default(1.5),
     /** A confirmed successful precedent that shares neither (it points the wrong way). */
-    misleading_precedent: effect.default(-0.4),
+    misleading_precedent: effect.default(-0.2),
     /** An observed failed direction (a negative precedent). */
     negative_precedent: effect.default(0.2),
     /** A local reflection of this episode (Reflexion). */

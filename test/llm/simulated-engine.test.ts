@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dataset } from "../../lib/data/index.ts";
 import { assertNotMixed, modelIdentity } from "../../lib/analysis/model-identity.ts";
 import { classifyFailure } from "../../lib/classify.ts";
+import { main } from "../../lib/cli.ts";
+import { applyOverrides } from "../../lib/cli/run.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { callOf, draw, repairFeatures, SIMULATED_HEADLINE, SimulatedBackend, SimulatedEmbedder } from "../../lib/llm/engines/simulated.ts";
 import { defaultSimulatedParams, loadSimulatedParams, parseSimulatedParams, type LoadedSimulatedParams } from "../../lib/llm/engines/simulated-params.ts";
@@ -172,6 +174,22 @@ describe("the parameters file", () => {
     const c = parseConfig({ dataset: "spider", data_dir: "d", initial_cache: "i", model: { backend: "simulated" }, embedder: { backend: "simulated" } });
     expect(c.model.backend).toBe("simulated");
     expect("simulation" in parseConfig({ dataset: "spider", data_dir: "d", initial_cache: "i" }).model).toBe(false);
+  });
+});
+
+describe("merit run|grid --engine", () => {
+  it("--engine simulated switches the chat backend and the embedder; a bad name or --simulation without it is one usage line", async () => {
+    const base = parseConfig({ dataset: "spider", data_dir: "d", initial_cache: "i" });
+    const c = applyOverrides(base, { engine: "simulated", simulation: "w.json" }, 1);
+    expect(c.model).toMatchObject({ backend: "simulated", simulation: "w.json" });
+    expect(c.embedder.backend).toBe("simulated");
+    const run = async (...flags: string[]) => {
+      const err: string[] = [];
+      const code = await main(["run", "--config", "configs/demo.json", "--method", "merit", "--seed", "0", ...flags], { out: () => {}, err: (l) => err.push(l) });
+      return { code, err };
+    };
+    expect(await run("--engine", "vllm")).toEqual({ code: 2, err: [expect.stringMatching(/^merit run: --engine must be one of llama, openai, simulated, got "vllm"/)] });
+    expect(await run("--simulation", "w.json")).toEqual({ code: 2, err: [expect.stringMatching(/^merit run: --simulation is the simulated engine's parameters file; add --engine simulated/)] });
   });
 });
 

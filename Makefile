@@ -34,12 +34,13 @@ install: node_modules/.installed
 demo: install
 	$(MERIT) demo
 
-## The peers on the same stream, quick (issue "The peers on the same stream" §3): merit and the nine
-## peer memory methods (PEER_METHODS) over stream orders 0-2 on 8 of the demo's queries (6 initially
-## failed, 2 initially correct) with K = 2 (configs/demo-peers.json), the tiny test models, every model
-## call replayed from the committed results/demo-peers-call-cache.sqlite; the report (peers table,
-## Pareto figure, learning curves, memory diagnostics) in results/demo-peers, byte for byte on any CPU.
-## Notebook 09-peers reads it. `node lib/bin.mjs demo --peers --fresh`, then `--peers --save-cache`, refreshes it.
+## The peers on the same stream (issue "The peers on the same stream" §3, issue 38 §2): merit and the
+## nine peer memory methods (PEER_METHODS) and the equal-budget control over stream orders 0-2 on 100 of
+## the demo's queries (90 initially failed, 10 initially correct) with K = 3 (configs/demo-peers.json),
+## on the SIMULATED ENGINE (configs/simulated-engine.json: effects planted, not measured; docs/METHOD.md
+## "Simulated engine"), deterministic from (seed, prompt), so nothing is replayed; the report (peers
+## table, Pareto figure, learning curves, memory diagnostics) in results/demo-peers, byte for byte on any
+## machine, then the engine's counts per method. Notebook 09-peers reads it. This one command regenerates it.
 demo-peers: install
 	$(MERIT) demo --peers
 

@@ -3,14 +3,19 @@
  * it"): the chat model and embedder the runs' manifests record, and whether their hashes are
  * verified entries of models/models.json or models/models.lock.json. A report over a random-weight
  * test fixture, a scripted test double, an unverified file or runs without an identity carries a
- * banner saying its numbers are meaningless (tables, figures and the HTML header all show it).
+ * banner saying its numbers are meaningless (tables, figures and the HTML header all show it); a
+ * report over the simulated engine (lib/llm/engines/simulated.ts) carries the SIMULATED ENGINE banner
+ * instead — its effects are planted, not measured — and runs of it are never mixed with real runs
+ * (`assertNotMixed`).
  * @module
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TopLevelSpec } from "vega-lite";
+import { MeritError } from "../errors.ts";
 import type { ModelRecord } from "../experiment/run-dir.ts";
+import { SIMULATED_EMBEDDING_KIND, SIMULATED_HEADLINE, SIMULATED_KIND } from "../llm/engines/simulated.ts";
 import { readRunIdentity } from "./run-directory.ts";
 import type { Table } from "./table.ts";
 
@@ -91,16 +96,36 @@ export function modelIdentity(chat: readonly (ModelRecord | null)[], embedders: 
 
   const fixture: string[] = [];
   const unverified: string[] = [];
+  const simulated: string[] = [];
   for (const m of [...chatModels, ...embedderModels]) {
     const hash = m.modelHash.toLowerCase();
-    if (TEST_FIXTURE_MODELS[hash] !== undefined) fixture.push(`${m.model} is a random-weight test fixture`);
+    if (m.kind === SIMULATED_KIND) simulated.push(`${m.model} (parameters sha256 ${m.modelHash.slice(0, 12)}…) plays a frozen model with the response model of docs/METHOD.md "Simulated engine"`);
+    else if (m.kind === SIMULATED_EMBEDDING_KIND) simulated.push(`embedder ${m.model} is the simulated engine's hashed bag of words`);
+    else if (TEST_FIXTURE_MODELS[hash] !== undefined) fixture.push(`${m.model} is a random-weight test fixture`);
     else if (!REAL_KINDS.has(m.kind)) fixture.push(`${m.model} is a test double (${m.kind})`);
     else if (!verified.has(hash)) unverified.push(`${m.model} (${m.modelHash.slice(0, 12)}…) is not a verified entry of models/models.json or models/models.lock.json`);
   }
   if (unidentified > 0) fixture.push(`${unidentified} run manifest(s) record no model identity`);
-  const headline = fixture.length > 0 ? "TEST MODEL — numbers are meaningless" : unverified.length > 0 ? "UNVERIFIED MODEL — numbers are meaningless until the model is verified" : null;
-  const banner = headline === null ? null : `${headline}: ${[...fixture, ...unverified].join("; ")}.`;
+  const headline = simulated.length > 0 ? SIMULATED_HEADLINE : fixture.length > 0 ? "TEST MODEL — numbers are meaningless" : unverified.length > 0 ? "UNVERIFIED MODEL — numbers are meaningless until the model is verified" : null;
+  const banner = headline === null ? null : `${headline}: ${[...simulated, ...fixture, ...unverified].join("; ")}.`;
   return { chat: chatModels, embedders: embedderModels, unidentified, line, banner, headline };
+}
+
+/** Whether any run of a report ran on the simulated engine. */
+export function isSimulated(identity: Pick<ModelIdentity, "chat">): boolean {
+  return identity.chat.some((m) => m.kind === SIMULATED_KIND);
+}
+
+/**
+ * Refuses runs of the simulated engine mixed with runs of a model (`merit report`, exit 2): a planted
+ * effect compared with a measured one means nothing. `dirs[i]` is the run whose chat model is `chat[i]`.
+ */
+export function assertNotMixed(chat: readonly (ModelRecord | null)[], dirs: readonly string[]): void {
+  const sim = chat.flatMap((m, i) => (m?.kind === SIMULATED_KIND ? [dirs[i]] : []));
+  const real = chat.flatMap((m, i) => (m?.kind !== SIMULATED_KIND ? [dirs[i]] : []));
+  if (sim.length > 0 && real.length > 0) {
+    throw new MeritError(`the runs mix the simulated engine (${sim.length} run(s), e.g. ${sim[0]}) with a model (${real.length} run(s), e.g. ${real[0]}): planted effects cannot be compared with measured ones; report them separately`);
+  }
 }
 
 /** Subtitle lines of a figure: the headline when there is one, then the chat models (short). */

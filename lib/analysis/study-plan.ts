@@ -35,6 +35,8 @@ export const ASSUMED_SECONDS_PER_CALL = {
   real: 20,
   /** One request to an OpenAI-compatible server running a 7B model on one GPU. */
   server: 1,
+  /** The simulated engine: no model, the kit's own work per call (oracle scoring dominates). */
+  simulated: 0.01,
 } as const;
 
 /** What `merit study run` measured on this machine: grid seconds and the calls it computed. */
@@ -49,7 +51,7 @@ export function callRate(timing: GridTiming | null, kind: keyof typeof ASSUMED_S
     const s = timing.seconds / timing.computed_calls;
     return { seconds: s, source: `measured on this machine by the study's last run: ${s.toFixed(2)} s per computed call over ${timing.computed_calls} calls, model loading included` };
   }
-  const what = kind === "tiny" ? "the tiny models on one CPU thread" : kind === "real" ? "a 7B Q4 GGUF on a CPU (~1 s on one GPU)" : "a 7B model served on one GPU";
+  const what = kind === "simulated" ? "the simulated engine (no model: the oracle and the kit's own work)" : kind === "tiny" ? "the tiny models on one CPU thread" : kind === "real" ? "a 7B Q4 GGUF on a CPU (~1 s on one GPU)" : "a 7B model served on one GPU";
   return { seconds: ASSUMED_SECONDS_PER_CALL[kind], source: `assumed ${ASSUMED_SECONDS_PER_CALL[kind]} s per call for ${what}, not measured here` };
 }
 

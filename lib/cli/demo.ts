@@ -28,12 +28,14 @@ const USAGE = `usage: merit demo [--peers] [--full] [--fresh] [--limit N] [--con
                 and stop: after \`merit demo --fresh\` and \`make notebooks\`, to refresh the replay
   --skip-runs   only score the bundled predictions
   --peers       the peers demo instead (make demo-peers): merit and the nine peer memory methods
-                (reasoning_bank ... error_fix_memory, METHOD.md §13) over stream orders 0-2 on 8 queries
-                (6 initially failed) with K = 2 (configs/demo-peers.json), every model call replayed
-                from results/demo-peers-call-cache.sqlite; runs in runs/demo-peers/, the report (peers
-                table, Pareto figure, learning curves, memory diagnostics) in results/demo-peers/;
-                no step 1 (the bundled predictions are the main demo's). With --fresh / --save-cache:
-                recompute into, or save, the peers demo's own caches
+                (reasoning_bank ... error_fix_memory, METHOD.md §13) and the equal-budget control over
+                stream orders 0-2 on 100 queries (90 initially failed) with K = 3 (configs/demo-peers.json)
+                on the SIMULATED ENGINE (configs/simulated-engine.json: effects planted, not measured;
+                docs/METHOD.md "Simulated engine"), so every memory writes and retrieves notes; nothing is
+                replayed (the engine answers from (seed, prompt)); runs in runs/demo-peers/simulated, the
+                report (peers table, Pareto figure, learning curves, memory diagnostics) in
+                results/demo-peers/, then the engine's counts per method; no step 1 (the bundled
+                predictions are the main demo's)
 ${PLUGIN_USAGE}`;
 export const demoCommand: Command = {
   name: "demo",
@@ -49,6 +51,7 @@ export const demoCommand: Command = {
     if (values["save-cache"]) {
       const other = Object.keys(values).find((k) => k !== "save-cache" && k !== "peers");
       if (other) throw new UsageError(`--save-cache takes no other flag (got --${other}) but --peers (the peers demo's cache); see merit demo --help`);
+      if (profile.replayCache === null) throw new UsageError(`--peers runs on the simulated engine, which answers every call itself: there is no call cache to save; see merit demo --help`);
       const rows = saveReplayCache(profile.workingCache, profile.replayCache);
       io.out(`wrote ${profile.replayCache}: ${rows} model calls from ${profile.workingCache}`);
       return 0;

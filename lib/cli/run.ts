@@ -20,8 +20,17 @@ import { PLUGIN_FLAG, PLUGIN_USAGE, loadCommandPlugins } from "./plugin-flag.ts"
 import { parseOrderFlag } from "./stream-order.ts";
 import { cliReporter } from "./progress.ts";
 
+/** The chat backends `--engine` names (config model.backend). */
+const ENGINE_NAMES = ["llama", "openai", "simulated"] as const;
+
+const ENGINE_USAGE = `  --engine NAME  the chat backend overriding the config's model.backend: ${ENGINE_NAMES.join(", ")}; \`simulated\` is
+            the simulated engine (docs/METHOD.md "Simulated engine": planted effects, no model file, its
+            reports bannered) and its hashed-bag embedder
+  --simulation FILE  the simulated engine's parameters (default the config's model.simulation, else
+            configs/simulated-engine.json); part of the run's identity`;
+
 const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed S [--limit N] [--order KIND] [--out DIR] [--resume]
-                 [--model GGUF] [--threads N] [--sequences N] [--plugin FILE.ts ...]
+                 [--model GGUF] [--engine NAME [--simulation FILE]] [--threads N] [--sequences N] [--plugin FILE.ts ...]
   Runs one method over one stream order; the run directory gets config.json, manifest.json,
   trajectories.jsonl, retrieval_log.jsonl, prompts.jsonl, memory/, metrics.json and stdout.log.
   --seed    stream order: any non-negative integer (the paper's runs use 0, 1, 2)
@@ -30,11 +39,13 @@ const RUN_USAGE = `usage: merit run --config FILE --method NAME --seed S [--limi
   --order KIND  the stream order's kind, overriding the config's \`order\` (${ORDER_KINDS.join(", ")});
             part of the run's identity (config.json), so a resume must pass the same
   --model   GGUF overriding the config's model.path
+${ENGINE_USAGE}
 ${PLUGIN_USAGE}
 ${ALLOW_SINGLE_DB_USAGE}`;
 
 const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0,1,2] [--limit N] [--order KIND] [--out DIR] [--resume]
-                  [--model GGUF] [--threads N] [--sequences N] [--shard i/n] [--plugin FILE.ts ...] [--plan [--json]]
+                  [--model GGUF] [--engine NAME [--simulation FILE]] [--threads N] [--sequences N] [--shard i/n]
+                  [--plugin FILE.ts ...] [--plan [--json]]
                   [--max-repair-steps K|budget:M1,M2,... [--arm NAME]]
   Runs every (method, seed) stream at once, sharing one loaded model through parallel slots
   (methods and seeds each named once; seeds are non-negative integers, default 0,1,2)
@@ -55,6 +66,7 @@ const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0
                table and figure, recorded as an arm of that method) under --max-repair-steps; a report
                pairs it with runs at the config's K under \`--conditions max_repair_steps\`
   --model      GGUF overriding the config's model.path
+${ENGINE_USAGE}
   --threads N  CPU threads of the llama backend (outputs do not depend on it)
   --sequences N  parallel slots sharing the loaded model
   --plan       print, without loading a model or writing anything, the grid's computed LLM calls —
@@ -81,6 +93,8 @@ const FLAGS = {
   out: { type: "string" },
   resume: { type: "boolean" },
   model: { type: "string" },
+  engine: { type: "string" },
+  simulation: { type: "string" },
   threads: { type: "string" },
   sequences: { type: "string" },
   shard: { type: "string" },
@@ -118,9 +132,20 @@ function refuseOthers(values: Record<string, unknown>, flags: Record<string, str
 /** Most parallel slots one process opens (each is its own llama.cpp context with its own KV cache). */
 const MAX_SEQUENCES = 64;
 
-export function applyOverrides(config: ExperimentConfig, values: { model?: string; threads?: string; sequences?: string }, streams: number): ExperimentConfig {
+export function applyOverrides(config: ExperimentConfig, values: { model?: string; threads?: string; sequences?: string; engine?: string; simulation?: string }, streams: number): ExperimentConfig {
   const model = { ...config.model };
   if (values.model) model.path = values.model;
+  if (values.engine !== undefined) {
+    const engine = ENGINE_NAMES.find((e) => e === values.engine);
+    if (engine === undefined) throw new UsageError(`--engine must be one of ${ENGINE_NAMES.join(", ")}, got "${values.engine}"`);
+    model.backend = engine;
+    // the simulated engine brings its own embedder, so a run on it needs no model file at all
+    if (engine === "simulated") config = { ...config, embedder: { ...config.embedder, backend: "simulated" } };
+  }
+  if (values.simulation !== undefined) {
+    if (model.backend !== "simulated") throw new UsageError(`--simulation is the simulated engine's parameters file; add --engine simulated (the config's model.backend is ${model.backend})`);
+    model.simulation = values.simulation;
+  }
   if (values.threads !== undefined) model.threads = numberFlag(values.threads, "threads", 1, { integer: true, min: 1, max: availableParallelism(), maxReason: "the CPU cores here" });
   if (values.sequences === undefined) return withGridSequences({ ...config, model }, streams);
   model.sequences = numberFlag(values.sequences, "sequences", 1, { integer: true, min: 1, max: MAX_SEQUENCES, maxReason: "one llama.cpp context each" });

@@ -21,8 +21,17 @@ const GpuSchema = z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", 
 /** Where the frozen chat model runs. */
 export const ModelSchema = z
   .object({
-    /** `llama` = a local GGUF through node-llama-cpp; `openai` = OpenAI-compatible servers (vLLM, llama.cpp server). */
-    backend: z.enum(["llama", "openai"]).default("llama"),
+    /**
+     * `llama` = a local GGUF through node-llama-cpp; `openai` = OpenAI-compatible servers (vLLM, llama.cpp
+     * server); `simulated` = the simulated engine (lib/llm/engines/simulated.ts, METHOD.md "Simulated
+     * engine"): a frozen model played by a documented response model with planted effects, no model file.
+     */
+    backend: z.enum(["llama", "openai", "simulated"]).default("llama"),
+    /**
+     * The simulated engine's parameters file (lib/llm/engines/simulated-params.ts); absent =
+     * configs/simulated-engine.json. Left out when absent, so the hashes of configs without it are unchanged.
+     */
+    simulation: z.string().min(1).optional(),
     /**
      * GGUF file for the llama backend (models/README.md says how to get it); for the openai backend
      * with `prompt_format: "tokens"`, the GGUF whose chat template and tokenizer build the prompt ids
@@ -72,7 +81,8 @@ export const ModelSchema = z
 /** Where the dense retrieval embedder runs. */
 export const EmbedderSchema = z
   .object({
-    backend: z.enum(["llama", "openai"]).default("llama"),
+    /** `simulated` = the simulated engine's hashed bag of words (lib/llm/engines/simulated.ts; no model file). */
+    backend: z.enum(["llama", "openai", "simulated"]).default("llama"),
     /** bge-large-en-v1.5 GGUF (METHOD.md §5.3). */
     path: z.string().default("models/bge-large-en-v1.5-f16.gguf"),
     base_urls: z.array(z.string().url()).default([]),

@@ -350,6 +350,7 @@ async function openLookup(config: ExperimentConfig): Promise<{ lookup: CacheLook
   const none = (reason: string) => ({ lookup: null, identity: null, reason, close: () => undefined });
   const m = config.model;
   const d = config.decoding;
+  if (m.backend === "simulated") return none("the simulated engine answers every call itself from (seed, prompt), at no cost");
   if (m.backend !== "llama") return none("the call cache is consulted only for the llama backend (an OpenAI-compatible backend's cache keys need its server settings)");
   if (!existsSync(config.call_cache)) return none(`${config.call_cache} does not exist yet (an empty cache)`);
   if (!existsSync(m.path)) return none(`model.path ${m.path} does not exist, and the cache's keys hold its SHA-256`);

@@ -16,8 +16,6 @@ import { openCacheDatabase } from "../llm/call-cache.ts";
 
 /** The committed replay file of `make demo`'s model calls (the tiny models). */
 export const REPLAY_CACHE = "results/demo-call-cache.sqlite";
-/** The committed replay file of `make demo-peers` (`merit demo --peers`: MERIT and the nine peers). */
-export const PEERS_REPLAY_CACHE = "results/demo-peers-call-cache.sqlite";
 
 /** The companion files SQLite may keep beside a database in WAL mode. */
 const SIDECARS = ["-wal", "-shm", "-journal"];

@@ -19,6 +19,9 @@ import { createLlamaEmbedder, loadEmbeddingTokenCounter, readLlamaEmbedderIdenti
 import { CompletionsBackend } from "../llm/completions-backend.ts";
 import { createOpenAIEmbedder, OpenAIChatBackend } from "../llm/openai-backend.ts";
 import { loadPromptTokenizer } from "../llm/prompt-tokenizer.ts";
+import { SimulatedBackend, SimulatedEmbedder } from "../llm/engines/simulated.ts";
+import { DEFAULT_SIMULATION_FILE, loadSimulatedParams } from "../llm/engines/simulated-params.ts";
+import { readFileSync } from "node:fs";
 import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { createRetriever, type Retriever } from "../retrieval/retriever.ts";
@@ -60,7 +63,7 @@ export interface ServiceOverrides {
 
 /** Builds the services of `config` for `dataset`. */
 export async function createServices(config: ExperimentConfig, dataset: Dataset, overrides: ServiceOverrides = {}): Promise<Services> {
-  const inner = overrides.backend ?? (await chatBackendOf(config, Math.max(config.decoding.max_output_tokens, overrides.maxOutputTokens ?? 0)));
+  const inner = overrides.backend ?? (config.model.backend === "simulated" ? simulatedBackendOf(config, dataset) : await chatBackendOf(config, Math.max(config.decoding.max_output_tokens, overrides.maxOutputTokens ?? 0)));
   const backend = new CallCache(inner, config.call_cache);
   const oracle = new Oracle({
     dataset: config.dataset,
@@ -124,6 +127,7 @@ function lazyCounter(modelPath: string, maxTokens?: number): { tokenCounts(texts
 
 async function embeddingSourceOf(config: ExperimentConfig): Promise<OwnedSource> {
   const e = config.embedder;
+  if (e.backend === "simulated") return fixedSource(new SimulatedEmbedder(), true);
   // A remote embedder has no model to load here: it is created at once (one request probes its vector length).
   // Its embedding tokens are counted with embedder.path's vocabulary when that GGUF (the served model's) is here.
   if (e.backend === "openai") {
@@ -146,6 +150,29 @@ async function embeddingSourceOf(config: ExperimentConfig): Promise<OwnedSource>
       await counter.close();
     },
   };
+}
+
+/**
+ * The simulated engine of `config` (model.simulation, default configs/simulated-engine.json). It plays
+ * the world: the dataset's questions and gold SQL come from the run's data here, and the initial SQL
+ * the oracle scored correct from the config's initial cache when it exists (so a judge can be right
+ * about them) — never through a method.
+ */
+export function simulatedBackendOf(config: ExperimentConfig, dataset: Dataset): SimulatedBackend {
+  const loaded = loadSimulatedParams(config.model.simulation ?? DEFAULT_SIMULATION_FILE);
+  return new SimulatedBackend(loaded, { examples: dataset.examples, schemas: dataset.schemas, knownCorrect: initialCorrect(config.initial_cache, dataset) });
+}
+
+/** The initial SQL an initial cache file records as oracle-correct, with its database; [] when the file is absent or unreadable. */
+function initialCorrect(file: string, dataset: Dataset): { dbId: string; sql: string }[] {
+  if (!existsSync(file)) return [];
+  try {
+    const records = (JSON.parse(readFileSync(file, "utf8")) as { records?: { query_id?: unknown; initial_sql?: unknown; oracle_correct?: unknown }[] }).records ?? [];
+    const db = new Map(dataset.examples.map((e) => [e.id, e.dbId]));
+    return records.flatMap((r) => (r.oracle_correct === true && typeof r.initial_sql === "string" && db.has(String(r.query_id)) ? [{ dbId: db.get(String(r.query_id))!, sql: r.initial_sql }] : []));
+  } catch {
+    return []; // the run reads and checks the initial cache itself and names any fault
+  }
 }
 
 /** The chat backend of `config`, sized for calls of up to `maxOutputTokens` generated tokens (the identity does not depend on it). */

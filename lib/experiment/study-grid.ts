@@ -27,6 +27,7 @@ export async function openStudy(file: string): Promise<{ study: Study; plugins: 
 /** The study's models in one line (the tiny models under a loud warning). */
 export function studyModelsLine(study: Study, config: ExperimentConfig): string {
   if (study.models.kind === "tiny") return `models: the TINY RANDOM test models (${config.model.path}): real mechanics, SMOKE-SCALE AND MEANINGLESS numbers; switch to realModels() or server({...}) in the study file for real ones`;
+  if (study.models.kind === "simulated") return `models: the SIMULATED ENGINE (${config.model.simulation}): effects are planted, not measured (docs/METHOD.md "Simulated engine"); switch to realModels() or server({...}) in the study file for real ones`;
   if (study.models.kind === "real") return `models: ${config.model.path} and ${config.embedder.path} (local GGUFs; \`make models\`)`;
   return `models: ${config.model.model_name} at ${config.model.base_urls.join(", ")}`;
 }

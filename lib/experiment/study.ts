@@ -48,11 +48,27 @@ export interface ServerModels {
   embedder_urls: string[];
 }
 
-export type StudyModels = TinyModels | RealModels | ServerModels;
+/**
+ * The simulated engine (docs/METHOD.md "Simulated engine"): a frozen model played by a response model
+ * with planted effects, and its hashed-bag embedder; no model file, every report under the SIMULATED
+ * ENGINE banner. For trying a study's whole pipeline, and its power, on a world whose effects are known.
+ */
+export interface SimulatedModels {
+  kind: "simulated";
+  /** The parameters file (relative to the working folder). @default "configs/simulated-engine.json" */
+  parameters: string;
+}
+
+export type StudyModels = TinyModels | RealModels | ServerModels | SimulatedModels;
 
 /** The tiny random test models of test/fixtures/models — what a fresh clone can run (the default). */
 export function tinyModels(): TinyModels {
   return { kind: "tiny" };
+}
+
+/** The simulated engine with the parameters file `parameters` (default configs/simulated-engine.json): planted effects, not measurements. */
+export function simulatedModels(opts: Partial<Omit<SimulatedModels, "kind">> = {}): SimulatedModels {
+  return { kind: "simulated", parameters: opts.parameters ?? "configs/simulated-engine.json" };
 }
 
 /** The real GGUFs of models/ (`make models`), locally through node-llama-cpp. */
@@ -67,6 +83,7 @@ export function server(opts: { base_urls: string[] } & Partial<Omit<ServerModels
 
 const ModelsSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("tiny") }).strict(),
+  z.object({ kind: z.literal("simulated"), parameters: z.string().min(1) }).strict(),
   z.object({ kind: z.literal("real"), chat: z.string().min(1), embedder: z.string().min(1), gpu: z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", "vulkan", "metal"])]) }).strict(),
   z.object({ kind: z.literal("server"), base_urls: z.array(z.string().url()).min(1), model_name: z.string().min(1), tokenizer: z.string().min(1), embedder_urls: z.array(z.string().url()) }).strict(),
 ]);
@@ -295,7 +312,9 @@ export function studyConfig(study: Study, dataset: string, paths: StudyPaths, me
           // the random model never stops by itself; shorter outputs keep the smoke run inside minutes (quick-config.ts)
           decoding: { max_output_tokens: 64 },
         }
-      : m.kind === "real"
+      : m.kind === "simulated"
+        ? { model: { backend: "simulated", simulation: m.parameters }, embedder: { backend: "simulated" } }
+        : m.kind === "real"
         ? { model: { backend: "llama", path: m.chat, gpu: m.gpu }, embedder: { backend: "llama", path: m.embedder } }
         : {
             model: { backend: "openai", base_urls: m.base_urls, model_name: m.model_name, path: m.tokenizer },

@@ -21,8 +21,8 @@ import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { memorySizeCsv, memorySizeFigure, memoryUtilityTable, readRunDiagnostics, type RunDiagnostics } from "../analysis/memory-diagnostics.ts";
 import { mdeFigure } from "../analysis/figure-power.ts";
-import { modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
-import type { RunIdentity } from "../analysis/run-directory.ts";
+import { assertNotMixed, modelIdentity, modelNotes, verifiedHashes, withModelSubtitle } from "../analysis/model-identity.ts";
+import { readRunIdentity, type RunIdentity } from "../analysis/run-directory.ts";
 import { paperComparison, readPaperNumbers } from "../analysis/paper-comparison.ts";
 import { datasetTitles, paperAblationSelection, paperSelection, paperTableSelection, PAPER_TABLE_LABELS, reportComparisons } from "../analysis/paper-layout.ts";
 import { withVerdicts } from "../analysis/comparison-verdict.ts";
@@ -129,6 +129,8 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   if (runDirs.length === 0) throw new InputFileError(inputs.join(", "), `holds no ${RUN_FILES.trajectories}`, "pass directories written by `merit run`");
   await loadPluginSources(o.plugins ?? [], { runDirs }, log);
   const conditions = o.conditions ?? [];
+  // first, so the reason is this and not a generic input mismatch: simulated and real runs never share a report
+  assertNotMixed(runDirs.map((d) => readRunIdentity(d).model ?? null), runDirs);
   const { runs, identities, memories, firstTrajectories, maxRepairSteps } = readReportInputs(runDirs, { conditions });
   // a dataset the paper does not name (a plugin's) under its adapter's title, unless --labels names it
   const labels = { ...datasetTitles(runs.map((r) => r.dataset)), ...given };

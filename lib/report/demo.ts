@@ -13,9 +13,10 @@
  * embedding cache where it holds them, else they are computed; README "Reproducibility" says what
  * that leaves open). `--fresh` recomputes from an empty cache;
  * `--full` runs the real GGUFs of models/ (`make models`) on 100 queries, after saying what it will
- * run and roughly how long it takes. `--peers` (`make demo-peers`) is a second replayed demo: MERIT and
- * the nine peer memory methods on 8 of the queries with K = 2, from its own committed cache, its report in
- * results/demo-peers (PEERS_DEMO below; notebook 09 reads it).
+ * run and roughly how long it takes. `--peers` (`make demo-peers`) is a second demo: MERIT and the nine
+ * peer memory methods on 100 of the queries with K = 3 on the simulated engine (lib/llm/engines/simulated.ts:
+ * planted effects, deterministic from (seed, prompt), no model file and no call cache to replay), its
+ * report in results/demo-peers (PEERS_DEMO below; notebook 09 reads it) under the SIMULATED ENGINE banner.
  * @module
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
@@ -39,13 +40,17 @@ import { registerArm } from "../experiment/study.ts";
 import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions } from "../oracle/predictions.ts";
-import { cacheRows, PEERS_REPLAY_CACHE, stageReplayCache } from "../experiment/replay-cache.ts";
+import { cacheRows, stageReplayCache } from "../experiment/replay-cache.ts";
 import { buildReport, reportLines, type ReportOptions, type ReportResult } from "./build-report.ts";
 import { defaultExampleQuery } from "./example-episode.ts";
 import { readRun } from "./run-reader.ts";
+import { simulatedBackendOf } from "../experiment/services.ts";
+import { simulatedCountRows, simulatedCounts } from "./demo-simulated.ts";
+import { SIMULATED_HEADLINE } from "../llm/engines/simulated.ts";
+import { DEFAULT_SIMULATION_FILE } from "../llm/engines/simulated-params.ts";
 
 /** The committed call cache of the quick demo and the notebooks (tracked; never opened by SQLite). */
-export { PEERS_REPLAY_CACHE, REPLAY_CACHE } from "../experiment/replay-cache.ts";
+export { REPLAY_CACHE } from "../experiment/replay-cache.ts";
 import { REPLAY_CACHE } from "../experiment/replay-cache.ts";
 /** The quick demo's report (committed); --full writes its own, so the committed one stays as it is. */
 export const REPORT_DIR = "results/demo";
@@ -102,9 +107,9 @@ export interface DemoProfile {
   configFile: string;
   /** Folder of the runs (`<root>/tiny`), the initial cache and the working call cache; --fresh deletes it. */
   runsDir: string;
-  /** The quick demo's working call cache (git-ignored) and its committed replay copy. */
+  /** The quick demo's working call cache (git-ignored) and its committed replay copy (null: none, the simulated engine needs no replay). */
   workingCache: string;
-  replayCache: string;
+  replayCache: string | null;
   reportDir: string;
   quickLimit: number;
   /** Report options beyond the reference and the example (lib/report/build-report.ts). */
@@ -128,22 +133,23 @@ export const MAIN_DEMO: DemoProfile = {
 };
 
 /**
- * `merit demo --peers` (`make demo-peers`; issue "The peers on the same stream" §3): MERIT and the
- * nine peer memory methods (METHOD.md §13) over stream orders 0-2 on 8 of the demo's queries (6
- * initially failed, 2 initially correct) with K = 2 (configs/demo-peers.json), and the equal-budget
- * control (iterative_budget: Iterative with K = 2 + the most extra calls a peer declares), the tiny
- * models, every model call replayed from its own committed cache, and the report with the peers table
- * (the control among its rows), the Pareto figure, learning curves and memory diagnostics. Smaller
- * than the main demo so its cache stays small.
+ * `merit demo --peers` (`make demo-peers`; issue "The peers on the same stream" §3, issue 38 §2): MERIT
+ * and the nine peer memory methods (METHOD.md §13) over stream orders 0-2 on 100 of the demo's queries
+ * (90 initially failed, 10 initially correct) with K = 3 (configs/demo-peers.json), and the equal-budget
+ * control (iterative_budget: Iterative with K = 3 + the most extra calls a peer declares), on the
+ * simulated engine (configs/simulated-engine.json: its planted effects), and the report with the peers
+ * table (the control among its rows), the Pareto figure, learning curves and memory diagnostics. The
+ * engine answers every call from (seed, prompt) in microseconds, so nothing is replayed: the working
+ * call cache is emptied first and results/demo-peers is rewritten byte for byte on any machine.
  */
 export const PEERS_DEMO: DemoProfile = {
   methods: ["merit", ...PEER_METHODS],
   configFile: "configs/demo-peers.json",
   runsDir: "runs/demo-peers",
-  workingCache: "runs/demo-peers/llm-call-cache-tiny.sqlite",
-  replayCache: PEERS_REPLAY_CACHE,
+  workingCache: "runs/demo-peers/llm-call-cache-simulated.sqlite",
+  replayCache: null,
   reportDir: "results/demo-peers",
-  quickLimit: 8,
+  quickLimit: 100,
   report: { allMethods: true, peers: [...PEER_METHODS, PEERS_CONTROL.arm], conditions: ["max_repair_steps"], diagnostics: true },
   reportFlags: reportFlagsOf({ allMethods: true, peers: [...PEER_METHODS, PEERS_CONTROL.arm], conditions: ["max_repair_steps"], diagnostics: true }),
   control: PEERS_CONTROL,
@@ -195,6 +201,16 @@ function printTable(print: (line: string) => void, header: string[], rows: strin
   print(fmt(header));
   print("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
   for (const r of rows) print(fmt(r));
+}
+
+function simulatedBanner(config: ExperimentConfig, log: (line: string) => void): void {
+  const banner = "!".repeat(100);
+  log(banner);
+  log(`!!  ${SIMULATED_HEADLINE}.`);
+  log(`!!  Every model call is answered by the simulated engine (${config.model.simulation ?? DEFAULT_SIMULATION_FILE}): a response model`);
+  log(`!!  whose effects were PLANTED (docs/METHOD.md "Simulated engine"). The report shows what a study looks like when`);
+  log(`!!  a method works; it measures nothing about any model.`);
+  log(banner);
 }
 
 function tinyBanner(realModel: string, log: (line: string) => void): void {
@@ -249,8 +265,9 @@ export function demoPlan({ full, limit, config, replayRows, profile = MAIN_DEMO 
   const control = profile.control;
   const controlK = control === undefined ? 0 : controlSteps(control, config);
   const controlCalls = control === undefined ? 0 : 3 * failed * episodeCallBound(getMethod(control.method), controlK);
+  const simulated = config.model.backend === "simulated";
   const lines = [
-    `model ${config.model.path}, embedder ${config.embedder.path}`,
+    simulated ? `the simulated engine (${config.model.simulation ?? DEFAULT_SIMULATION_FILE}), embedder ${config.embedder.backend === "simulated" ? "its hashed bag of words" : config.embedder.path}` : `model ${config.model.path}, embedder ${config.embedder.path}`,
     `${methods.join(", ")} x stream orders 0,1,2 (${streams} runs) on ${rule}, K = ${k}` +
       (control === undefined ? "" : `, and the equal-budget control ${control.arm} (${control.method} with K = ${controlK}, 3 runs)`) +
       `: at most ${(maxCalls + controlCalls).toLocaleString("en-US")} model calls`,
@@ -262,6 +279,8 @@ export function demoPlan({ full, limit, config, replayRows, profile = MAIN_DEMO 
         `(assuming ${ASSUMED_SECONDS_PER_CALL.cpu} s / ${ASSUMED_SECONDS_PER_CALL.gpu} s per call, not measured; memoryless methods repeat across seeds, so the call cache answers many: the progress line gives the real ETA); ` +
         `interrupt with Ctrl-C, rerun to continue from the call cache`,
     );
+  } else if (simulated) {
+    lines.push(`simulated: every call answered by the response model from (seed, prompt), nothing replayed; the oracle and the report take the time`);
   } else if (replayRows !== null) {
     lines.push(`replay: ${replayRows} stored model calls from ${profile.replayCache} (copied to ${profile.workingCache}); no model call should be computed (the oracle and the report take the time)`);
   } else {
@@ -335,14 +354,19 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   if (full && base.model.backend === "llama" && !existsSync(base.model.path)) {
     throw new MeritError(`${base.model.path} is not present: run \`make models\` (model-hub access) for \`merit demo --full\`, or drop --full for the quick demo`);
   }
-  const config = full ? base : { ...quickConfig(base), call_cache: profile.workingCache };
+  // the simulated engine needs no tiny models and no replay: it answers every call itself
+  const simulated = base.model.backend === "simulated";
+  const config = full ? base : simulated ? { ...base, call_cache: profile.workingCache } : { ...quickConfig(base), call_cache: profile.workingCache };
   const limit = options.limit ?? (full ? FULL_LIMIT : profile.quickLimit);
   if (options.fresh) rmSync(profile.runsDir, { recursive: true, force: true });
-  const replay = !full && !options.fresh && !options.skipRuns && stageReplayCache(profile.replayCache, profile.workingCache);
+  // an empty working cache, so every run's cache counters (and so the report) are the same on every rerun
+  if (simulated && !options.skipRuns) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(profile.workingCache + suffix, { force: true });
+  const replay = !full && !simulated && !options.fresh && !options.skipRuns && profile.replayCache !== null && stageReplayCache(profile.replayCache, profile.workingCache);
   const replayRows = replay ? cacheRows(profile.workingCache) : null;
   if (!options.skipRuns) {
-    if (!full) tinyBanner(base.model.path, log);
-    print(`== 0. Plan (${full ? "merit demo --full" : options.peers ? "quick peers demo, merit demo --peers" : "quick demo; the real model: merit demo --full"})`);
+    if (simulated) simulatedBanner(config, log);
+    else if (!full) tinyBanner(base.model.path, log);
+    print(`== 0. Plan (${full ? "merit demo --full" : options.peers ? `peers demo${simulated ? " on the simulated engine" : ""}, merit demo --peers` : "quick demo; the real model: merit demo --full"})`);
     for (const line of demoPlan({ full, limit, config, replayRows, profile })) print(line);
     print("");
   }
@@ -378,9 +402,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   print("");
   print(
     `== 3. ${profile.methods.join(", ")} x stream orders 0,1,2 on the same ${selected.length} queries (${failed} initially failed, ${selected.length - failed} initially correct: ` +
-      `${config.subset?.rule === "initially_failed" ? "the first of each in the seed-0 stream, config subset rule" : `the first ${limit} of the seed-0 stream`})${full ? "" : " (TINY RANDOM MODEL: smoke-scale, meaningless)"}`,
+      `${config.subset?.rule === "initially_failed" ? "the first of each in the seed-0 stream, config subset rule" : `the first ${limit} of the seed-0 stream`})${full ? "" : simulated ? " (SIMULATED ENGINE: effects planted, not measured)" : " (TINY RANDOM MODEL: smoke-scale, meaningless)"}`,
   );
-  const root = full ? "runs/demo/qwen" : `${profile.runsDir}/tiny`;
+  const root = full ? "runs/demo/qwen" : `${profile.runsDir}/${simulated ? "simulated" : "tiny"}`;
   const streams = planStreams([...profile.methods], [0, 1, 2], root);
   for (const s of streams) rmSync(s.outDir, { recursive: true, force: true });
   // Fresh outputs do not depend on the thread count or the number of parallel slots (llama-backend.ts,
@@ -403,7 +427,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const rows = runs.map((r) => [r.method, String(r.seed), String(r.total), (100 * r.successAt1).toFixed(2), (100 * r.finalAccuracy).toFixed(2), String(r.repaired), r.steps.toFixed(2), String(r.llmCalls), String(r.auditViolations)]);
   printTable(print, ["method", "seed", "n", "initial EX", "EX", "repaired", "steps", "LLM calls", "audit violations"], rows);
   let computed = 0;
-  if (replayRows !== null) {
+  if (replayRows !== null && profile.replayCache !== null) {
     computed = cacheRows(profile.workingCache) - replayRows;
     if (computed > 0) {
       const flag = options.peers ? " --peers" : "";
@@ -413,11 +437,20 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
   print("");
   const reportDir = full ? FULL_REPORT_DIR : profile.reportDir;
-  print(`== 4. Report: tables and figures in ${reportDir}${full ? " (notebooks on it: make notebooks-full)" : " (from the tiny-model smoke runs)"}`);
+  print(`== 4. Report: tables and figures in ${reportDir}${full ? " (notebooks on it: make notebooks-full)" : simulated ? " (from the simulated-engine runs: SIMULATED ENGINE — effects are planted, not measured)" : " (from the tiny-model smoke runs)"}`);
   // the paper's Figure 2 for the first MERIT episode (stream order 0) that retrieved a precedent
   const merit0 = streams.find((s) => s.method === "merit" && s.seed === 0);
   const example = merit0 === undefined ? null : defaultExampleQuery(readRun(merit0.outDir, merit0.outDir));
   const report = await buildReport([root], { out: reportDir, reference: "merit", ...profile.report, ...(example === null ? {} : { example }), reporter });
   for (const line of reportLines(report)) print(line);
+  if (simulated) {
+    // the closing note: what every memory wrote and retrieved and how the engine answered its calls
+    print("");
+    print(`== 5. The simulated engine's calls (${SIMULATED_HEADLINE}): per method over its ${3} stream orders`);
+    const engine = simulatedBackendOf(config, dataset);
+    const method = new Map(runs.map((r) => [r.outDir, r.method]));
+    const { header, rows: countRows } = simulatedCountRows(simulatedCounts(runs.map((r) => r.outDir), (d) => method.get(d)!, engine, config.decoding.max_output_tokens));
+    printTable(print, header, countRows);
+  }
   return { predictions, initial: initialSummary, runs, computedBeyondReplay: computed, report };
 }

@@ -22,6 +22,9 @@ export default defineStudy({
   // (import realModels or server beside defineStudy):
   //   models: realModels(),                                     // the GGUFs of models/ (make models)
   //   models: server({ base_urls: ["http://gpu1:8000/v1"] }),   // OpenAI-compatible servers
+  // or, to see the whole study on a world whose effects are known (import simulatedModels):
+  //   models: simulatedModels(),                                // the simulated engine: planted effects
+  //                                                             // (configs/simulated-engine.json), no model file
   models: tinyModels(),
   plugins: ["./my-method.ts"],
 });

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkStudyFiles, checkStudyNames, defineStudy, initialPredictions, loadStudyFile, realModels, server, studyConfig, studyPaths, studyPluginFiles, subsetText, tinyModels } from "../../lib/experiment/study.ts";
+import { checkStudyFiles, checkStudyNames, defineStudy, initialPredictions, loadStudyFile, realModels, server, studyConfig, studyPaths, studyPluginFiles, subsetText, tinyModels, simulatedModels } from "../../lib/experiment/study.ts";
 import { TINY_CHAT, TINY_EMBEDDER } from "../../lib/experiment/quick-config.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "merit-study-lib-"));
@@ -60,6 +60,12 @@ describe("studyConfig", () => {
     expect(c.model).toMatchObject({ backend: "llama", path: "models/Qwen2.5-7B-Instruct-Q4_K_M.gguf", gpu: "auto" });
     expect(c.embedder.path).toBe("models/bge-large-en-v1.5-f16.gguf");
     expect(c.decoding.max_output_tokens).toBe(512);
+  });
+  it("simulatedModels: the simulated engine and its embedder, the parameters file named (the template's option)", () => {
+    const c = studyConfig(defineStudy({ ...minimal, models: simulatedModels() }), "spider", paths);
+    expect(c.model).toMatchObject({ backend: "simulated", simulation: "configs/simulated-engine.json" });
+    expect(c.embedder.backend).toBe("simulated");
+    expect(studyConfig(defineStudy({ ...minimal, models: simulatedModels({ parameters: "w.json" }) }), "spider", paths).model.simulation).toBe("w.json");
   });
   it("server: OpenAI-compatible chat servers, the local embedder unless embedder URLs are given", () => {
     const c = studyConfig(defineStudy({ ...minimal, models: server({ base_urls: ["http://gpu1:8000/v1"] }) }), "spider", paths);

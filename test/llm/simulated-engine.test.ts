@@ -112,8 +112,8 @@ describe("the response model", () => {
       queryId: ex.id,
       streamPosition: 3,
       attempts: [
-        { sql: "SELECT nme FROM singer", status: "EXECUTION_ERROR", dbError: "no such column: nme", executed: false, errorType: "Schema Linking" },
-        { sql: correctVariants(ex.goldSql)[0], status: "CORRECT", dbError: null, executed: true, errorType: null },
+        { sql: "SELECT nme FROM singer", status: "EXECUTION_ERROR", dbError: "no such column: nme", executed: false, errorType: "Schema Linking", rowsPreview: "" },
+        { sql: correctVariants(ex.goldSql)[0], status: "CORRECT", dbError: null, executed: true, errorType: null, rowsPreview: "[1]" },
       ],
       success: true,
       reflections: [],

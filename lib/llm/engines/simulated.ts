@@ -300,9 +300,10 @@ export class SimulatedBackend implements ChatBackend {
       case "episode_judge": {
         const example = this.exampleOf(prompt);
         const sql = /\nLast SQL query: ([^\n]*)/.exec(prompt)?.[1] ?? "";
-        const truth = /\nReported outcome: status CORRECT\b/.test(prompt) || (example !== null && this.isKnownCorrect(example.dbId, sql));
+        // The judge sees no status (RB-JUDGE v2): whether the SQL is right is the world's knowledge.
+        const truth = example !== null && this.isKnownCorrect(example.dbId, sql);
         const says = this.verdict(truth, u("judge"));
-        return { call, text: `<verdict>${says ? "success" : "failure"}</verdict>`, truncated: false, correct: truth, verdict: says };
+        return { call, text: `<reasoning>The query ${says ? "reads the tables the question names and its rows look like the answer" : "does not look like it answers the question as asked"}.</reasoning>\n<verdict>${says ? "success" : "failure"}</verdict>`, truncated: false, correct: truth, verdict: says };
       }
       case "distill":
       case "curate":

@@ -8,14 +8,14 @@
  * tables (bench/README.md, METHOD.md), the CPU seconds per section and the wall time.
  *
  * Run: `node bench/calibration.ts [--reps R] [--band-reps R] [--truth-reps R] [--resamples B]
- * [--workers W] [--no-bca] [--seed S] [--scenario spider|stress] [--json FILE]`.
+ * [--family-reps R] [--power-reps R] [--workers W] [--no-bca] [--null-tests-only] [--seed S] [--scenario spider|stress] [--json FILE]`.
  * Defaults: R = 1,000 (or MERIT_CAL_REPS), band 200, truth 2,000, B = 10,000, W = 2 worker threads.
  * The numbers do not depend on W (each replication has its own generator; rows are merged in order).
  * `--scenario stress` keeps the paper's scale but makes the methods unequal in order sensitivity
  * (B nearly deterministic, A not) and adds a per-order memory effect (ω = 0.3).
  */
 import { writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import {
   calibrate,
@@ -54,7 +54,7 @@ if (!isMainThread) {
 }
 
 function usage(message: string): never {
-  console.error(`bench/calibration.ts: ${message}; usage: node bench/calibration.ts [--reps R] [--band-reps R] [--truth-reps R] [--resamples B] [--workers W] [--no-bca] [--seed S] [--scenario spider|stress] [--json FILE]`);
+  console.error(`bench/calibration.ts: ${message}; usage: node bench/calibration.ts [--reps R] [--band-reps R] [--truth-reps R] [--resamples B] [--family-reps R] [--power-reps R] [--workers W] [--no-bca] [--null-tests-only] [--seed S] [--scenario spider|stress] [--json FILE]`);
   process.exit(2);
 }
 
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     if (!Number.isSafeInteger(v) || v < 0) usage(`--${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
     return v;
   };
-  const known = new Set(["--reps", "--band-reps", "--truth-reps", "--resamples", "--workers", "--no-bca", "--seed", "--scenario", "--json"]);
+  const known = new Set(["--family-reps", "--power-reps", "--null-tests-only", "--reps", "--band-reps", "--truth-reps", "--resamples", "--workers", "--no-bca", "--seed", "--scenario", "--json"]);
   for (const a of args) if (a.startsWith("--") && !known.has(a)) usage(`unknown option ${a}`);
   const envReps = process.env.MERIT_CAL_REPS;
   if (envReps !== undefined && !/^[1-9][0-9]*$/.test(envReps)) usage(`MERIT_CAL_REPS must be a positive integer, got ${JSON.stringify(envReps)}`);
@@ -86,6 +86,9 @@ async function main(): Promise<void> {
     truthReplications: int("truth-reps", undefined),
     resamples: int("resamples", undefined),
     seed: int("seed", undefined),
+    familyReplications: int("family-reps", undefined),
+    powerReplications: int("power-reps", undefined),
+    allTests: !args.includes("--null-tests-only"),
     bca: !args.includes("--no-bca"),
   };
   const workers = int("workers", Math.min(2, availableParallelism()))!;
@@ -95,6 +98,7 @@ async function main(): Promise<void> {
   } catch (error) {
     usage((error as Error).message);
   }
+  console.log(`Load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} at the start.`);
   const t0 = performance.now();
   const pool = workers > 0 ? startPool(workers, model, options) : undefined;
   const report = await calibrate(model, options, pool?.run);
@@ -104,7 +108,8 @@ async function main(): Promise<void> {
   console.log(calibrationMarkdown(report));
   const cpu = Object.entries(report.seconds).map(([k, v]) => `${k} ${v.toFixed(1)} s`);
   console.log(`CPU time per section (summed over ${workers || 1} thread(s)): ${cpu.join(", ")}.`);
-  console.log(`Wall time ${wall.toFixed(1)} s with ${workers} worker thread(s); Node ${process.version}.`);
+  const cpuTotal = Object.values(report.seconds).reduce((x, y) => x + y, 0);
+  console.log(`Wall time ${wall.toFixed(1)} s with ${workers} worker thread(s), ${cpuTotal.toFixed(1)} CPU s in all; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} at the end (${availableParallelism()} CPUs); Node ${process.version}.`);
   const json = value("json");
   if (json !== undefined) writeFileSync(json, JSON.stringify({ scenario, wall_seconds: wall, workers, report }, null, 2) + "\n");
 }

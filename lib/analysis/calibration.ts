@@ -207,8 +207,17 @@ export function simulatedRuns(study: SimulatedStudy, k: number, method = `m${k}`
 
 /** Options of {@link calibrate}. */
 export interface CalibrationOptions {
-  /** Replications per planted Δ (and for the Holm family and each power row). @default 1000 */
+  /** Replications per planted Δ. @default 1000 */
   replications?: number;
+  /** Replications of the Holm family. @default replications */
+  familyReplications?: number;
+  /** Replications of each power row. @default replications */
+  powerReplications?: number;
+  /**
+   * Bootstrap p and MDE at every planted Δ; false keeps them at Δ = 0 only (where the null rates and
+   * the reported MDE come from), two bootstraps fewer per replication elsewhere. @default true
+   */
+  allTests?: boolean;
   /** Replications of the learning-curve band (each one runs `methodCurves`, B = bandResamples). @default 200 */
   bandReplications?: number;
   /** Simulated studies (no bootstrap) that fix the repair curve's truth E[R(p)], a ratio without a closed form. @default 2000 */
@@ -239,6 +248,9 @@ export function resolveCalibrationOptions(model: PopulationModel, opts: Calibrat
   checkModel(model);
   const o: ResolvedCalibrationOptions = {
     replications: opts.replications ?? 1000,
+    familyReplications: opts.familyReplications ?? opts.replications ?? 1000,
+    powerReplications: opts.powerReplications ?? opts.replications ?? 1000,
+    allTests: opts.allTests ?? true,
     bandReplications: opts.bandReplications ?? 200,
     truthReplications: opts.truthReplications ?? 2000,
     resamples: opts.resamples ?? 10_000,
@@ -250,7 +262,7 @@ export function resolveCalibrationOptions(model: PopulationModel, opts: Calibrat
     bca: opts.bca ?? true,
     seed: opts.seed ?? 1,
   };
-  for (const k of ["replications", "bandReplications", "truthReplications", "resamples", "bandResamples", "family"] as const) {
+  for (const k of ["replications", "familyReplications", "powerReplications", "bandReplications", "truthReplications", "resamples", "bandResamples", "family"] as const) {
     if (!Number.isSafeInteger(o[k]) || o[k] < 1) throw new MeritError(`calibration: ${k} must be a positive integer, got ${o[k]}`);
   }
   if (!Number.isSafeInteger(o.seed) || o.seed < 0) throw new MeritError(`calibration: seed must be a non-negative integer, got ${o.seed}`);
@@ -274,10 +286,18 @@ export type SectionSpec =
   | { kind: "truth"; id: number }
   | { kind: "band"; id: number; exTruth: number[]; repairTruth: number[] };
 
-/** Replications [from, to) of one section, in order: one row per replication, and the CPU time they took (ms). */
+/** Replications [from, to) of one section, in order: one row per replication, and the CPU time of the thread that ran them (ms). */
 export interface SectionChunk {
   rows: number[][];
   ms: number;
+}
+
+/** CPU time of the calling thread, ms (`process.threadCpuUsage`, Node ≥ 23.9, not yet in @types/node; wall time without it). */
+function threadCpuMs(): number {
+  const threadCpuUsage = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage;
+  if (threadCpuUsage === undefined) return performance.now();
+  const u = threadCpuUsage.call(process);
+  return (u.user + u.system) / 1000;
 }
 
 function sectionRng(seed: number, section: number, r: number): PyRandom {
@@ -286,13 +306,14 @@ function sectionRng(seed: number, section: number, r: number): PyRandom {
 
 /**
  * Runs replications [from, to) of a section through the kit's functions. Rows:
- * delta → [covered, covered by BCa (NaN if off), bootstrap p < .05, McNemar p < .05, width, Δ̂, SE, MDE];
+ * delta → [covered, covered by BCa (NaN if off), bootstrap p < .05, McNemar p < .05, width, Δ̂, SE, MDE]
+ * (p, SE and MDE NaN when `allTests` is off and Δ ≠ 0);
  * holm → [any Holm-adjusted p < .05, any raw p < .05, raw p's < .05]; power → [bootstrap p < .05,
  * McNemar p < .05, MDE]; truth → A's repair line R(p) per position (NaN where undefined); band →
  * per position [EX band covers, repair band defined, repair band covers].
  */
 export function runSection(model: PopulationModel, options: ResolvedCalibrationOptions, spec: SectionSpec, from: number, to: number): SectionChunk {
-  const t0 = performance.now();
+  const t0 = threadCpuMs();
   const boot = { resamples: options.resamples, seed: 0 };
   const rows: number[][] = [];
   for (let r = from; r < to; r++) {
@@ -306,8 +327,10 @@ export function runSection(model: PopulationModel, options: ResolvedCalibrationO
         const x = pairedClusterBootstrap(a, b, { ...boot, method: "bca" });
         bca = covers(x.lo, x.hi);
       }
-      const power = pairedPower(a, b, boot);
-      rows.push([covers(ci.lo, ci.hi), bca, bootstrapPValue(a, b, boot) < 0.05 ? 1 : 0, mcnemarExact(a, b).pValue < 0.05 ? 1 : 0, ci.hi - ci.lo, ci.delta, power.se, power.mde]);
+      const tests = options.allTests || spec.delta === 0;
+      const power = tests ? pairedPower(a, b, boot) : { se: NaN, mde: NaN };
+      const p = tests ? (bootstrapPValue(a, b, boot) < 0.05 ? 1 : 0) : NaN;
+      rows.push([covers(ci.lo, ci.hi), bca, p, mcnemarExact(a, b).pValue < 0.05 ? 1 : 0, ci.hi - ci.lo, ci.delta, power.se, power.mde]);
     } else if (spec.kind === "holm") {
       const study = simulateStudy(model, new Array<number>(options.family).fill(0), rng);
       const ps = study.outcomes.slice(1).map((x) => bootstrapPValue(x, study.outcomes[0], boot));
@@ -330,7 +353,7 @@ export function runSection(model: PopulationModel, options: ResolvedCalibrationO
       );
     }
   }
-  return { rows, ms: performance.now() - t0 };
+  return { rows, ms: threadCpuMs() - t0 };
 }
 
 /** Method A's (outcomes[1]) repair curve R(p) of one study, mean over orders, %, at the positions (NaN where some order met no failure yet). */
@@ -381,13 +404,13 @@ export interface DeltaRow {
   width: number;
   /** Mean Δ estimate (bias check), pp. */
   meanEstimate: number;
-  /** Bootstrap p < 0.05. */
-  rejectBootstrap: Rate;
+  /** Bootstrap p < 0.05 (null when not measured at this Δ). */
+  rejectBootstrap: Rate | null;
   /** McNemar p < 0.05. */
   rejectMcnemar: Rate;
-  /** Mean reported MDE, pp. */
+  /** Mean reported MDE, pp (NaN when not measured). */
   mde: number;
-  /** Mean bootstrap SE, pp. */
+  /** Mean bootstrap SE, pp (NaN when not measured). */
   se: number;
   /** SD of the estimates over replications (what the SE estimates), pp. */
   sdEstimate: number;
@@ -450,19 +473,20 @@ const CHUNK = 25;
 export async function calibrate(model: PopulationModel = SPIDER_POPULATION, opts: CalibrationOptions = {}, runner?: SectionRunner): Promise<CalibrationReport> {
   const options = resolveCalibrationOptions(model, opts);
   const run: SectionRunner = runner ?? (async (spec, from, to) => runSection(model, options, spec, from, to));
-  const seconds: Record<string, number> = {};
+  // sections in the report's order, whatever order they finish in
+  const seconds: Record<string, number> = Object.fromEntries([...options.deltas.map((d) => `Δ = ${d}`), "Holm family", "power", "band truth", "learning-curve band"].map((k) => [k, 0]));
   const runAll = async (name: string, spec: SectionSpec, reps: number): Promise<number[][]> => {
     const chunks: Promise<SectionChunk>[] = [];
     for (let from = 0; from < reps; from += CHUNK) chunks.push(run(spec, from, Math.min(reps, from + CHUNK)));
     const done = await Promise.all(chunks);
-    seconds[name] = (seconds[name] ?? 0) + sum(done.map((c) => c.ms)) / 1000;
+    seconds[name] += sum(done.map((c) => c.ms)) / 1000;
     return done.flatMap((c) => c.rows);
   };
   const R = options.replications;
   // phase 1: the Δ rows, the Holm family and the repair curve's truth (independent of each other)
   const [deltaRows, holmRows, truthRows] = await Promise.all([
     Promise.all(options.deltas.map((delta, i) => runAll(`Δ = ${delta}`, { kind: "delta", id: i, delta }, R))),
-    runAll("Holm family", { kind: "holm", id: 50 }, R),
+    runAll("Holm family", { kind: "holm", id: 50 }, options.familyReplications),
     runAll("band truth", { kind: "truth", id: 80 }, options.truthReplications),
   ]);
   const deltas = options.deltas.map((delta, i): DeltaRow => {
@@ -471,7 +495,7 @@ export async function calibrate(model: PopulationModel = SPIDER_POPULATION, opts
       delta,
       coverage: rate(sum(column(rows, 0)), R),
       coverageBca: options.bca ? rate(sum(column(rows, 1)), R) : null,
-      rejectBootstrap: rate(sum(column(rows, 2)), R),
+      rejectBootstrap: options.allTests || delta === 0 ? rate(sum(column(rows, 2)), R) : null,
       rejectMcnemar: rate(sum(column(rows, 3)), R),
       width: mean(column(rows, 4)),
       meanEstimate: mean(column(rows, 5)),
@@ -480,7 +504,8 @@ export async function calibrate(model: PopulationModel = SPIDER_POPULATION, opts
       mde: mean(column(rows, 7)),
     };
   });
-  const holm = { family: options.family, fwer: rate(sum(column(holmRows, 0)), R), unadjusted: rate(sum(column(holmRows, 1)), R), perComparison: rate(sum(column(holmRows, 2)), R * options.family) };
+  const F = options.familyReplications;
+  const holm = { family: options.family, fwer: rate(sum(column(holmRows, 0)), F), unadjusted: rate(sum(column(holmRows, 1)), F), perComparison: rate(sum(column(holmRows, 2)), F * options.family) };
   const repairTruth = options.positions.map((_, j) => mean(column(truthRows, j).filter((v) => !Number.isNaN(v))));
   const exTruth = trueExCurve(model, options.bandDelta, options.positions);
   // phase 2: power at the MDE reported at Δ = 0 and at half of it; the band against the truth
@@ -491,14 +516,15 @@ export async function calibrate(model: PopulationModel = SPIDER_POPULATION, opts
     { label: "MDE / 2", delta: reported / 2 },
   ];
   const [powerRows, bandRows] = await Promise.all([
-    Promise.all(targets.map((t, i) => runAll("power", { kind: "power", id: 60 + i, delta: t.delta }, R))),
+    Promise.all(targets.map((t, i) => runAll("power", { kind: "power", id: 60 + i, delta: t.delta }, options.powerReplications))),
     runAll("learning-curve band", { kind: "band", id: 90, exTruth, repairTruth }, options.bandReplications),
   ]);
   const power = targets.map((t, i): PowerRow => {
     const rows = powerRows[i];
     const z = (t.delta / reported) * factor; // the effect in SEs of the design at Δ = 0
     const crit = normalQuantile(0.975);
-    return { ...t, expected: 100 * (normalCdf(z - crit) + normalCdf(-z - crit)), rejectBootstrap: rate(sum(column(rows, 0)), R), rejectMcnemar: rate(sum(column(rows, 1)), R), mde: mean(column(rows, 2)) };
+    const P = options.powerReplications;
+    return { ...t, expected: 100 * (normalCdf(z - crit) + normalCdf(-z - crit)), rejectBootstrap: rate(sum(column(rows, 0)), P), rejectMcnemar: rate(sum(column(rows, 1)), P), mde: mean(column(rows, 2)) };
   });
   const B = options.bandReplications;
   const band = {
@@ -522,12 +548,12 @@ export function calibrationMarkdown(rep: CalibrationReport): string {
   const m = rep.model;
   return [
     `Population: ${m.queries} queries × ${m.orders} orders, initial failure ${(100 * m.initialFailure).toFixed(1)} %, repair ${(100 * m.repair).toFixed(1)} %, σ ${m.spread} (A ${m.spreadA}), λ ${m.decoupled}, ω ${m.orderEffect}; ` +
-      `B = ${o.resamples}, bootstrap seed 0; ${o.replications} replications per row, simulation seed ${o.seed} (± is the Monte Carlo standard error).`,
+      `B = ${o.resamples}, bootstrap seed 0; ${o.replications} replications per planted Δ, ${o.familyReplications} of the Holm family, ${o.powerReplications} per power row; simulation seed ${o.seed} (± is the Monte Carlo standard error).`,
     "",
     "| Planted Δ (pp) | Coverage, percentile 95 % | Coverage, BCa 95 % | Mean width (pp) | Mean Δ̂ (pp) | SE: bootstrap / actual (pp) | Reject, bootstrap p < 0.05 (%) | Reject, McNemar p < 0.05 (%) | Mean MDE (pp) |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rep.deltas.map(
-      (d) => `| ${d.delta} | ${pct(d.coverage)} | ${d.coverageBca ? pct(d.coverageBca) : "—"} | ${d.width.toFixed(2)} | ${d.meanEstimate.toFixed(3)} | ${d.se.toFixed(3)} / ${d.sdEstimate.toFixed(3)} | ${pct(d.rejectBootstrap)} | ${pct(d.rejectMcnemar)} | ${d.mde.toFixed(2)} |`,
+      (d) => `| ${d.delta} | ${pct(d.coverage)} | ${d.coverageBca ? pct(d.coverageBca) : "—"} | ${d.width.toFixed(2)} | ${d.meanEstimate.toFixed(3)} | ${Number.isNaN(d.se) ? "—" : d.se.toFixed(3)} / ${d.sdEstimate.toFixed(3)} | ${d.rejectBootstrap ? pct(d.rejectBootstrap) : "—"} | ${pct(d.rejectMcnemar)} | ${Number.isNaN(d.mde) ? "—" : d.mde.toFixed(2)} |`,
     ),
     "",
     `Holm over a family of ${rep.holm.family} true nulls (one reference against ${rep.holm.family} methods, Δ = 0 each, bootstrap p): family-wise error ${pct(rep.holm.fwer)} % with Holm, ${pct(rep.holm.unadjusted)} % unadjusted; ${pct(rep.holm.perComparison)} % per comparison.`,

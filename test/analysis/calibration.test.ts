@@ -77,7 +77,7 @@ describe("calibrate (tiny)", () => {
     const rep = await calibrate(SMALL, TINY);
     expect(rep.deltas.map((d) => d.delta)).toEqual([0, 1, 2, 5]);
     for (const d of rep.deltas) {
-      for (const r of [d.coverage, d.coverageBca!, d.rejectBootstrap, d.rejectMcnemar]) {
+      for (const r of [d.coverage, d.coverageBca!, d.rejectBootstrap!, d.rejectMcnemar]) {
         expect(r.n).toBe(30);
         expect(r.rate).toBeGreaterThanOrEqual(0);
         expect(r.rate).toBeLessThanOrEqual(100);
@@ -87,7 +87,7 @@ describe("calibrate (tiny)", () => {
       expect(d.mde).toBeCloseTo(2.8016 * d.se, 3);
     }
     // a large planted Δ is found more often than none
-    expect(rep.deltas[3].rejectBootstrap.rate).toBeGreaterThan(rep.deltas[0].rejectBootstrap.rate);
+    expect(rep.deltas[3].rejectBootstrap!.rate).toBeGreaterThan(rep.deltas[0].rejectBootstrap!.rate);
     expect(rep.holm.fwer.rate).toBeLessThanOrEqual(rep.holm.unadjusted.rate);
     expect(rep.holm.perComparison.n).toBe(30 * 6);
     expect(rep.power.map((p) => p.label)).toEqual(["MDE", "MDE / 2"]);
@@ -117,12 +117,24 @@ describe("calibrate (tiny)", () => {
   });
 });
 
+describe("calibrate with the tests at Δ = 0 only", () => {
+  it("leaves the bootstrap p and the MDE out at Δ ≠ 0 and keeps them at Δ = 0", async () => {
+    const rep = await calibrate(SMALL, { ...TINY, replications: 5, familyReplications: 3, powerReplications: 4, allTests: false, bca: false, bandReplications: 1, truthReplications: 5 });
+    expect(rep.deltas[0].rejectBootstrap?.n).toBe(5);
+    expect(rep.deltas.slice(1).every((d) => d.rejectBootstrap === null && Number.isNaN(d.mde))).toBe(true);
+    expect(rep.holm.fwer.n).toBe(3);
+    expect(rep.power[0].rejectBootstrap.n).toBe(4);
+    expect(calibrationMarkdown(rep)).toContain("| 5 | ");
+  });
+});
+
 describe("hostile input", () => {
   it("names the option and the fix", () => {
     expect(() => resolveCalibrationOptions(SMALL, { deltas: [1, 2] })).toThrow(/leave out 0/);
     expect(() => resolveCalibrationOptions(SMALL, { replications: 0 })).toThrow(/replications must be a positive integer/);
     expect(() => resolveCalibrationOptions(SMALL, { positions: [0] })).toThrow(/outside 1\.\.120/);
     expect(() => effectScale(SMALL, 60)).toThrow(/beyond ±1; plant a smaller Δ/);
+    expect(() => resolveCalibrationOptions(SMALL, { familyReplications: 0 })).toThrow(/familyReplications must be a positive integer/);
     expect(() => simulateStudy({ ...SMALL, repair: 1 }, [0], new PyRandom(0))).toThrow(/repair must lie in \(0, 1\)/);
   });
 });

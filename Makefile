@@ -4,28 +4,30 @@ export NODE_LLAMA_CPP_SKIP_DOWNLOAD := true
 export NO_COLOR := 1
 MERIT := node lib/bin.mjs
 ## Node 24.3 or later (package.json engines): the machine's when it is one, else the official linux-x64
-## build fetched once from the npm registry into ~/.cache/merit-kit (scripts/node24.sh), first on PATH.
-NODE24_BIN := $(shell [ -x scripts/node24.sh ] && scripts/node24.sh)
+## build fetched once (under a lock) from the npm registry into ~/.cache/merit-kit (scripts/node24.sh),
+## first on PATH. npm_config_nodedir is always the header folder of that Node (above its bin folder),
+## whatever ~/.npmrc says, so `npm ci` builds the add-ons for the Node that runs the kit; a Node
+## without headers there leaves it unset (node-gyp then fetches that version's headers).
+NODE24_BIN := $(shell scripts/node24.sh)
+NODE24_STATUS := $(.SHELLSTATUS)
 ifneq ($(NODE24_BIN),)
 export PATH := $(NODE24_BIN):$(PATH)
-export npm_config_nodedir := $(patsubst %/bin,%,$(NODE24_BIN))
+endif
+NODE_HEADERS := $(patsubst %/bin,%,$(NODE24_BIN))
+ifneq ($(wildcard $(NODE_HEADERS)/include/node/node.h),)
+export npm_config_nodedir := $(NODE_HEADERS)
 endif
 ## The pinned TypeScript (package.json); `npx tsc` would find tslab's bundled 5.0 first.
 TSC := node node_modules/typescript/bin/tsc
 
 .PHONY: install demo demo-peers demo-full test test-fast typecheck bench bench-model bench-throughput models data-spider data-bird clean notebooks notebooks-full notebooks-paper reproduce preflight llama-server
 
-## The stamp holds the Node ABI the add-ons were built for: another Node (a node_modules installed
-## by an older one) reinstalls them.
-node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
-	@node -p process.versions.modules > $@
-
 ## No build step: `merit` (lib/bin.mjs) runs lib/'s TypeScript through Node 24's own type stripping.
-install: node_modules/.installed
-	@[ "$$(cat node_modules/.installed)" = "$$(node -p process.versions.modules)" ] || { \
-	  echo "node_modules was installed by another Node; reinstalling it for $$(node --version)"; \
-	  npm ci --no-audit --no-fund && node -p process.versions.modules > node_modules/.installed; }
+## scripts/install.sh runs `npm ci` when node_modules is missing, stale, or built for another Node (its
+## add-ons do not load with the Node above), and ends by loading each add-on with that Node.
+install:
+	@[ "$(NODE24_STATUS)" = 0 ] || exit 2
+	@scripts/install.sh
 
 ## The main job on the bundled data, quick: the tiny test models (meaningless numbers, real mechanics)
 ## on 16 queries, mostly initially failed ones (configs/demo.json `subset`), every model call replayed

@@ -1,5 +1,5 @@
 // SLOW: starts a real single-node Slurm cluster; its timeouts scale with the machine (test/helpers/budget.ts, README "Slow tests").
-// The README's Slurm array (scripts/slurm/grid.sbatch) on a real single-node Slurm cluster
+// The Slurm array of docs/guides/slurm.md (scripts/slurm/grid.sbatch) on a real single-node Slurm cluster
 // (test/helpers/slurm.ts; issue 23 §1): a 4-task array over the tiny models (iterative, merit × stream
 // seeds 0, 1; one stream per task), one task cancelled mid-run with scancel and requeued, then
 // `merit cache merge` of the tasks' caches and `merit report`. The run directories, the merged call
@@ -59,11 +59,11 @@ function reportSnapshot(dir: string, runs: string): Map<string, string> {
   return new Map([...snapshot(dir)].map(([file, text]) => [file, text.split(runs).join("<runs>")]));
 }
 
-describe("the README's sbatch script", () => {
-  it("is the file the README quotes", () => {
-    const readme = readFileSync(join(REPO, "README.md"), "utf8");
-    const block = /```bash\n(#!\/bin\/bash\n# One `merit grid` as a Slurm array[\s\S]*?)```/.exec(readme);
-    expect(block, "README.md quotes scripts/slurm/grid.sbatch in a ```bash block").not.toBeNull();
+describe("the sbatch script of docs/guides/slurm.md", () => {
+  it("is the file the page quotes", () => {
+    const page = readFileSync(join(REPO, "docs", "guides", "slurm.md"), "utf8");
+    const block = /```bash\n(#!\/bin\/bash\n# One `merit grid` as a Slurm array[\s\S]*?)```/.exec(page);
+    expect(block, "docs/guides/slurm.md quotes scripts/slurm/grid.sbatch in a ```bash block").not.toBeNull();
     expect(block![1]).toBe(readFileSync(SCRIPT, "utf8"));
   });
 });

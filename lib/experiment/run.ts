@@ -21,7 +21,8 @@ import type { Oracle } from "../oracle/oracle.ts";
 import { countEmbeddingTokens, runEpisode, type EpisodeSpec } from "../repair/episode.ts";
 import { getFeedback } from "../methods/feedback.ts";
 import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
-import { checkTrajectoryVocabulary, type NoteView } from "../methods/hooks.ts";
+import { checkTrajectoryVocabulary } from "../methods/hooks.ts";
+import { NoteMemory } from "../methods/note-memory.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
 import { denseText } from "../memory/entry-text.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
@@ -345,15 +346,10 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     }
 
     // A memory hook's notes: rebuilt from the committed trajectories (their commit point holds them).
-    const notes: NoteView[] = [];
+    // Each committed episode's revision replayed in stream order: its retired notes leave, its new ones join.
     const embedsNotes = method.hooks.memory?.embedsNotes === true;
-    const addNotes = async (written: readonly NonNullable<Trajectory["memory_writes"]>[number][]) => {
-      if (written.length === 0) return;
-      if (embedsNotes && !services.embedder) throw new MeritError(`method ${method.name} embeds its notes but the run has no embedder`);
-      const vectors = embedsNotes ? await services.embedder!.embed(written.map((n) => n.key)) : written.map(() => null);
-      written.forEach((n, i) => notes.push(Object.freeze({ ...n, vector: vectors[i] })));
-    };
-    if (method.hooks.memory) await addNotes(committed.flatMap((t) => t.memory_writes ?? []));
+    const notes = new NoteMemory(method.name, services.embedder, embedsNotes);
+    if (method.hooks.memory) for (const t of committed) await notes.apply(t.memory_writes ?? [], t.memory_retires);
 
     const all: Trajectory[] = [...committed];
     let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
@@ -366,7 +362,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
         memory: memory ?? undefined,
         retriever: services.retriever,
         embedder: services.embedder,
-        notes,
+        notes: notes.notes,
       });
       const entry = writes ? finalizeEpisode(result.finished, writes) : null;
       // Embedding calls billed to this episode: its own planned insertion, plus (transductive_batch)
@@ -384,7 +380,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
       const insertStart = performance.now();
       if (memory && entry && !deferred) await memory.insert(entry, services.embedder!);
-      if (trajectory.memory_writes) await addNotes(trajectory.memory_writes);
+      if (trajectory.memory_writes) await notes.apply(trajectory.memory_writes, trajectory.memory_retires);
       if (timing) {
         timing.retrieval_ms += result.wallMs.retrieval;
         timing.memory_ms += result.wallMs.memory + (performance.now() - insertStart);
@@ -427,6 +423,7 @@ export function episodeSpecOf(spec: RunSpec, method: MethodSpec, dataset: Datase
     maxRepairSteps: spec.config.max_repair_steps,
     maxOutputTokens: spec.config.decoding.max_output_tokens,
     promptsDir: spec.config.prompts_dir,
+    hookDeadlineS: spec.config.hook_deadline_s,
   };
 }
 

@@ -28,6 +28,7 @@
 import { ERROR_TYPES } from "../classify.ts";
 import { MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
+import { jsonInexact } from "./hook-guard.ts";
 
 /** Call kinds every method may make: the shared initial cache, Reflexion's reflection, the repair. */
 export const BUILTIN_CALL_KINDS: readonly string[] = ["initial_cache", "reflection", "repair"];
@@ -109,9 +110,23 @@ export interface NoteDraft {
   key?: string;
   /** Whether it records what worked, what failed, or neither (default `neutral`). */
   polarity?: NotePolarity;
-  /** Anything else the hook wants back at retrieval (JSON). */
+  /** Anything else the hook wants back at retrieval: JSON that round-trips exactly (no BigInt, Date, Map, cycles; refused in one line). */
   data?: JsonValue;
+  /**
+   * Ids of notes in the memory the write hook was given that this note replaces (a revision: MemP's
+   * adjust, Mem0's UPDATE, ExpeL's EDIT). They leave the memory once this episode is committed.
+   */
+  supersedes?: string[];
 }
+
+/**
+ * What a write hook returns: the new notes, or `{ notes, retire }` — the new notes and the ids of
+ * notes of the memory it was given that leave it with no successor (Mem0's DELETE, ExpeL's REMOVE).
+ */
+export type WriteResult = NoteDraft[] | { notes: NoteDraft[]; retire?: string[] };
+
+/** The most bytes (UTF-8) of one note's text, key and data together; a larger note is refused. */
+export const MAX_NOTE_BYTES = 64 * 1024;
 
 export type NotePolarity = "positive" | "negative" | "neutral";
 
@@ -127,9 +142,14 @@ export interface Note {
   source_db_id: string;
   source_stream_position: number;
   source_episode_id: string;
+  /** The notes this one replaces (present only when it revises some). */
+  supersedes?: string[];
 }
 
-/** A note as a retrieve hook sees it: with its key's vector when the hook embeds notes. */
+/**
+ * A note as a hook sees it: deeply frozen (its data too), with its key's vector when the hook embeds
+ * notes — a fresh copy at each read, so writing into it changes nothing that is stored.
+ */
 export interface NoteView extends Readonly<Note> {
   readonly vector: Float32Array | null;
 }
@@ -160,7 +180,7 @@ export interface MemoryHook {
    * After the episode is final: the notes to store ([] for none). `memory` is the eligible view at
    * this episode (the same notes `retrieve` is given), for a memory that updates its earlier state.
    */
-  write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): NoteDraft[] | Promise<NoteDraft[]>;
+  write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): WriteResult | Promise<WriteResult>;
   /** Before each repair: the notes to show, best first, from the eligible view only (or those notes with the text made from them). */
   retrieve(request: RetrieveRequest, memory: readonly NoteView[], model: HookModel): RetrieveResult | Promise<RetrieveResult>;
 }
@@ -284,9 +304,20 @@ export function extraCallBound(hooks: MethodHooks, episode?: { initiallyAccepted
   return Object.values(hooks.calls ?? {}).reduce((n, d) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? d.most : 0), 0);
 }
 
-/** The stored notes of one finished episode: each draft checked and stamped with its source. */
-export function stampNotes(method: string, source: { queryId: string; dbId: string; streamPosition: number; episodeId: string }, drafts: unknown): Note[] {
-  if (!Array.isArray(drafts)) throw new MeritError(`method "${method}": memory.write must return an array of notes, got ${typeof drafts}`);
+/** Where a finished episode's notes come from (the kit stamps each note with it). */
+export interface NoteSource {
+  queryId: string;
+  dbId: string;
+  streamPosition: number;
+  episodeId: string;
+}
+
+/**
+ * The stored notes of one finished episode: each draft checked and stamped with its source. A draft's
+ * `supersedes` must name notes of `inMemory` (the ids of the memory the write hook was given).
+ */
+export function stampNotes(method: string, source: NoteSource, drafts: unknown, inMemory: ReadonlySet<string> = new Set()): Note[] {
+  if (!Array.isArray(drafts)) throw new MeritError(`method "${method}": memory.write must return an array of notes or { notes, retire }, got ${drafts === null ? "null" : typeof drafts}`);
   return drafts.map((d, i) => {
     const draft = d as Partial<NoteDraft> | null;
     const bad = (what: string) => new MeritError(`method "${method}": memory.write's note ${i + 1} for query ${source.queryId} ${what}`);
@@ -296,20 +327,46 @@ export function stampNotes(method: string, source: { queryId: string; dbId: stri
     if (draft.key !== undefined && typeof draft.key !== "string") throw bad("has a key that is not a string");
     const polarity = draft.polarity ?? "neutral";
     if (!["positive", "negative", "neutral"].includes(polarity)) throw bad(`has polarity ${JSON.stringify(polarity)}; use positive, negative or neutral`);
-    const data = (draft.data === undefined ? null : JSON.parse(canonicalJson(draft.data))) as JsonValue;
+    const inexact = draft.data === undefined ? null : jsonInexact(draft.data);
+    if (inexact !== null) throw bad(`cannot be stored: ${inexact}`);
+    const dataText = draft.data === undefined ? "null" : canonicalJson(draft.data);
+    const bytes = Buffer.byteLength(draft.text) + Buffer.byteLength(draft.key ?? "") + Buffer.byteLength(dataText);
+    if (bytes > MAX_NOTE_BYTES) throw bad(`is ${bytes} bytes (text, key and data); a note holds at most ${MAX_NOTE_BYTES} bytes (64 KiB): store a shorter note, or several`);
+    const supersedes = draft.supersedes ?? [];
+    if (!Array.isArray(supersedes) || supersedes.some((id) => typeof id !== "string")) throw bad("has a supersedes that is not an array of note ids");
+    const unknown = supersedes.find((id) => !inMemory.has(id));
+    if (unknown !== undefined) throw bad(`supersedes ${JSON.stringify(unknown)}, which is not a note of the memory it was given; a note revises only notes in force that this episode may see`);
     return {
       note_id: contentHash([source.episodeId, i, draft.kind, draft.text]),
       kind: draft.kind,
       text: draft.text,
       key: draft.key ?? draft.text,
       polarity,
-      data,
+      data: JSON.parse(dataText) as JsonValue,
       source_query_id: source.queryId,
       source_db_id: source.dbId,
       source_stream_position: source.streamPosition,
       source_episode_id: source.episodeId,
+      ...(supersedes.length > 0 ? { supersedes: [...new Set(supersedes)] } : {}),
     };
   });
+}
+
+/**
+ * A write hook's result as stored: its notes stamped (stampNotes) and the ids of the notes that leave
+ * the memory — those its notes supersede, then those it retires, each once, in that order. Every id
+ * must be a note of `memory`, the view the hook was given.
+ */
+export function stampWrite(method: string, source: NoteSource, result: unknown, memory: readonly NoteView[]): { notes: Note[]; retired: string[] } {
+  const inMemory = new Set(memory.map((n) => n.note_id));
+  const shaped = typeof result === "object" && result !== null && !Array.isArray(result) && "notes" in result;
+  const drafts = shaped ? (result as { notes: unknown }).notes : result;
+  const retire = shaped ? ((result as { retire?: unknown }).retire ?? []) : [];
+  const notes = stampNotes(method, source, drafts, inMemory);
+  if (!Array.isArray(retire) || retire.some((id) => typeof id !== "string")) throw new MeritError(`method "${method}": memory.write's retire for query ${source.queryId} must be an array of note ids`);
+  const unknown = (retire as string[]).find((id) => !inMemory.has(id));
+  if (unknown !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} retires ${JSON.stringify(unknown)}, which is not a note of the memory it was given; a write retires only notes in force that this episode may see`);
+  return { notes, retired: [...new Set([...notes.flatMap((n) => n.supersedes ?? []), ...(retire as string[])])] };
 }
 
 /**

@@ -385,11 +385,25 @@ export function renderNotes(heading: string, picked: readonly PickedNote[]): str
   return `${heading}:\n${blocks.join("\n")}`;
 }
 
-/** The picked notes of a retrieve hook's result, and its prompt section (renderNotes, or the hook's own text under its heading). */
+/** The picked notes of a retrieve hook's result, each once, and its prompt section (renderNotes, or the hook's own text under its heading). */
 export function retrievedSection(heading: string, result: RetrieveResult): { picked: PickedNote[]; text: string } | null {
-  if (Array.isArray(result)) return { picked: result, text: renderNotes(heading, result) };
+  if (Array.isArray(result)) {
+    const picked = onceEach(result);
+    return { picked, text: renderNotes(heading, picked) };
+  }
   if (typeof result !== "object" || result === null || !Array.isArray(result.picked) || typeof result.text !== "string") return null;
-  return { picked: result.picked, text: result.text.trim() === "" ? "" : `${heading}:\n${result.text.trim()}` };
+  return { picked: onceEach(result.picked), text: result.text.trim() === "" ? "" : `${heading}:\n${result.text.trim()}` };
+}
+
+/** Picked notes with each note once, at its first place (a note picked twice is shown and logged once). */
+function onceEach(picked: readonly PickedNote[]): PickedNote[] {
+  const seen = new Set<unknown>();
+  return picked.filter((p) => {
+    const note = typeof p === "object" && p !== null ? p.note : p;
+    if (seen.has(note)) return false;
+    seen.add(note);
+    return true;
+  });
 }
 
 /** Cosine similarity of two L2-normalised vectors (their dot product). */

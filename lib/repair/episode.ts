@@ -328,8 +328,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       if (section === null || section.picked.some((p) => !p || !allowed.has(p.note) || (p.score !== undefined && !Number.isFinite(p.score)))) {
         throw new MeritError(`method "${method.name}": memory.retrieve must return notes from the memory it was given ([{ note, score? }] or { picked: [{ note, score? }], text }, finite scores), not copies or other objects`);
       }
-      // A note picked twice is shown and logged once, at its first place (METHOD.md §12.3).
-      const picked = section.picked.filter((p, i) => section.picked.findIndex((q) => q.note === p.note) === i);
+      const picked = section.picked;
       notesText = section.text;
       retrieved.push(picked.map((p) => p.note.note_id));
       retrievalLog.push(noteRetrievalRecord(method.name, example.id, iteration, currentErrorType, eligible.length, picked));

@@ -12,7 +12,10 @@
  *     the retriever);
  *  5. `gold-in-memory`: no note a method's memory hook wrote (trajectory `memory_writes`) contains
  *     its source query's gold SQL, once model-authored SQL is masked as in check 1 — a plugin's
- *     LLM-written memory is checked like the kit's own prompts.
+ *     LLM-written memory is checked like the kit's own prompts;
+ *  6. `revision` and `retired-note`: a memory hook's revisions (audit-revisions.ts) — every note it
+ *     supersedes or retires was in force and visible to the revising episode, and no retrieval picks
+ *     a note retired at an earlier position.
  * A clean causal run has 0 violations; `transductive_batch` is expected to have some. Before any check
  * the directory must be complete (lib/experiment/completeness.ts): a truncated, duplicated or mixed
  * run is refused with one line rather than audited.
@@ -23,13 +26,14 @@ import type { Dataset } from "../data/types.ts";
 import { InputFileError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
+import { auditRevisions } from "./audit-revisions.ts";
 import { checkRunComplete } from "./completeness.ts";
 import { loadDataset } from "../data/index.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { executorOf, parseConfig } from "./config.ts";
 import { readPrompts, readRetrievalLog, readRunJson, readTrajectories, RUN_FILES, runFile } from "./run-dir.ts";
 
-export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry" | "gold-in-memory";
+export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry" | "gold-in-memory" | "revision" | "retired-note";
 
 export interface Violation {
   kind: ViolationKind;
@@ -122,6 +126,7 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
       if (text.includes(gold)) violations.push({ kind: "gold-in-memory", queryId: t.query_id, streamPosition: t.stream_position, detail: `memory note ${note.note_id} (${note.kind}) contains the gold SQL` });
     }
   }
+  violations.push(...auditRevisions(trajectories, retrievals));
   return { prompts: prompts.length, retrievals: retrievals.length, violations };
 }
 

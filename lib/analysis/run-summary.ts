@@ -35,7 +35,7 @@ export interface RunSummary {
   /** Under a feedback regime other than the oracle: what the agent was told against the oracle (absent under the oracle). */
   feedback?: FeedbackSummary;
   /** Calls and tokens of each call kind over the run (the report's cost table). */
-  costs?: { by_kind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number }> };
+  costs?: { by_kind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number; truncated_calls?: number }> };
 }
 
 /** Attempts by (told correct?, oracle-correct?): tp told correct and correct, fp told correct but wrong, fn told wrong but correct, tn both wrong. */
@@ -88,13 +88,15 @@ export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetri
     }))
     .sort((x, y) => x.source_index - y.source_index);
   const feedback = feedbackSummary(trajectories);
-  const byKind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number }> = {};
+  const byKind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number; truncated_calls?: number }> = {};
   for (const t of trajectories) {
     t.call_kinds.forEach((k, i) => {
       const c = (byKind[k] ??= { calls: 0, prompt_tokens: 0, output_tokens: 0 });
       c.calls += 1;
       c.prompt_tokens += t.prompt_tokens[i];
       c.output_tokens += t.output_tokens[i];
+      // calls whose prompt was cut to max_input_tokens (issue 39 item 21); absent when none
+      if (t.truncated_prompt_tokens[i] > 0) c.truncated_calls = (c.truncated_calls ?? 0) + 1;
     });
   }
   return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, metrics, queries, ...(feedback ? { feedback } : {}), costs: { by_kind: byKind } };

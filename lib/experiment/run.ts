@@ -23,6 +23,7 @@ import { getFeedback } from "../methods/feedback.ts";
 import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
 import { checkTrajectoryVocabulary } from "../methods/hooks.ts";
 import { NoteMemory } from "../methods/note-memory.ts";
+import { TruncationLog } from "./truncation-log.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
 import { denseText } from "../memory/entry-text.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
@@ -352,6 +353,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     if (method.hooks.memory) for (const t of committed) await notes.apply(t.memory_writes ?? [], t.memory_retires);
 
     const all: Trajectory[] = [...committed];
+    const cuts = new TruncationLog(method.name);
     let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
     let tokens = all.reduce((n, t) => n + t.accounting.total_tokens, 0);
     for (const item of stream.slice(committed.length)) {
@@ -387,6 +389,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
         timing.episodes += 1;
       }
       all.push(trajectory);
+      for (const line of cuts.episode(trajectory)) log(line);
       if (!trajectory.initial_correct && trajectory.final_correct) repaired += 1;
       tokens += trajectory.accounting.total_tokens;
       opts.onProgress?.({ done: all.length, total: stream.length, repaired, tokens });
@@ -401,6 +404,8 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const metrics = runMetrics(all, { maxRepairSteps: spec.config.max_repair_steps });
     writeFileAtomic(join(outDir, RUN_FILES.metrics), runJsonText(metrics));
     writeManifest(outDir, opts, stream.length, "completed", startedAt, transport.record(), timing);
+    const cutSummary = cuts.summary(all);
+    if (cutSummary !== null) log(cutSummary);
     const retried = transport.record();
     const retriedNote = retried ? `; ${retried.transient_retries} transient server failure(s) retried for ${retried.retried_calls} call(s) (manifest.json transport)` : "";
     log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired${retriedNote}`);

@@ -47,7 +47,7 @@ import { transductivePrepassEntries } from "./transductive.ts";
  * and `timing` (the measured retrieval and memory wall time, {@link TimingRecord}).
  * Every other field is compared on resume and a difference refuses it.
  */
-export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256", "transport", "timing"]);
+export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256", "transport", "timing", "hook_deadline_s"]);
 
 /** What a differing manifest field means, for the refusal line. */
 export const FIELD_MEANING: Readonly<Record<string, string>> = {
@@ -129,7 +129,9 @@ export function runIdentity(spec: RunSpec): RunSpec {
   const { mode, request_timeout_s: _timeout, max_retries: _retries, ...model } = spec.config.model;
   const identity = { ...model, sequences: 1, threads: null, ...(mode === "throughput" ? { mode } : {}) };
   // The config's plugin list is left out: the manifest records the plugins the run uses (with sha256).
-  const { plugins: _plugins, ...config } = spec.config;
+  // The hook deadline too: it decides whether a run stops, never what it computes, so a run stopped by
+  // it resumes under a raised one; the manifest records it (manifestBody).
+  const { plugins: _plugins, hook_deadline_s: _deadline, ...config } = spec.config;
   return { ...spec, config: { ...config, model: identity as RunSpec["config"]["model"] } };
 }
 
@@ -482,6 +484,8 @@ export function manifestBody(opts: RunOptions, streamLength: number): Record<str
     executor: opts.services.oracle.executor.engine,
     backend: opts.services.backend.identity,
     embedder: opts.services.embedder?.identity ?? null,
+    // only when the config sets it (absent: the default, lib/methods/hook-guard.ts), so other manifests keep their bytes
+    ...(spec.config.hook_deadline_s !== undefined ? { hook_deadline_s: spec.config.hook_deadline_s } : {}),
     ...opts.manifest,
   };
   return JSON.parse(canonicalJson(body as unknown as JsonValue)) as Record<string, JsonValue>;

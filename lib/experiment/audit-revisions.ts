@@ -1,5 +1,5 @@
 /**
- * Experiment runs, the audit of a memory hook's revisions (METHOD.md §12.3; issue 36 §6): replays the
+ * Experiment runs, the audit of a memory hook's revisions (METHOD.md §12.4; issue 36 §6): replays the
  * committed notes (`memory_writes`) and revisions (`memory_retires`, a note's `supersedes`) in stream
  * order and checks that
  *  - `revision`: every note an episode supersedes or retires was in force and visible to it — written

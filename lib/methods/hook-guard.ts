@@ -1,5 +1,5 @@
 /**
- * How the episode loop calls a method's hooks (METHOD.md §12.3; issue 39 items 12, 19–21): every
+ * How the episode loop calls a method's hooks (METHOD.md §12.4; issue 39 items 12, 19–21): every
  * call goes through {@link callHook} (or {@link callHookSync} for the synchronous classifier), which
  *
  * - turns whatever the hook throws into one line naming the method, the hook and what was wrong — a
@@ -47,7 +47,7 @@ export function hookFailure(site: HookSite, error: unknown): MeritError {
   const at = `method "${site.method}": ${site.hook} ("${site.name}") in the episode of query ${site.queryId}`;
   const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
   if (isReadOnlyWrite(error)) {
-    return new MeritError(`${at} wrote to the read-only view it was given (${message}); a hook reads its arguments and returns new values — revise earlier notes by returning notes with supersedes, or { notes, retire } (METHOD.md §12.3)`);
+    return new MeritError(`${at} wrote to the read-only view it was given (${message}); a hook reads its arguments and returns new values — revise earlier notes by returning notes with supersedes, or { notes, retire } (METHOD.md §12.4)`);
   }
   if (error instanceof RangeError && /call stack/i.test(message)) return new MeritError(`${at} recursed without end (${message}); fix the hook`);
   const name = error instanceof Error ? error.name : typeof error;

@@ -13,7 +13,11 @@
  *   position and episode, records the written notes in the episode's trajectory line (so the commit
  *   point holds them and a resumed run rebuilds the memory from its trajectories) and adds them to the
  *   memory only after that line is committed. A hook therefore cannot see the future, and
- *   `merit audit` checks what the notes say (no gold SQL) exactly as it checks prompts.
+ *   `merit audit` checks what the notes say (no gold SQL) exactly as it checks prompts. A write may
+ *   revise earlier notes — a note `supersedes` others, or `{ notes, retire }` — the one sanctioned
+ *   change to the memory (recorded as the trajectory's `memory_retires`, replayed on resume,
+ *   audited; lib/methods/note-memory.ts). Everything a hook is given is deeply frozen, and every
+ *   hook call goes through lib/methods/hook-guard.ts (one-line failures, a deadline).
  * - `step`: after a failed attempt that another repair follows, a text for the rest of this episode's
  *   prompts (with the local reflections; Reflexion's `reflect` step is the paper's own).
  * - `calls`: the extra LLM call kinds the hooks make (`distill`, `judge`, `curate`, …) with the most

@@ -1,5 +1,5 @@
 /**
- * A memory hook's notes in force during a run (METHOD.md §12.3; issue 36 §6): the run applies each
+ * A memory hook's notes in force during a run (METHOD.md §12.4; issue 36 §6): the run applies each
  * committed episode's `memory_writes` (new notes) and `memory_retires` (ids of notes its write
  * superseded or retired) in stream order — the same on a fresh run and on a resumed one, which
  * rebuilds the memory from the committed trajectories. The notes a hook is given are deeply frozen

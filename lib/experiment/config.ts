@@ -183,6 +183,11 @@ export const ExperimentConfigSchema = z
      * line (lib/methods/hook-guard.ts); absent = 120 (left out, so the hashes of configs without it are unchanged).
      */
     hook_deadline_s: z.number().positive().max(MAX_HOOK_DEADLINE_S, `at most ${MAX_HOOK_DEADLINE_S} seconds (Node timers hold 2^31 − 1 ms)`).optional(),
+    /**
+     * A finished run directory whose memory hook's notes join this run's memory read-only (transfer;
+     * lib/experiment/memory-source.ts); absent = none (left out, so the hashes of configs without it are unchanged).
+     */
+    memory_source: z.string().min(1).optional(),
     /** Seed of random_same_type draws (§5.6). */
     random_seed: z.number().int().nonnegative().default(42),
     /**

@@ -24,6 +24,7 @@ import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from 
 import { checkTrajectoryVocabulary } from "../methods/hooks.ts";
 import { NoteMemory } from "../methods/note-memory.ts";
 import { TruncationLog } from "./truncation-log.ts";
+import { readMemorySource } from "./memory-source.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
 import { denseText } from "../memory/entry-text.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
@@ -353,6 +354,8 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const embedsNotes = method.hooks.memory?.embedsNotes === true;
     const notes = new NoteMemory(method.name, services.embedder, embedsNotes);
     if (method.hooks.memory) for (const t of committed) await notes.apply(t.memory_writes ?? [], t.memory_retires);
+    // Another run's memory, read-only (config memory_source; memory-source.ts).
+    if (spec.config.memory_source !== undefined) await notes.addSource(memorySourceOf(opts).notes);
 
     const all: Trajectory[] = [...committed];
     const cuts = new TruncationLog(method.name);
@@ -413,6 +416,13 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired${retriedNote}`);
     return { outDir, trajectories: all, metrics };
   }
+}
+
+/** The read-only source memory a run's config names (memory-source.ts), over the run's stream. */
+function memorySourceOf(opts: RunOptions): ReturnType<typeof readMemorySource> {
+  const { spec } = opts;
+  const stream = buildStream(opts.dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset, spec.config.order);
+  return readMemorySource(spec.config.memory_source!, opts.method, opts.dataset.name, new Set(stream.map((i) => i.example.id)));
 }
 
 /** The episode a run plays at one stream position (also what `merit grid --plan` replays, grid-plan.ts). */
@@ -486,6 +496,7 @@ export function manifestBody(opts: RunOptions, streamLength: number): Record<str
     embedder: opts.services.embedder?.identity ?? null,
     // only when the config sets it (absent: the default, lib/methods/hook-guard.ts), so other manifests keep their bytes
     ...(spec.config.hook_deadline_s !== undefined ? { hook_deadline_s: spec.config.hook_deadline_s } : {}),
+    ...(spec.config.memory_source !== undefined ? { memory_source: memorySourceOf(opts).record } : {}),
     ...opts.manifest,
   };
   return JSON.parse(canonicalJson(body as unknown as JsonValue)) as Record<string, JsonValue>;

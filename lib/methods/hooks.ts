@@ -362,7 +362,15 @@ export function stampNotes(method: string, source: NoteSource, drafts: unknown, 
  * must be a note of `memory`, the view the hook was given.
  */
 export function stampWrite(method: string, source: NoteSource, result: unknown, memory: readonly NoteView[]): { notes: Note[]; retired: string[] } {
-  const inMemory = new Set(memory.map((n) => n.note_id));
+  const inMemory = new Set(memory.filter((n) => !sourceNotes.has(n)).map((n) => n.note_id));
+  const fromSource = new Set(memory.filter((n) => sourceNotes.has(n)).map((n) => n.note_id));
+  const revised = (ids: unknown) => (Array.isArray(ids) ? ids.find((id) => fromSource.has(id as string)) : undefined);
+  for (const d of Array.isArray(result) ? result : typeof result === "object" && result !== null && "notes" in result && Array.isArray((result as { notes: unknown }).notes) ? (result as { notes: unknown[] }).notes : []) {
+    const id = revised((d as { supersedes?: unknown } | null)?.supersedes);
+    if (id !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} supersedes note ${JSON.stringify(id)} of the read-only source memory (config memory_source); a run revises only its own notes`);
+  }
+  const retiredSource = revised(typeof result === "object" && result !== null && !Array.isArray(result) ? (result as { retire?: unknown }).retire : undefined);
+  if (retiredSource !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} retires note ${JSON.stringify(retiredSource)} of the read-only source memory (config memory_source); a run revises only its own notes`);
   const shaped = typeof result === "object" && result !== null && !Array.isArray(result) && "notes" in result;
   const drafts = shaped ? (result as { notes: unknown }).notes : result;
   const retire = shaped ? ((result as { retire?: unknown }).retire ?? []) : [];
@@ -379,7 +387,23 @@ export function stampWrite(method: string, source: NoteSource, result: unknown, 
  * notes: the hook holds no handle on the rest of the memory.
  */
 export function eligibleNotes(notes: readonly NoteView[], position: number, queryId: string): readonly NoteView[] {
-  return Object.freeze(notes.filter((n) => n.source_stream_position < position && n.source_query_id !== queryId));
+  // A read-only source note (another run's, config memory_source) is eligible at every position; its
+  // positions are the other run's.
+  return Object.freeze(notes.filter((n) => (sourceNotes.has(n) || n.source_stream_position < position) && n.source_query_id !== queryId));
+}
+
+/** Notes of a read-only source memory (lib/experiment/memory-source.ts), as handed to hooks. */
+const sourceNotes = new WeakSet<object>();
+
+/** Marks `note` as a read-only source memory's: eligible at every position, never revised. */
+export function markSourceNote<T extends NoteView>(note: T): T {
+  sourceNotes.add(note);
+  return note;
+}
+
+/** Whether `note` is a read-only source memory's. */
+export function isSourceNote(note: NoteView): boolean {
+  return sourceNotes.has(note);
 }
 
 /** The prompt section of picked notes: the hook's heading, then one block per note with its id. */

@@ -10,7 +10,7 @@
 import { MeritError } from "../errors.ts";
 import type { Embedder } from "../llm/types.ts";
 import { deepFreeze } from "./hook-guard.ts";
-import type { Note, NoteView } from "./hooks.ts";
+import { markSourceNote, type Note, type NoteView } from "./hooks.ts";
 
 /** A stored note as hooks are given it: deeply frozen, its vector a fresh copy at each read. */
 export function noteView(note: Note, vector: Float32Array | null): NoteView {
@@ -34,9 +34,19 @@ export class NoteMemory {
     this.embedsNotes = embedsNotes;
   }
 
-  /** The notes in force (a frozen copy). */
+  private readonly source: NoteView[] = [];
+
+  /** The notes in force: a read-only source memory's first, then the run's own (a frozen copy). */
   get notes(): readonly NoteView[] {
-    return Object.freeze([...this.inForce]);
+    return Object.freeze([...this.source, ...this.inForce]);
+  }
+
+  /** Adds a read-only source memory's notes (config memory_source), embedded when the method embeds notes. */
+  async addSource(notes: readonly Note[]): Promise<void> {
+    if (notes.length === 0) return;
+    if (this.embedsNotes && !this.embedder) throw new MeritError(`method ${this.method} embeds its notes but the run has no embedder`);
+    const vectors = this.embedsNotes ? await this.embedder!.embed(notes.map((n) => n.key)) : notes.map(() => null);
+    notes.forEach((n, i) => this.source.push(markSourceNote(noteView(n, vectors[i]))));
   }
 
   /** How many notes are in force. */

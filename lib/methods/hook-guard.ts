@@ -56,20 +56,47 @@ export function hookFailure(site: HookSite, error: unknown): MeritError {
 
 /** `model` with every error it raises marked as the kit's, and `onCall` told when a call starts and ends. */
 function guardedModel(model: HookModel, onCall: (delta: 1 | -1) => void): HookModel {
-  const wrap = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
+  const mark = (error: unknown) => {
+    if (typeof error === "object" && error !== null) kitErrors.add(error);
+  };
+  // A call's time is the model's (paused on the hook's clock) until it settles; a synchronous one returns as it is.
+  const wrap =
+    (fn: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]): unknown => {
       onCall(1);
+      let result: unknown;
       try {
-        return await fn(...args);
+        result = fn(...args);
       } catch (error) {
-        if (typeof error === "object" && error !== null) kitErrors.add(error);
-        throw error;
-      } finally {
+        mark(error);
         onCall(-1);
+        throw error;
       }
+      if (typeof (result as PromiseLike<unknown> | null)?.then !== "function") {
+        onCall(-1);
+        return result;
+      }
+      return Promise.resolve(result).then(
+        (value) => {
+          onCall(-1);
+          return value;
+        },
+        (error: unknown) => {
+          mark(error);
+          onCall(-1);
+          throw error;
+        },
+      );
     };
+  // Every method of the model, its own or its class's (whatever shape HookModel takes).
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(model)) out[key] = typeof value === "function" ? wrap((value as (...a: unknown[]) => Promise<unknown>).bind(model)) : value;
+  for (let o: object | null = model; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const key of Object.getOwnPropertyNames(o)) {
+      if (key === "constructor" || key in out) continue;
+      const value = (model as unknown as Record<string, unknown>)[key];
+      out[key] = typeof value === "function" ? wrap((value as (...a: unknown[]) => unknown).bind(model)) : value;
+    }
+  }
   return Object.freeze(out) as unknown as HookModel;
 }
 

@@ -181,8 +181,10 @@ export interface MemoryHook {
   /** Embed every note's key once when it is written (billed to the writing episode); notes then carry `vector`. */
   embedsNotes?: boolean;
   /**
-   * After the episode is final: the notes to store ([] for none). `memory` is the eligible view at
-   * this episode (the same notes `retrieve` is given), for a memory that updates its earlier state.
+   * After the episode is final: the notes to store ([] for none), or `{ notes, retire }`. `memory` is
+   * the eligible view at this episode (the same notes `retrieve` is given), for a memory that updates
+   * its earlier state: a note's `supersedes` and `retire` name notes of it, which leave the memory
+   * once this episode is committed (METHOD.md §12.4).
    */
   write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): WriteResult | Promise<WriteResult>;
   /** Before each repair: the notes to show, best first, from the eligible view only (or those notes with the text made from them). */

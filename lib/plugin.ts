@@ -11,8 +11,10 @@ export { count, MERIT_PARTS, nonNegative, oneOf, PARTS, registerMethod } from ".
 export { MeritError } from "./errors.ts";
 export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
 /** Hooks over one episode (a classifier, a memory written after each episode, extra call kinds): lib/methods/hooks.ts. */
-export { cosine, topByCosine } from "./methods/hooks.ts";
-export type { AttemptView, CallDeclaration, ClassifyHook, ClassifyInput, EpisodeView, HookModel, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult } from "./methods/hooks.ts";
+export { cosine, MAX_NOTE_BYTES, topByCosine } from "./methods/hooks.ts";
+export type { AttemptView, CallDeclaration, ClassifyHook, ClassifyInput, EpisodeView, HookModel, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult, WriteResult } from "./methods/hooks.ts";
+/** How hooks are called (deadline, one-line failures) and what they are given: SQL rows JSON-safe (lib/methods/hook-guard.ts). */
+export { DEFAULT_HOOK_DEADLINE_S, jsonRows } from "./methods/hook-guard.ts";
 /** The deterministic classifier of METHOD.md §3 and its vocabulary, for a classify hook that refines it. */
 export { classifyFailure, ERROR_TYPES } from "./classify.ts";
 export type { ErrorType } from "./classify.ts";

@@ -12,7 +12,8 @@
  * - **Memory size** after e finished episodes: entries born at a stream position < e (an entry's
  *   birth is the earliest `source_stream_position` of it and its provenance, run-directory.ts
  *   readEntryBirths) plus hook notes written by the episodes at positions < e (the `memory_writes`
- *   committed before position e; notes are never removed), per polarity, mean over seeds.
+ *   committed before position e) less the notes retired or superseded by those episodes
+ *   (`memory_retires`): the notes in force, per polarity, mean over seeds.
  * - **Repair step** (t, s): step s = 1..repair_steps of trajectory t; its attempt is attempts[s], the
  *   one generated right after the step's retrieval (retrieval_log.jsonl record with query_id and
  *   repair_iteration = s). A step is **step-correct** when the oracle scores attempts[s] correct
@@ -75,7 +76,10 @@ export function readRunDiagnostics(dir: string): RunDiagnostics | null {
 /** The memory of a run as births: its entries' and its hook notes'. */
 export function runMemorySize(r: RunDiagnostics): RunMemory {
   const notes = r.trajectories.flatMap((t) => (t.memory_writes ?? []).map((n) => ({ polarity: n.polarity as ItemPolarity, position: t.stream_position })));
-  return { dataset: r.dataset, method: r.method, stream_seed: r.stream_seed, stream_length: r.trajectories.length, births: [...(r.entryBirths ?? []), ...notes] };
+  // Notes in force: a retired or superseded note leaves once its revising episode finished.
+  const polarityOf = new Map(r.trajectories.flatMap((t) => (t.memory_writes ?? []).map((n) => [n.note_id, n.polarity as ItemPolarity] as const)));
+  const deaths = r.trajectories.flatMap((t) => (t.memory_retires ?? []).flatMap((id) => (polarityOf.has(id) ? [{ polarity: polarityOf.get(id)!, position: t.stream_position }] : [])));
+  return { dataset: r.dataset, method: r.method, stream_seed: r.stream_seed, stream_length: r.trajectories.length, births: [...(r.entryBirths ?? []), ...notes], ...(deaths.length > 0 ? { deaths } : {}) };
 }
 
 /** Memory size figure: entries and notes in memory vs finished episodes, every memory method. */

@@ -25,6 +25,8 @@ export interface RunMemory {
   /** Episodes in the run's stream (its trajectories). */
   stream_length: number;
   births: readonly { polarity: ItemPolarity; position: number }[];
+  /** Items that left the memory (a memory hook's retired or superseded notes): gone once the episode at `position` finished. */
+  deaths?: readonly { polarity: ItemPolarity; position: number }[];
 }
 
 /** One point of a growth curve: after `episodes` finished episodes, `entries` entries (mean over seeds). */
@@ -55,9 +57,11 @@ export function memoryGrowth(runs: readonly RunMemory[], sel: TableSelection = {
     for (const polarity of (neutral ? ["positive", "negative", "neutral"] : ["positive", "negative"]) as ItemPolarity[]) {
       // per seed: sorted episode counts (position + 1) at which an entry of this polarity appears
       const steps = group.map((r) => r.births.filter((b) => b.polarity === polarity).map((b) => b.position + 1).sort((x, y) => x - y));
-      const xs = [...new Set([0, ...steps.flat(), end])].sort((x, y) => x - y);
+      const ends = group.map((r) => (r.deaths ?? []).filter((b) => b.polarity === polarity).map((b) => b.position + 1).sort((x, y) => x - y));
+      const xs = [...new Set([0, ...steps.flat(), ...ends.flat(), end])].sort((x, y) => x - y);
       for (const episodes of xs) {
-        const counts = steps.map((s) => upperBound(s, episodes));
+        // the items in force: born by then, less those gone by then
+        const counts = steps.map((s, i) => upperBound(s, episodes) - upperBound(ends[i], episodes));
         points.push({
           dataset: displayName(dataset, sel),
           method: displayName(method, sel),

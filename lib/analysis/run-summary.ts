@@ -35,8 +35,8 @@ export interface RunSummary {
   /** Under a feedback regime other than the oracle: what the agent was told against the oracle (absent under the oracle). */
   feedback?: FeedbackSummary;
   /** Calls and tokens of each call kind over the run (the report's cost table). */
-  /** Per call kind: calls, tokens, and (only when some were) calls cut at their kind's output limit (trajectory `truncated_outputs`). */
-  costs?: { by_kind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number; truncated?: number }> };
+  /** Per call kind: calls, tokens, and (only when some were) calls cut at their kind's output limit (trajectory `truncated_outputs`) and calls whose prompt was cut to max_input_tokens (`cut_calls`). */
+  costs?: { by_kind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number; truncated?: number; cut_calls?: number }> };
 }
 
 /** Attempts by (told correct?, oracle-correct?): tp told correct and correct, fp told correct but wrong, fn told wrong but correct, tn both wrong. */
@@ -89,13 +89,15 @@ export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetri
     }))
     .sort((x, y) => x.source_index - y.source_index);
   const feedback = feedbackSummary(trajectories);
-  const byKind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number; truncated?: number }> = {};
+  const byKind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number; truncated?: number; cut_calls?: number }> = {};
   for (const t of trajectories) {
     t.call_kinds.forEach((k, i) => {
       const c = (byKind[k] ??= { calls: 0, prompt_tokens: 0, output_tokens: 0 });
       c.calls += 1;
       c.prompt_tokens += t.prompt_tokens[i];
       c.output_tokens += t.output_tokens[i];
+      // calls whose prompt was cut to max_input_tokens (issue 39 item 21); absent when none
+      if (t.truncated_prompt_tokens[i] > 0) c.cut_calls = (c.cut_calls ?? 0) + 1;
     });
     for (const i of t.truncated_outputs ?? []) byKind[t.call_kinds[i]].truncated = (byKind[t.call_kinds[i]].truncated ?? 0) + 1;
   }

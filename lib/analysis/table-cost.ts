@@ -35,6 +35,8 @@ export function costTable(runs: readonly RunSummary[], sel: TableSelection = {},
   const extra = kinds.filter((k) => !BUILTIN_CALL_KINDS.includes(k)).sort();
   if (extra.length === 0 && !force) return null;
   const order = [...BUILTIN_CALL_KINDS.filter((k) => kinds.includes(k)), ...extra];
+  // Kinds with a prompt cut to max_input_tokens in some shown run: a column each (none: the table is as before).
+  const cutKinds = order.filter((k) => runs.some((r) => (r.costs?.by_kind[k]?.cut_calls ?? 0) > 0));
   const rows: Cell[][] = [];
   const data: Record<string, DataValue>[] = [];
   for (const dataset of tableDatasets(runs, sel)) {
@@ -47,6 +49,7 @@ export function costTable(runs: readonly RunSummary[], sel: TableSelection = {},
       // Calls cut at their kind's output limit, per run (mean over seeds): their text may be incomplete.
       const cut = (k: string) => of.reduce((s, r) => s + (r.costs!.by_kind[k]?.truncated ?? 0), 0) / of.length;
       const cutTotal = order.reduce((s, k) => s + cut(k), 0);
+      const cutIn = (k: string) => perQuery((r) => r.costs!.by_kind[k]?.cut_calls ?? 0);
       const total = perQuery((r) => r.metrics.accounting.total_tokens);
       const embeddings = perQuery((r) => r.metrics.accounting.embedding_calls);
       const embeddingTokens = of.every((r) => r.metrics.accounting.embedding_tokens !== undefined) ? perQuery((r) => r.metrics.accounting.embedding_tokens!) : null;
@@ -57,20 +60,22 @@ export function costTable(runs: readonly RunSummary[], sel: TableSelection = {},
       const memoryMs = ms((t) => t.memory_ms);
       const msText = (x: number | null) => (x === null ? "—" : fixed(x, 1));
       const wall = timings === null ? [] : [{ text: msText(retrievalMs) }, { text: msText(memoryMs) }];
-      rows.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, ...order.map((k) => ({ text: fixed(tokens(k), 1) })), { text: fixed(total, 1) }, { text: fixed(embeddings, 2) }, { text: embeddingTokens === null ? "—" : fixed(embeddingTokens, 1) }, ...wall, { text: fixed(cutTotal, 1) }, ...order.map((k) => ({ text: fixed(calls(k), 2) })), ...extra.map((k) => ({ text: fixed(cut(k), 1) }))]);
-      data.push({ dataset, method, seeds: of.length, total_tokens_per_query: total, embedding_calls_per_query: embeddings, embedding_tokens_per_query: embeddingTokens, ...(timings === null ? {} : { retrieval_ms_per_query: retrievalMs, memory_ms_per_query: memoryMs }), ...Object.fromEntries(order.flatMap((k) => [[`${k}_tokens_per_query`, tokens(k)], [`${k}_calls_per_query`, calls(k)]])), truncated_calls_per_run: cutTotal, ...Object.fromEntries(extra.map((k) => [`${k}_truncated_calls_per_run`, cut(k)])) });
+      rows.push([{ text: displayName(dataset, sel) }, { text: displayName(method, sel) }, ...order.map((k) => ({ text: fixed(tokens(k), 1) })), { text: fixed(total, 1) }, { text: fixed(embeddings, 2) }, { text: embeddingTokens === null ? "—" : fixed(embeddingTokens, 1) }, ...wall, { text: fixed(cutTotal, 1) }, ...cutKinds.map((k) => ({ text: fixed(cutIn(k), 2) })), ...order.map((k) => ({ text: fixed(calls(k), 2) })), ...extra.map((k) => ({ text: fixed(cut(k), 1) }))]);
+      data.push({ dataset, method, seeds: of.length, total_tokens_per_query: total, embedding_calls_per_query: embeddings, embedding_tokens_per_query: embeddingTokens, ...(timings === null ? {} : { retrieval_ms_per_query: retrievalMs, memory_ms_per_query: memoryMs }), ...Object.fromEntries(order.flatMap((k) => [[`${k}_tokens_per_query`, tokens(k)], [`${k}_calls_per_query`, calls(k)]])), truncated_calls_per_run: cutTotal, ...Object.fromEntries(extra.map((k) => [`${k}_truncated_calls_per_run`, cut(k)])), ...Object.fromEntries(cutKinds.map((k) => [`${k}_cut_calls_per_query`, cutIn(k)])) });
     }
   }
   const wallColumns = timings === null ? [] : ["Retrieval ms", "Memory ms"];
-  const first = 2 + order.length + 3 + wallColumns.length + 1;
+  const cutColumns = cutKinds.map((k) => `${k} cut`);
+  const first = 2 + order.length + 3 + wallColumns.length + 1 + cutColumns.length;
   return {
     id: "cost-by-kind",
     title: "Tokens per query by call kind (mean over seeds), total, embedding calls and embedding tokens",
-    columns: ["Dataset", "Method", ...order.map((k) => `${k} tokens`), "Total tokens", "Embedding calls", "Embedding tokens", ...wallColumns, "Truncated calls", ...order.map((k) => `${k} calls`), ...extra.map((k) => `${k} truncated`)],
-    align: ["l", "l", ...order.map(() => "r" as const), "r", "r", "r", ...wallColumns.map(() => "r" as const), "r", ...order.map(() => "r" as const), ...extra.map(() => "r" as const)],
+    columns: ["Dataset", "Method", ...order.map((k) => `${k} tokens`), "Total tokens", "Embedding calls", "Embedding tokens", ...wallColumns, "Truncated calls", ...cutColumns, ...order.map((k) => `${k} calls`), ...extra.map((k) => `${k} truncated`)],
+    align: ["l", "l", ...order.map(() => "r" as const), "r", "r", "r", ...wallColumns.map(() => "r" as const), "r", ...cutColumns.map(() => "r" as const), ...order.map(() => "r" as const), ...extra.map(() => "r" as const)],
     rows,
     notes: [
       `Prompt + output tokens per query of each call kind: the paper's (initial_cache, repair, reflection) and those declared by methods' hooks or a feedback regime (${extra.join(", ")}); Total = Table 3's, every LLM call kind included. Embedding calls: texts embedded per query (queries and stored memory); Embedding tokens: their tokens by the embedder's own tokenizer, the same whether a vector was cached or computed (— where a run's embedder could not count them: a remote one without a local GGUF of its model). ${timings === null ? "The measured retrieval and memory wall times are added with `merit report --costs`." : "Retrieval ms / Memory ms: measured wall time per query of retrieval (query embedding, ranking, a memory hook's retrieve) and of memory maintenance (insertion with its embedding, a hook's write with its calls), from manifest.json `timing` (— for memoryless methods); measurements of the machine that ran them, not outputs."} Truncated calls: calls per run (mean over seeds) of a kind declared by a hook or the feedback regime that generated up to that kind's output limit (its declared maxOutputTokens, else max_output_tokens), so their text may be cut; the hook was told and may keep its previous state. The CSV adds calls per query of each kind and the truncated calls of each declared kind.`,
+      ...(cutKinds.length > 0 ? [`<kind> cut: calls per query whose prompt was cut to its last max_input_tokens tokens (METHOD.md §6.4), losing what came first (a memory section, the start of a hook's prompt).`] : []),
     ],
     data,
     csvOnly: [...order.map((_, i) => first + i), ...extra.map((_, i) => first + order.length + i)],

@@ -12,7 +12,13 @@
  *     the retriever);
  *  5. `gold-in-memory`: no note a method's memory hook wrote (trajectory `memory_writes`) contains
  *     its source query's gold SQL, once model-authored SQL is masked as in check 1 — a plugin's
- *     LLM-written memory is checked like the kit's own prompts.
+ *     LLM-written memory is checked like the kit's own prompts;
+ *  6. `revision` and `retired-note`: a memory hook's revisions (audit-revisions.ts) — every note it
+ *     supersedes or retires was in force and visible to the revising episode, and no retrieval picks
+ *     a note retired at an earlier position;
+ *  7. `memory-source`: a run shown another run's memory (config memory_source) — the source is still
+ *     the complete run it used (same trajectories_sha256), and no source note it retrieved was written
+ *     about a query of its own stream (memory-source.ts).
  * A clean causal run has 0 violations; `transductive_batch` is expected to have some. Before any check
  * the directory must be complete (lib/experiment/completeness.ts): a truncated, duplicated or mixed
  * run is refused with one line rather than audited.
@@ -23,13 +29,15 @@ import type { Dataset } from "../data/types.ts";
 import { InputFileError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
+import { auditRevisions } from "./audit-revisions.ts";
+import { auditMemorySource, type MemorySourceRecord } from "./memory-source.ts";
 import { checkRunComplete } from "./completeness.ts";
 import { loadDataset } from "../data/index.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { executorOf, parseConfig } from "./config.ts";
 import { readPrompts, readRetrievalLog, readRunJson, readTrajectories, RUN_FILES, runFile } from "./run-dir.ts";
 
-export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry" | "gold-in-memory";
+export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry" | "gold-in-memory" | "revision" | "retired-note" | "memory-source";
 
 export interface Violation {
   kind: ViolationKind;
@@ -73,6 +81,12 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
   };
   const violations: Violation[] = [];
 
+  // A read-only memory from another run (config memory_source): checked against that run; its notes'
+  // positions are that run's, so the position checks below leave them to it.
+  const recorded = (readRunJson(runDir, "manifest", { missing: "is missing or not JSON", invalid: "is missing or not JSON", fix: damaged }) as { memory_source?: MemorySourceRecord }).memory_source;
+  const source = auditMemorySource(recorded, trajectories, retrievals);
+  violations.push(...source.violations);
+
   // Retrievals, grouped per (query, step) for the prompt cross-check.
   const retrievedAt = new Map<string, Set<string>>();
   for (const r of retrievals) {
@@ -80,6 +94,7 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
     retrievedAt.set(`${r.query_id}#${r.repair_iteration}`, new Set(r.retrieved_entry_ids));
     r.source_stream_positions.forEach((src, i) => {
       const id = r.retrieved_entry_ids[i];
+      if (source.sourceIds.has(id)) return;
       if (src >= pos) violations.push({ kind: src === pos ? "own-query" : "future-memory", queryId: r.query_id, streamPosition: pos, detail: `step ${r.repair_iteration} retrieved entry ${id} from stream position ${src}` });
     });
   }
@@ -122,6 +137,7 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
       if (text.includes(gold)) violations.push({ kind: "gold-in-memory", queryId: t.query_id, streamPosition: t.stream_position, detail: `memory note ${note.note_id} (${note.kind}) contains the gold SQL` });
     }
   }
+  violations.push(...auditRevisions(trajectories, retrievals));
   return { prompts: prompts.length, retrievals: retrievals.length, violations };
 }
 

@@ -9,6 +9,7 @@ import { DatasetNameSchema } from "../data/datasets/index.ts";
 import { InputFileError } from "../errors.ts";
 import { contentHash, type JsonValue } from "../hash.ts";
 import { ENGINES } from "../llm/engines/index.ts";
+import { MAX_HOOK_DEADLINE_S } from "../methods/hook-guard.ts";
 import { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 import { DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { registeredName } from "../registry.ts";
@@ -187,6 +188,16 @@ export const ExperimentConfigSchema = z
     max_repair_steps: z.number().int().nonnegative().default(7),
     /** Seconds per SQL statement (§11.1); at most what one Node timer can hold. */
     sql_timeout_s: z.number().min(MIN_SQL_TIMEOUT_S, `at least ${MIN_SQL_TIMEOUT_S} seconds (1 ms, the shortest deadline --timeout accepts)`).max(MAX_SQL_TIMEOUT_S, `at most ${MAX_SQL_TIMEOUT_S} seconds (Node timers hold 2^31 − 1 ms; a longer deadline would fire after 1 ms)`).default(30),
+    /**
+     * Seconds a method's hook may spend per call outside its model calls before the run stops with one
+     * line (lib/methods/hook-guard.ts); absent = 120 (left out, so the hashes of configs without it are unchanged).
+     */
+    hook_deadline_s: z.number().positive().max(MAX_HOOK_DEADLINE_S, `at most ${MAX_HOOK_DEADLINE_S} seconds (Node timers hold 2^31 − 1 ms)`).optional(),
+    /**
+     * A finished run directory whose memory hook's notes join this run's memory read-only (transfer;
+     * lib/experiment/memory-source.ts); absent = none (left out, so the hashes of configs without it are unchanged).
+     */
+    memory_source: z.string().min(1).optional(),
     /** Seed of random_same_type draws (§5.6). */
     random_seed: z.number().int().nonnegative().default(42),
     /**

@@ -32,6 +32,8 @@
  *   whatever happens; a method with a memory hook counts every repair episode in full (its
  *   memory may hold notes from the second episode on); a classify hook's labels are part of the
  *   replayed prompts. With no repair succeeding and every declared call made, `computed` is exact.
+ *   A `step` hook's texts change the repair prompts of every repair episode, so its repair episodes
+ *   are counted in full as computed too (exact when the hook returns a text after every failure).
  * - Under a feedback regime whose verdict of an attempt may differ between stream orders (its
  *   `perStream`: `noisy_oracle`'s draws hash the seed), each order's episodes are replayed with its own
  *   verdicts: the noise may reject an initially correct query in one order (which then repairs it)
@@ -217,11 +219,14 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
       failed: hookCallBound(method, { initiallyAccepted: false, finallyAccepted: false }),
       any: hookCallBound(method),
     };
-    const hookMemory = method.hooks.memory !== undefined;
+    // A memory hook may show notes from the first episode on, and a step hook's texts change every
+    // repair prompt after the first failure: neither method's repairs are the memoryless twin's
+    // prompts (so never the cache's answers or repeats of another method's calls): counted in full.
+    const hookPrompts = method.hooks.memory !== undefined || method.hooks.step !== undefined;
     // Whether the memory is necessarily empty at the next episode (memoryless methods: always), in
     // each scenario: `fail` (no repair the cache does not answer succeeds) and `bound` (whatever happens).
     const prepass = method.memory?.transductivePrepass === true && transductivePrepassEntries(dataset, stream, s.seed, s.method, method.memory.writes).length > 0;
-    const empty = { fail: !prepass && !hookMemory, bound: !prepass && !hookMemory };
+    const empty = { fail: !prepass && !hookPrompts, bound: !prepass && !hookPrompts };
     // The memoryless twin: same prompts while the retrieval returns nothing (with the method's own
     // classifier, whose labels the prompts show; without its memory hook and extra calls).
     const twin: MethodSpec = { ...method, memory: null, hooks: method.hooks.classify ? { classify: method.hooks.classify } : {} };

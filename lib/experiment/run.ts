@@ -21,7 +21,10 @@ import type { Oracle } from "../oracle/oracle.ts";
 import { countEmbeddingTokens, runEpisode, type EpisodeSpec } from "../repair/episode.ts";
 import { getFeedback } from "../methods/feedback.ts";
 import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
-import { checkTrajectoryVocabulary, type NoteView } from "../methods/hooks.ts";
+import { checkTrajectoryVocabulary } from "../methods/hooks.ts";
+import { NoteMemory } from "../methods/note-memory.ts";
+import { TruncationLog } from "./truncation-log.ts";
+import { readMemorySource } from "./memory-source.ts";
 import { finishedFromTrajectory, toTrajectory } from "../repair/trajectory-record.ts";
 import { denseText } from "../memory/entry-text.ts";
 import { TrajectorySchema, type Trajectory } from "../repair/trajectory.ts";
@@ -45,7 +48,7 @@ import { transductivePrepassEntries } from "./transductive.ts";
  * and `timing` (the measured retrieval and memory wall time, {@link TimingRecord}).
  * Every other field is compared on resume and a difference refuses it.
  */
-export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256", "transport", "timing"]);
+export const RESUMABLE_MANIFEST_FIELDS: ReadonlySet<string> = new Set(["status", "started_at", "finished_at", "git", "llama_cpp", "trajectories_sha256", "transport", "timing", "hook_deadline_s"]);
 
 /** What a differing manifest field means, for the refusal line. */
 export const FIELD_MEANING: Readonly<Record<string, string>> = {
@@ -127,7 +130,9 @@ export function runIdentity(spec: RunSpec): RunSpec {
   const { mode, request_timeout_s: _timeout, max_retries: _retries, ...model } = spec.config.model;
   const identity = { ...model, sequences: 1, threads: null, ...(mode === "throughput" ? { mode } : {}) };
   // The config's plugin list is left out: the manifest records the plugins the run uses (with sha256).
-  const { plugins: _plugins, ...config } = spec.config;
+  // The hook deadline too: it decides whether a run stops, never what it computes, so a run stopped by
+  // it resumes under a raised one; the manifest records it (manifestBody).
+  const { plugins: _plugins, hook_deadline_s: _deadline, ...config } = spec.config;
   return { ...spec, config: { ...config, model: identity as RunSpec["config"]["model"] } };
 }
 
@@ -345,17 +350,15 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     }
 
     // A memory hook's notes: rebuilt from the committed trajectories (their commit point holds them).
-    const notes: NoteView[] = [];
+    // Each committed episode's revision replayed in stream order: its retired notes leave, its new ones join.
     const embedsNotes = method.hooks.memory?.embedsNotes === true;
-    const addNotes = async (written: readonly NonNullable<Trajectory["memory_writes"]>[number][]) => {
-      if (written.length === 0) return;
-      if (embedsNotes && !services.embedder) throw new MeritError(`method ${method.name} embeds its notes but the run has no embedder`);
-      const vectors = embedsNotes ? await services.embedder!.embed(written.map((n) => n.key)) : written.map(() => null);
-      written.forEach((n, i) => notes.push(Object.freeze({ ...n, vector: vectors[i] })));
-    };
-    if (method.hooks.memory) await addNotes(committed.flatMap((t) => t.memory_writes ?? []));
+    const notes = new NoteMemory(method.name, services.embedder, embedsNotes);
+    if (method.hooks.memory) for (const t of committed) await notes.apply(t.memory_writes ?? [], t.memory_retires);
+    // Another run's memory, read-only (config memory_source; memory-source.ts).
+    if (spec.config.memory_source !== undefined) await notes.addSource(memorySourceOf(opts).notes);
 
     const all: Trajectory[] = [...committed];
+    const cuts = new TruncationLog(method.name);
     let repaired = all.filter((t) => !t.initial_correct && t.final_correct).length;
     let tokens = all.reduce((n, t) => n + t.accounting.total_tokens, 0);
     for (const item of stream.slice(committed.length)) {
@@ -366,7 +369,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
         memory: memory ?? undefined,
         retriever: services.retriever,
         embedder: services.embedder,
-        notes,
+        notes: notes.notes,
       });
       const entry = writes ? finalizeEpisode(result.finished, writes) : null;
       // Embedding calls billed to this episode: its own planned insertion, plus (transductive_batch)
@@ -384,13 +387,14 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       trajectories.append([canonicalJson(trajectory as unknown as JsonValue)]); // commit point
       const insertStart = performance.now();
       if (memory && entry && !deferred) await memory.insert(entry, services.embedder!);
-      if (trajectory.memory_writes) await addNotes(trajectory.memory_writes);
+      if (trajectory.memory_writes) await notes.apply(trajectory.memory_writes, trajectory.memory_retires);
       if (timing) {
         timing.retrieval_ms += result.wallMs.retrieval;
         timing.memory_ms += result.wallMs.memory + (performance.now() - insertStart);
         timing.episodes += 1;
       }
       all.push(trajectory);
+      for (const line of cuts.episode(trajectory)) log(line);
       if (!trajectory.initial_correct && trajectory.final_correct) repaired += 1;
       tokens += trajectory.accounting.total_tokens;
       opts.onProgress?.({ done: all.length, total: stream.length, repaired, tokens });
@@ -405,11 +409,20 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const metrics = runMetrics(all, { maxRepairSteps: spec.config.max_repair_steps });
     writeFileAtomic(join(outDir, RUN_FILES.metrics), runJsonText(metrics));
     writeManifest(outDir, opts, stream.length, "completed", startedAt, transport.record(), timing);
+    const cutSummary = cuts.summary(all);
+    if (cutSummary !== null) log(cutSummary);
     const retried = transport.record();
     const retriedNote = retried ? `; ${retried.transient_retries} transient server failure(s) retried for ${retried.retried_calls} call(s) (manifest.json transport)` : "";
     log(`completed ${outDir}: ${all.length} episodes, ${repaired} repaired${retriedNote}`);
     return { outDir, trajectories: all, metrics };
   }
+}
+
+/** The read-only source memory a run's config names (memory-source.ts), over the run's stream. */
+function memorySourceOf(opts: RunOptions): ReturnType<typeof readMemorySource> {
+  const { spec } = opts;
+  const stream = buildStream(opts.dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset, spec.config.order);
+  return readMemorySource(spec.config.memory_source!, opts.method, opts.dataset.name, new Set(stream.map((i) => i.example.id)));
 }
 
 /** The episode a run plays at one stream position (also what `merit grid --plan` replays, grid-plan.ts). */
@@ -427,6 +440,7 @@ export function episodeSpecOf(spec: RunSpec, method: MethodSpec, dataset: Datase
     maxRepairSteps: spec.config.max_repair_steps,
     maxOutputTokens: spec.config.decoding.max_output_tokens,
     promptsDir: spec.config.prompts_dir,
+    hookDeadlineS: spec.config.hook_deadline_s,
   };
 }
 
@@ -480,6 +494,9 @@ export function manifestBody(opts: RunOptions, streamLength: number): Record<str
     executor: opts.services.oracle.executor.engine,
     backend: opts.services.backend.identity,
     embedder: opts.services.embedder?.identity ?? null,
+    // only when the config sets it (absent: the default, lib/methods/hook-guard.ts), so other manifests keep their bytes
+    ...(spec.config.hook_deadline_s !== undefined ? { hook_deadline_s: spec.config.hook_deadline_s } : {}),
+    ...(spec.config.memory_source !== undefined ? { memory_source: memorySourceOf(opts).record } : {}),
     ...opts.manifest,
   };
   return JSON.parse(canonicalJson(body as unknown as JsonValue)) as Record<string, JsonValue>;

@@ -23,6 +23,7 @@
 import { MeritError } from "../errors.ts";
 import { contentHash } from "../hash.ts";
 import type { AttemptStatus } from "../oracle/types.ts";
+import { jsonRows } from "./hook-guard.ts";
 import { MAX_DECLARED_OUTPUT_TOKENS, type HookModel, type QuestionView } from "./hooks.ts";
 import { Registry } from "../registry.ts";
 
@@ -171,9 +172,9 @@ const PREVIEW_ROW_CHARS = 200;
 /** A bounded preview of result rows: the first PREVIEW_ROWS rows as JSON arrays (bigints as digits, blobs as hex), each cut to 200 characters. */
 export function rowsPreview(rows: readonly (readonly unknown[])[] | null): string {
   if (rows === null) return "";
-  const cell = (v: unknown) => (typeof v === "bigint" ? Number.isSafeInteger(Number(v)) ? Number(v) : v.toString() : v instanceof Uint8Array ? `x'${Buffer.from(v).toString("hex")}'` : v);
-  const lines = rows.slice(0, PREVIEW_ROWS).map((r) => {
-    const text = JSON.stringify(r.map(cell));
+  // JSON-safe cells (64-bit integers, blobs; lib/methods/hook-guard.ts), as hooks get every row
+  const lines = jsonRows(rows.slice(0, PREVIEW_ROWS)).map((r) => {
+    const text = JSON.stringify(r);
     return text.length > PREVIEW_ROW_CHARS ? `${text.slice(0, PREVIEW_ROW_CHARS - 3)}...` : text;
   });
   const more = rows.length > PREVIEW_ROWS ? [`(${rows.length - PREVIEW_ROWS} more rows)`] : [];

@@ -13,7 +13,11 @@
  *   position and episode, records the written notes in the episode's trajectory line (so the commit
  *   point holds them and a resumed run rebuilds the memory from its trajectories) and adds them to the
  *   memory only after that line is committed. A hook therefore cannot see the future, and
- *   `merit audit` checks what the notes say (no gold SQL) exactly as it checks prompts.
+ *   `merit audit` checks what the notes say (no gold SQL) exactly as it checks prompts. A write may
+ *   revise earlier notes — a note `supersedes` others, or `{ notes, retire }` — the one sanctioned
+ *   change to the memory (recorded as the trajectory's `memory_retires`, replayed on resume,
+ *   audited; lib/methods/note-memory.ts). Everything a hook is given is deeply frozen, and every
+ *   hook call goes through lib/methods/hook-guard.ts (one-line failures, a deadline).
  * - `step`: after a failed attempt that another repair follows, a text for the rest of this episode's
  *   prompts (with the local reflections; Reflexion's `reflect` step is the paper's own).
  * - `calls`: the extra LLM call kinds the hooks make (`distill`, `judge`, `curate`, …) with the most
@@ -28,6 +32,7 @@
 import { ERROR_TYPES } from "../classify.ts";
 import { MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
+import { jsonInexact } from "./hook-guard.ts";
 
 /** Call kinds every method may make: the shared initial cache, Reflexion's reflection, the repair. */
 export const BUILTIN_CALL_KINDS: readonly string[] = ["initial_cache", "reflection", "repair"];
@@ -137,9 +142,23 @@ export interface NoteDraft {
   key?: string;
   /** Whether it records what worked, what failed, or neither (default `neutral`). */
   polarity?: NotePolarity;
-  /** Anything else the hook wants back at retrieval (JSON). */
+  /** Anything else the hook wants back at retrieval: JSON that round-trips exactly (no BigInt, Date, Map, cycles; refused in one line). */
   data?: JsonValue;
+  /**
+   * Ids of notes in the memory the write hook was given that this note replaces (a revision: MemP's
+   * adjust, Mem0's UPDATE, ExpeL's EDIT). They leave the memory once this episode is committed.
+   */
+  supersedes?: string[];
 }
+
+/**
+ * What a write hook returns: the new notes, or `{ notes, retire }` — the new notes and the ids of
+ * notes of the memory it was given that leave it with no successor (Mem0's DELETE, ExpeL's REMOVE).
+ */
+export type WriteResult = NoteDraft[] | { notes: NoteDraft[]; retire?: string[] };
+
+/** The most bytes (UTF-8) of one note's text, key and data together; a larger note is refused. */
+export const MAX_NOTE_BYTES = 64 * 1024;
 
 export type NotePolarity = "positive" | "negative" | "neutral";
 
@@ -155,9 +174,14 @@ export interface Note {
   source_db_id: string;
   source_stream_position: number;
   source_episode_id: string;
+  /** The notes this one replaces (present only when it revises some). */
+  supersedes?: string[];
 }
 
-/** A note as a retrieve hook sees it: with its key's vector when the hook embeds notes. */
+/**
+ * A note as a hook sees it: deeply frozen (its data too), with its key's vector when the hook embeds
+ * notes — a fresh copy at each read, so writing into it changes nothing that is stored.
+ */
 export interface NoteView extends Readonly<Note> {
   readonly vector: Float32Array | null;
 }
@@ -185,10 +209,12 @@ export interface MemoryHook {
   /** Embed every note's key once when it is written (billed to the writing episode); notes then carry `vector`. */
   embedsNotes?: boolean;
   /**
-   * After the episode is final: the notes to store ([] for none). `memory` is the eligible view at
-   * this episode (the same notes `retrieve` is given), for a memory that updates its earlier state.
+   * After the episode is final: the notes to store ([] for none), or `{ notes, retire }`. `memory` is
+   * the eligible view at this episode (the same notes `retrieve` is given), for a memory that updates
+   * its earlier state: a note's `supersedes` and `retire` name notes of it, which leave the memory
+   * once this episode is committed (METHOD.md §12.4).
    */
-  write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): NoteDraft[] | Promise<NoteDraft[]>;
+  write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): WriteResult | Promise<WriteResult>;
   /** Before each repair: the notes to show, best first, from the eligible view only (or those notes with the text made from them). */
   retrieve(request: RetrieveRequest, memory: readonly NoteView[], model: HookModel): RetrieveResult | Promise<RetrieveResult>;
 }
@@ -335,9 +361,20 @@ export function extraOutputBound(hooks: MethodHooks, fallback: number, episode?:
   return Object.entries(hooks.calls ?? {}).reduce((n, [kind, d]) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? d.most * callOutputLimit(hooks, kind, fallback) : 0), 0);
 }
 
-/** The stored notes of one finished episode: each draft checked and stamped with its source. */
-export function stampNotes(method: string, source: { queryId: string; dbId: string; streamPosition: number; episodeId: string }, drafts: unknown): Note[] {
-  if (!Array.isArray(drafts)) throw new MeritError(`method "${method}": memory.write must return an array of notes, got ${typeof drafts}`);
+/** Where a finished episode's notes come from (the kit stamps each note with it). */
+export interface NoteSource {
+  queryId: string;
+  dbId: string;
+  streamPosition: number;
+  episodeId: string;
+}
+
+/**
+ * The stored notes of one finished episode: each draft checked and stamped with its source. A draft's
+ * `supersedes` must name notes of `inMemory` (the ids of the memory the write hook was given).
+ */
+export function stampNotes(method: string, source: NoteSource, drafts: unknown, inMemory: ReadonlySet<string> = new Set()): Note[] {
+  if (!Array.isArray(drafts)) throw new MeritError(`method "${method}": memory.write must return an array of notes or { notes, retire }, got ${drafts === null ? "null" : typeof drafts}`);
   return drafts.map((d, i) => {
     const draft = d as Partial<NoteDraft> | null;
     const bad = (what: string) => new MeritError(`method "${method}": memory.write's note ${i + 1} for query ${source.queryId} ${what}`);
@@ -347,20 +384,54 @@ export function stampNotes(method: string, source: { queryId: string; dbId: stri
     if (draft.key !== undefined && typeof draft.key !== "string") throw bad("has a key that is not a string");
     const polarity = draft.polarity ?? "neutral";
     if (!["positive", "negative", "neutral"].includes(polarity)) throw bad(`has polarity ${JSON.stringify(polarity)}; use positive, negative or neutral`);
-    const data = (draft.data === undefined ? null : JSON.parse(canonicalJson(draft.data))) as JsonValue;
+    const inexact = draft.data === undefined ? null : jsonInexact(draft.data);
+    if (inexact !== null) throw bad(`cannot be stored: ${inexact}`);
+    const dataText = draft.data === undefined ? "null" : canonicalJson(draft.data);
+    const bytes = Buffer.byteLength(draft.text) + Buffer.byteLength(draft.key ?? "") + Buffer.byteLength(dataText);
+    if (bytes > MAX_NOTE_BYTES) throw bad(`is ${bytes} bytes (text, key and data); a note holds at most ${MAX_NOTE_BYTES} bytes (64 KiB): store a shorter note, or several`);
+    const supersedes = draft.supersedes ?? [];
+    if (!Array.isArray(supersedes) || supersedes.some((id) => typeof id !== "string")) throw bad("has a supersedes that is not an array of note ids");
+    const unknown = supersedes.find((id) => !inMemory.has(id));
+    if (unknown !== undefined) throw bad(`supersedes ${JSON.stringify(unknown)}, which is not a note of the memory it was given; a note revises only notes in force that this episode may see`);
     return {
       note_id: contentHash([source.episodeId, i, draft.kind, draft.text]),
       kind: draft.kind,
       text: draft.text,
       key: draft.key ?? draft.text,
       polarity,
-      data,
+      data: JSON.parse(dataText) as JsonValue,
       source_query_id: source.queryId,
       source_db_id: source.dbId,
       source_stream_position: source.streamPosition,
       source_episode_id: source.episodeId,
+      ...(supersedes.length > 0 ? { supersedes: [...new Set(supersedes)] } : {}),
     };
   });
+}
+
+/**
+ * A write hook's result as stored: its notes stamped (stampNotes) and the ids of the notes that leave
+ * the memory — those its notes supersede, then those it retires, each once, in that order. Every id
+ * must be a note of `memory`, the view the hook was given.
+ */
+export function stampWrite(method: string, source: NoteSource, result: unknown, memory: readonly NoteView[]): { notes: Note[]; retired: string[] } {
+  const inMemory = new Set(memory.filter((n) => !sourceNotes.has(n)).map((n) => n.note_id));
+  const fromSource = new Set(memory.filter((n) => sourceNotes.has(n)).map((n) => n.note_id));
+  const revised = (ids: unknown) => (Array.isArray(ids) ? ids.find((id) => fromSource.has(id as string)) : undefined);
+  for (const d of Array.isArray(result) ? result : typeof result === "object" && result !== null && "notes" in result && Array.isArray((result as { notes: unknown }).notes) ? (result as { notes: unknown[] }).notes : []) {
+    const id = revised((d as { supersedes?: unknown } | null)?.supersedes);
+    if (id !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} supersedes note ${JSON.stringify(id)} of the read-only source memory (config memory_source); a run revises only its own notes`);
+  }
+  const retiredSource = revised(typeof result === "object" && result !== null && !Array.isArray(result) ? (result as { retire?: unknown }).retire : undefined);
+  if (retiredSource !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} retires note ${JSON.stringify(retiredSource)} of the read-only source memory (config memory_source); a run revises only its own notes`);
+  const shaped = typeof result === "object" && result !== null && !Array.isArray(result) && "notes" in result;
+  const drafts = shaped ? (result as { notes: unknown }).notes : result;
+  const retire = shaped ? ((result as { retire?: unknown }).retire ?? []) : [];
+  const notes = stampNotes(method, source, drafts, inMemory);
+  if (!Array.isArray(retire) || retire.some((id) => typeof id !== "string")) throw new MeritError(`method "${method}": memory.write's retire for query ${source.queryId} must be an array of note ids`);
+  const unknown = (retire as string[]).find((id) => !inMemory.has(id));
+  if (unknown !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} retires ${JSON.stringify(unknown)}, which is not a note of the memory it was given; a write retires only notes in force that this episode may see`);
+  return { notes, retired: [...new Set([...notes.flatMap((n) => n.supersedes ?? []), ...(retire as string[])])] };
 }
 
 /**
@@ -369,7 +440,23 @@ export function stampNotes(method: string, source: { queryId: string; dbId: stri
  * notes: the hook holds no handle on the rest of the memory.
  */
 export function eligibleNotes(notes: readonly NoteView[], position: number, queryId: string): readonly NoteView[] {
-  return Object.freeze(notes.filter((n) => n.source_stream_position < position && n.source_query_id !== queryId));
+  // A read-only source note (another run's, config memory_source) is eligible at every position; its
+  // positions are the other run's.
+  return Object.freeze(notes.filter((n) => (sourceNotes.has(n) || n.source_stream_position < position) && n.source_query_id !== queryId));
+}
+
+/** Notes of a read-only source memory (lib/experiment/memory-source.ts), as handed to hooks. */
+const sourceNotes = new WeakSet<object>();
+
+/** Marks `note` as a read-only source memory's: eligible at every position, never revised. */
+export function markSourceNote<T extends NoteView>(note: T): T {
+  sourceNotes.add(note);
+  return note;
+}
+
+/** Whether `note` is a read-only source memory's. */
+export function isSourceNote(note: NoteView): boolean {
+  return sourceNotes.has(note);
 }
 
 /** The prompt section of picked notes: the hook's heading, then one block per note with its id. */
@@ -379,11 +466,25 @@ export function renderNotes(heading: string, picked: readonly PickedNote[]): str
   return `${heading}:\n${blocks.join("\n")}`;
 }
 
-/** The picked notes of a retrieve hook's result, and its prompt section (renderNotes, or the hook's own text under its heading). */
+/** The picked notes of a retrieve hook's result, each once, and its prompt section (renderNotes, or the hook's own text under its heading). */
 export function retrievedSection(heading: string, result: RetrieveResult): { picked: PickedNote[]; text: string } | null {
-  if (Array.isArray(result)) return { picked: result, text: renderNotes(heading, result) };
+  if (Array.isArray(result)) {
+    const picked = onceEach(result);
+    return { picked, text: renderNotes(heading, picked) };
+  }
   if (typeof result !== "object" || result === null || !Array.isArray(result.picked) || typeof result.text !== "string") return null;
-  return { picked: result.picked, text: result.text.trim() === "" ? "" : `${heading}:\n${result.text.trim()}` };
+  return { picked: onceEach(result.picked), text: result.text.trim() === "" ? "" : `${heading}:\n${result.text.trim()}` };
+}
+
+/** Picked notes with each note once, at its first place (a note picked twice is shown and logged once). */
+function onceEach(picked: readonly PickedNote[]): PickedNote[] {
+  const seen = new Set<unknown>();
+  return picked.filter((p) => {
+    const note = typeof p === "object" && p !== null ? p.note : p;
+    if (seen.has(note)) return false;
+    seen.add(note);
+    return true;
+  });
 }
 
 /** Cosine similarity of two L2-normalised vectors (their dot product). */

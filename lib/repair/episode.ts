@@ -26,7 +26,8 @@ import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
 import { attemptViewFor } from "../methods/sight.ts";
 import { judgeAttempt, type Judged } from "./feedback-step.ts";
-import { eligibleNotes, retrievedSection, scopeAllows, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { eligibleNotes, retrievedSection, scopeAllows, stampWrite, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { callHook, callHookSync, deepFreeze, DEFAULT_HOOK_DEADLINE_S, type HookSite } from "../methods/hook-guard.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import type { MethodSpec } from "../methods/index.ts";
@@ -67,6 +68,8 @@ export interface EpisodeSpec {
   maxOutputTokens: number;
   /** The user's template folder (config `prompts_dir`); absent = the kit's prompts/. */
   promptsDir?: string;
+  /** Seconds a hook may spend per call outside its model calls (config `hook_deadline_s`; lib/methods/hook-guard.ts). */
+  hookDeadlineS?: number;
 }
 
 /** The seams an episode calls (STYLE.md §2.2); tests pass scripted doubles. */
@@ -135,6 +138,8 @@ export interface EpisodeResult {
   finished: FinishedEpisode;
   /** The notes a memory hook wrote once the episode was final (stamped); null for a method without one. */
   notes: Note[] | null;
+  /** Ids of earlier notes the memory hook's write superseded or retired ([] for none). */
+  retired: string[];
   /** Texts the hooks embedded (billed as embedding calls). */
   hookEmbeddings: number;
   /**
@@ -180,6 +185,9 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const hooks = method.hooks;
   const view: QuestionView = { dataset: spec.dataset, queryId: example.id, dbId: example.dbId, question: example.question, evidence: example.evidence, schema: spec.schema, streamPosition: spec.streamPosition };
   const classify = hooks.classify ? hookClassifier(method.name, hooks.classify, view) : undefined;
+  // Every hook call: one line naming method and hook when it fails, and a deadline (lib/methods/hook-guard.ts).
+  const site = (hook: string, name: string): HookSite => ({ method: method.name, hook, name, queryId: example.id });
+  const deadlineS = spec.hookDeadlineS ?? DEFAULT_HOOK_DEADLINE_S;
   const regime = getFeedback(spec.feedbackRegime);
 
   const score = async (sql: string): Promise<AttemptRecord> => {
@@ -284,7 +292,8 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   // A step hook: after a failure that another repair follows, a note for this episode's later prompts.
   const step = async () => {
     if (!hooks.step || attempts.length - 1 >= spec.maxRepairSteps) return;
-    const note = await hooks.step.afterFailure({ ...view, attempts: attempts.map(attemptView), notes: [...reflections] }, hookModel);
+    const stepHook = hooks.step;
+    const note = await callHook(site("step.afterFailure", stepHook.name), hookModel, deadlineS, (m) => stepHook.afterFailure(deepFreeze({ ...view, attempts: attempts.map(attemptView), notes: [...reflections] }), m));
     if (note === null) return;
     if (typeof note !== "string") throw new MeritError(`method "${method.name}": step "${hooks.step.name}" returned ${JSON.stringify(note)}; afterFailure must return a string or null`);
     if (note.trim() !== "") reflections.push(note.trim());
@@ -329,7 +338,8 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       queryEmbeddings += result.embeddingCalls;
     } else if (hooks.memory) {
       const eligible = eligibleNotes(services.notes ?? [], spec.streamPosition, example.id);
-      const section = retrievedSection(hooks.memory.heading, await hooks.memory.retrieve({ ...view, iteration, attempts: attempts.map(attemptView) }, eligible, hookModel));
+      const memoryHook = hooks.memory;
+      const section = retrievedSection(memoryHook.heading, await callHook(site("memory.retrieve", memoryHook.name), hookModel, deadlineS, (m) => memoryHook.retrieve(deepFreeze({ ...view, iteration, attempts: attempts.map(attemptView) }), eligible, m)));
       const allowed = new Set(eligible);
       if (section === null || section.picked.some((p) => !p || !allowed.has(p.note) || (p.score !== undefined && !Number.isFinite(p.score)))) {
         throw new MeritError(`method "${method.name}": memory.retrieve must return notes from the memory it was given ([{ note, score? }] or { picked: [{ note, score? }], text }, finite scores), not copies or other objects`);
@@ -365,13 +375,15 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   };
   // The memory hook writes once the episode is final; its notes are stored only after the run commits this episode.
   let notes: Note[] | null = null;
+  let retired: string[] = [];
   const writeStart = performance.now();
   if (hooks.memory) {
     const last = attempts[attempts.length - 1];
     const eligible = eligibleNotes(services.notes ?? [], spec.streamPosition, example.id);
-    const drafts = await hooks.memory.write({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, hookModel, eligible);
+    const memoryHook = hooks.memory;
+    const drafts = await callHook(site("memory.write", memoryHook.name), hookModel, deadlineS, (m) => memoryHook.write(deepFreeze({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }), m, eligible));
     const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
-    notes = stampNotes(method.name, source, drafts);
+    ({ notes, retired } = stampWrite(method.name, source, drafts, eligible));
     wallMs.memory += performance.now() - writeStart;
   }
   // Every declared kind was called only in the episodes its scope names (`per`), which the plan relies on.
@@ -381,7 +393,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       throw new MeritError(`method "${method.name}": its hooks made a "${kind}" call in the episode of query ${example.id}, which its scope per: "${decl.per}" excludes (initially ${shape.initiallyAccepted ? "accepted" : "not accepted"}, finally ${shape.finallyAccepted ? "accepted" : "not accepted"}); widen hooks.calls.${kind}.per`);
     }
   }
-  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, embeddingTokens, wallMs, initialFailureType };
+  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, embeddingTokens, retired, wallMs, initialFailureType };
 }
 
 /**
@@ -425,7 +437,7 @@ export function countingEmbedder(inner: Embedder, add: (tokens: number | null) =
 function hookClassifier(method: string, hook: NonNullable<MethodSpec["hooks"]["classify"]>, view: QuestionView): (a: { sql: string; status: string; dbError: string | null; predictedExecOk: boolean }) => string {
   const types = new Set(hook.types);
   return (a) => {
-    const label = hook.classify({ ...view, sql: a.sql, status: a.status, dbError: a.dbError, executed: a.predictedExecOk });
+    const label = callHookSync({ method, hook: "classify.classify", name: hook.name, queryId: view.queryId }, () => hook.classify(deepFreeze({ ...view, sql: a.sql, status: a.status, dbError: a.dbError, executed: a.predictedExecOk })));
     if (typeof label !== "string" || !types.has(label)) throw new MeritError(`method "${method}": classifier "${hook.name}" returned ${JSON.stringify(label)} for query ${view.queryId}, which is not one of its declared types (${hook.types.join(", ")})`);
     return label;
   };

@@ -80,6 +80,8 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
   if (getFeedback(spec.feedbackRegime).recordsFeedback) trajectory.feedback = { accepted: attempts.map((a) => a.accepted), oracle_correct: attempts.map((a) => a.confirmedCorrect) };
   // Only for a method with a memory hook, so the paper's methods keep their bytes.
   if (result.notes !== null) trajectory.memory_writes = result.notes;
+  // Only when the write revised the memory (METHOD.md §12.4), so other trajectories keep their bytes.
+  if (result.retired.length > 0) trajectory.memory_retires = result.retired;
   return TrajectorySchema.parse(trajectory);
 }
 

@@ -33,6 +33,8 @@ export const NoteSchema = z
     source_db_id: z.string().min(1),
     source_stream_position: z.number().int().nonnegative(),
     source_episode_id: z.string().min(1),
+    /** The notes this one replaces (absent when it revises none). */
+    supersedes: z.array(z.string().min(1)).min(1).optional(),
   })
   .strict();
 
@@ -171,6 +173,11 @@ export const TrajectorySchema = z
      */
     memory_writes: z.array(NoteSchema).optional(),
     /**
+     * Ids of earlier notes this episode's write took out of the memory (superseded by its notes, or
+     * retired); they leave after this line is committed. Absent when it revised nothing.
+     */
+    memory_retires: z.array(z.string().min(1)).min(1).optional(),
+    /**
      * Under every regime that records it (all but the oracle's, `denotation_confirmed`, whose
      * acceptance is the oracle's verdict: its `recordsFeedback` is false): per attempt, whether the
      * feedback accepted it and whether the oracle scores it correct (for the report's confusion
@@ -209,6 +216,10 @@ export const TrajectorySchema = z
     if (t.feedback && (t.feedback.accepted.length !== n || t.feedback.oracle_correct.length !== n)) issue("feedback", `has ${t.feedback.accepted.length} and ${t.feedback.oracle_correct.length} entries but attempts has ${n}; write one per attempt`);
     if (t.feedback && t.final_correct !== t.feedback.oracle_correct[n - 1]) issue("final_correct", "disagrees with feedback.oracle_correct of the last attempt");
     if (t.initial_failure_type !== undefined && (t.initial_correct || t.statuses[0] !== "CORRECT")) issue("initial_failure_type", "is written only for an initial failure the feedback showed as CORRECT");
+    if (t.memory_retires && !t.memory_writes) issue("memory_retires", "is present but memory_writes is not; only a method with a memory hook revises notes");
+    for (const id of t.memory_retires ?? []) {
+      if ((t.memory_writes ?? []).some((n) => n.note_id === id)) issue("memory_retires", `retires note ${id}, which this episode wrote`);
+    }
     for (const n of t.memory_writes ?? []) {
       if (n.source_query_id !== t.query_id || n.source_stream_position !== t.stream_position) issue("memory_writes", `note ${n.note_id} names query ${n.source_query_id} at position ${n.source_stream_position}, not this episode`);
     }

@@ -1,0 +1,69 @@
+/**
+ * A memory hook's notes in force during a run (METHOD.md §12.4; issue 36 §6): the run applies each
+ * committed episode's `memory_writes` (new notes) and `memory_retires` (ids of notes its write
+ * superseded or retired) in stream order — the same on a fresh run and on a resumed one, which
+ * rebuilds the memory from the committed trajectories. The notes a hook is given are deeply frozen
+ * (data included) and their vectors are copies, so nothing a hook does to them reaches the memory:
+ * revising is the one sanctioned change, recorded in the trajectory and checked by `merit audit`.
+ * @module
+ */
+import { MeritError } from "../errors.ts";
+import type { Embedder } from "../llm/types.ts";
+import { deepFreeze } from "./hook-guard.ts";
+import { markSourceNote, type Note, type NoteView } from "./hooks.ts";
+
+/** A stored note as hooks are given it: deeply frozen, its vector a fresh copy at each read. */
+export function noteView(note: Note, vector: Float32Array | null): NoteView {
+  const view = { ...structuredClone(note) } as Note & { vector: Float32Array | null };
+  const stored = vector === null ? null : Float32Array.from(vector);
+  Object.defineProperty(view, "vector", { enumerable: true, get: () => (stored === null ? null : Float32Array.from(stored)) });
+  return deepFreeze(view) as NoteView;
+}
+
+/** The notes in force of one run, in the order they were written. */
+export class NoteMemory {
+  private readonly inForce: NoteView[] = [];
+
+  private readonly method: string;
+  private readonly embedder: Embedder | undefined;
+  private readonly embedsNotes: boolean;
+
+  constructor(method: string, embedder: Embedder | undefined, embedsNotes: boolean) {
+    this.method = method;
+    this.embedder = embedder;
+    this.embedsNotes = embedsNotes;
+  }
+
+  private readonly source: NoteView[] = [];
+
+  /** The notes in force: a read-only source memory's first, then the run's own (a frozen copy). */
+  get notes(): readonly NoteView[] {
+    return Object.freeze([...this.source, ...this.inForce]);
+  }
+
+  /** Adds a read-only source memory's notes (config memory_source), embedded when the method embeds notes. */
+  async addSource(notes: readonly Note[]): Promise<void> {
+    if (notes.length === 0) return;
+    if (this.embedsNotes && !this.embedder) throw new MeritError(`method ${this.method} embeds its notes but the run has no embedder`);
+    const vectors = this.embedsNotes ? await this.embedder!.embed(notes.map((n) => n.key)) : notes.map(() => null);
+    notes.forEach((n, i) => this.source.push(markSourceNote(noteView(n, vectors[i]))));
+  }
+
+  /** How many notes are in force. */
+  get size(): number {
+    return this.inForce.length;
+  }
+
+  /** Applies one committed episode's revision: the notes it retires leave, then its new notes join (embedded when the method embeds notes). */
+  async apply(written: readonly Note[], retired: readonly string[] = []): Promise<void> {
+    for (const id of retired) {
+      const at = this.inForce.findIndex((n) => n.note_id === id);
+      if (at < 0) throw new MeritError(`method ${this.method}: a committed episode retires note ${id}, which is not in force; the trajectories were changed after the run: start it again in a fresh --out`);
+      this.inForce.splice(at, 1);
+    }
+    if (written.length === 0) return;
+    if (this.embedsNotes && !this.embedder) throw new MeritError(`method ${this.method} embeds its notes but the run has no embedder`);
+    const vectors = this.embedsNotes ? await this.embedder!.embed(written.map((n) => n.key)) : written.map(() => null);
+    written.forEach((n, i) => this.inForce.push(noteView(n, vectors[i])));
+  }
+}

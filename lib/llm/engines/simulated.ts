@@ -15,12 +15,18 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { Example } from "../../data/types.ts";
 import type { BackendIdentity, ChatBackend, Embedder, GenerateRequest, GenerateResult } from "../types.ts";
 import { SIMULATED_WRONG_TYPES, type LoadedSimulatedParams, type SimulatedParams, type SimulatedWrongType } from "./simulated-params.ts";
 import { correctSql, correctVariants, normalizeSqlText, wrongSql } from "./simulated-sql.ts";
 
 /** The chat backend's identity kind (lib/analysis/model-identity.ts banners runs that record it). */
+/** A question of the world the engine plays: its database, text and gold SQL (a dataset's Example has these fields). */
+export interface WorldQuestion {
+  dbId: string;
+  question: string;
+  goldSql: string;
+}
+
 export const SIMULATED_KIND = "simulated";
 /** The embedder's identity kind. */
 export const SIMULATED_EMBEDDING_KIND = "simulated-embedding";
@@ -29,7 +35,7 @@ export const SIMULATED_HEADLINE = "SIMULATED ENGINE — effects are planted, not
 
 /** What the simulator knows of the world: the dataset's questions with their gold, and the initial SQL the oracle scored correct. */
 export interface SimulatedWorld {
-  examples: readonly Pick<Example, "dbId" | "question" | "goldSql">[];
+  examples: readonly WorldQuestion[];
   /** Rendered schema per db_id (tells two databases with the same question apart). */
   schemas?: ReadonlyMap<string, string>;
   /** Initial SQL the oracle scored correct (the initial cache), so a judge can be right about them. */
@@ -220,7 +226,7 @@ export function atLimit(r: Pick<SimulatedResponse, "text" | "truncated">, limit:
 export class SimulatedBackend implements ChatBackend {
   readonly identity: BackendIdentity;
   private readonly params: SimulatedParams;
-  private readonly byQuestion = new Map<string, Pick<Example, "dbId" | "question" | "goldSql">[]>();
+  private readonly byQuestion = new Map<string, WorldQuestion[]>();
   private readonly schemas: ReadonlyMap<string, string>;
   private readonly knownCorrect = new Set<string>();
   private readonly wrongTypes: { type: SimulatedWrongType; weight: number }[];
@@ -243,7 +249,7 @@ export class SimulatedBackend implements ChatBackend {
   }
 
   /** The example a prompt is about: by its question, then (several databases ask it) by the database it names or the schema it shows. */
-  exampleOf(prompt: string): Pick<Example, "dbId" | "question" | "goldSql"> | null {
+  exampleOf(prompt: string): WorldQuestion | null {
     const question = questionOf(prompt);
     const list = question === null ? undefined : this.byQuestion.get(question);
     if (list === undefined || list.length === 0) return null;
@@ -253,7 +259,7 @@ export class SimulatedBackend implements ChatBackend {
   }
 
   /** The query's difficulty on the log-odds scale (one normal draw per seed, database and question). */
-  difficulty(e: Pick<Example, "dbId" | "question">): number {
+  difficulty(e: Pick<WorldQuestion, "dbId" | "question">): number {
     return this.params.repair.difficulty_sd * normalDraw(this.params.seed, "difficulty", `${e.dbId}\u0000${e.question}`);
   }
 

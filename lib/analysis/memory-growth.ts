@@ -10,7 +10,7 @@
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
-import { CONFIG, firstSeen } from "./figures.ts";
+import { CONFIG, firstSeen, methodColorScale } from "./figures.ts";
 import { displayName, type TableSelection } from "./table-selection.ts";
 
 export type Polarity = "positive" | "negative";
@@ -87,6 +87,7 @@ function upperBound(sorted: readonly number[], x: number): number {
 export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelection = {}, text: { title?: string; y?: string } = {}): TopLevelSpec {
   const values = memoryGrowth(runs, sel);
   const polarities = values.some((v) => v.polarity === "neutral") ? ["positive", "negative", "neutral"] : ["positive", "negative"];
+  const color = methodColorScale(firstSeen(runs.map((r) => r.method)), sel);
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: text.title ?? "Memory growth over the stream (mean over seeds)",
@@ -101,7 +102,7 @@ export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelecti
       encoding: {
         x: { field: "episodes", type: "quantitative", title: "Stream position (episodes finished)" },
         y: { field: "entries", type: "quantitative", title: text.y ?? "Memory entries" },
-        color: { field: "method", type: "nominal", title: "Method", sort: null },
+        color: { field: "method", type: "nominal", title: "Method", sort: null, ...(color ? { scale: color } : {}) },
         strokeDash: { field: "polarity", type: "nominal", title: "Polarity", sort: polarities },
         detail: { field: "polarity" },
       },

@@ -15,7 +15,7 @@ import { goldLabelRows } from "../analysis/annotation-cases.ts";
 import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } from "../analysis/classifier-validation.ts";
 import { renderPng, renderSvg, svgToPng } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
-import { cumulativeRepairFigure, exFigure, forestFigure, paretoFigure, tokensVsExFigure } from "../analysis/figures.ts";
+import { cumulativeRepairFigure, exFigure, forestFigure, methodColors, paretoFigure, tokensVsExFigure } from "../analysis/figures.ts";
 import { learningCurveFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
 import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
@@ -138,6 +138,8 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   log(`report: ${runs.length} runs from ${runDirs.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
   const study = studyLayout(o, known);
   const sel: TableSelection = study.methods ? methodsSelection(study.methods, labels) : paperSelection(runs, { allMethods: o.allMethods === true, labels });
+  // one colour per method in every figure of the report (issue 37 §3)
+  sel.colors = methodColors([...(sel.methods ?? known), ...known]);
   const model = modelIdentity(identities.map((id) => id.model ?? null), identities.map((id) => id.embedder ?? null), verifiedHashes());
   if (model.banner !== null) log(`report: ${model.banner}`);
   // read before anything is written, so a broken data/paper-numbers.json leaves the output untouched

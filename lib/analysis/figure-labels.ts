@@ -11,18 +11,20 @@
  * @module
  */
 
-/** Width of an average character of DejaVu Sans in ems (its digits and lower case are 0.55–0.64 em wide). */
-export const CHAR_WIDTH = 0.62;
+/** Width of a character of DejaVu Sans in ems, generously (its digits and lower case average about 0.6 em; m, w and capitals reach 0.8–1). */
+export const CHAR_WIDTH = 0.68;
 /** Gap between a point's centre and its label's near edge, px. */
 const GAP = 8;
 /** Half the side of the box kept free around each point's marker, px. */
 const MARKER = 6;
+/** Free margin kept around every label box, px. */
+const PAD = 4;
 
-/** A point to label, in pixels of its panel (y down). */
+/** A point to label, in pixels of its panel (y down); `text` one line, or several (drawn one under the other). */
 export interface LabelPoint {
   x: number;
   y: number;
-  text: string;
+  text: string | readonly string[];
 }
 
 /** Where a label goes: its anchor (the near edge's middle), which side, and whether a leader line joins it to its point. */
@@ -43,9 +45,14 @@ interface Box {
 const overlap = (a: Box, b: Box) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0) > 0 && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0;
 const overlapArea = (a: Box, b: Box) => Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
 
-/** Estimated width of `text` at `fontSize` px. */
-export function textWidth(text: string, fontSize: number): number {
-  return [...text].length * fontSize * CHAR_WIDTH;
+/** Estimated width of `text` at `fontSize` px (its longest line). */
+export function textWidth(text: string | readonly string[], fontSize: number): number {
+  return Math.max(0, ...(typeof text === "string" ? [text] : text).map((t) => [...t].length * fontSize * CHAR_WIDTH));
+}
+
+/** Line height of labels at `fontSize` px. */
+export function lineHeight(fontSize: number): number {
+  return fontSize + 3;
 }
 
 /**
@@ -54,7 +61,7 @@ export function textWidth(text: string, fontSize: number): number {
  * candidate; when none is free, the candidate with the least overlap.
  */
 export function placeLabels(points: readonly LabelPoint[], width: number, height: number, fontSize: number): PlacedLabel[] {
-  const line = fontSize + 3;
+  const line = lineHeight(fontSize);
   const markers: Box[] = points.map((p) => ({ x0: p.x - MARKER, y0: p.y - MARKER, x1: p.x + MARKER, y1: p.y + MARKER }));
   const placed: Box[] = [];
   const out: PlacedLabel[] = new Array(points.length);
@@ -62,15 +69,17 @@ export function placeLabels(points: readonly LabelPoint[], width: number, height
   const steps = Math.ceil(height / line);
   for (const i of order) {
     const p = points[i];
-    const w = textWidth(p.text, fontSize);
+    const w = textWidth(p.text, fontSize) + PAD;
+    // the anchor y is the middle of the first line; a label of n lines reaches n − 1 lines below it
+    const below = (typeof p.text === "string" ? 0 : Math.max(0, p.text.length - 1)) * line;
     let best: { label: PlacedLabel; cost: number } | null = null;
-    search: for (let k = 0; k <= 2 * steps; k++) {
+    search: for (let k = 0; k <= 4 * steps; k++) {
       // 0, −1, +1, −2, +2, … lines away from the point's row (up first)
       const dy = k === 0 ? 0 : (k % 2 === 1 ? -1 : 1) * Math.ceil(k / 2) * line;
       for (const align of ["left", "right"] as const) {
         const x = align === "left" ? p.x + GAP : p.x - GAP;
         const y = p.y + dy;
-        const box: Box = align === "left" ? { x0: x, y0: y - line / 2, x1: x + w, y1: y + line / 2 } : { x0: x - w, y0: y - line / 2, x1: x, y1: y + line / 2 };
+        const box: Box = align === "left" ? { x0: x, y0: y - line / 2, x1: x + w, y1: y + line / 2 + below } : { x0: x - w, y0: y - line / 2, x1: x, y1: y + line / 2 + below };
         const outside = Math.max(0, -box.x0) + Math.max(0, box.x1 - width) + Math.max(0, -box.y0) + Math.max(0, box.y1 - height);
         const hits = [...placed, ...markers].reduce((s, b) => s + overlapArea(box, b), 0);
         const cost = outside * 1000 + hits;
@@ -85,7 +94,7 @@ export function placeLabels(points: readonly LabelPoint[], width: number, height
     }
     if (best!.cost > 0) {
       const b = best!.label;
-      placed.push(b.align === "left" ? { x0: b.x, y0: b.y - line / 2, x1: b.x + w, y1: b.y + line / 2 } : { x0: b.x - w, y0: b.y - line / 2, x1: b.x, y1: b.y + line / 2 });
+      placed.push(b.align === "left" ? { x0: b.x, y0: b.y - line / 2, x1: b.x + w, y1: b.y + line / 2 + below } : { x0: b.x - w, y0: b.y - line / 2, x1: b.x, y1: b.y + line / 2 + below });
     }
     out[i] = best!.label;
   }

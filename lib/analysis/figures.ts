@@ -7,7 +7,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import { meanStd } from "./aggregate.ts";
 import { MAX_REPAIR_STEPS } from "../experiment/run-metrics.ts";
-import { linearAxis, paddedDomain, placeLabels } from "./figure-labels.ts";
+import { lineHeight, linearAxis, paddedDomain, placeLabels } from "./figure-labels.ts";
 import { runsOf, type RunSummary } from "./run-summary.ts";
 import { embeddingTokensPerQuery, llmTokensPerQuery } from "./table-peers.ts";
 import type { Table } from "./table.ts";
@@ -190,7 +190,7 @@ interface ScatterPoint {
  * position share one label naming every method there; labels placed by figure-labels.ts so none
  * overlaps another or a point, joined to their point by a grey leader line once moved off its row.
  */
-function labelLayers(points: readonly ScatterPoint[], x: [number, number], y: [number, number], width: number, height: number, xField: string, yField: string): object[] {
+function labelLayers(points: readonly ScatterPoint[], x: [number, number], y: [number, number], width: number, height: number, xField: string, yField: string, titles: { x: string; y: string }): object[] {
   const groups = new Map<string, ScatterPoint[]>();
   for (const p of points) {
     const key = `${p.x.toPrecision(6)}|${p.y.toPrecision(6)}`;
@@ -198,19 +198,23 @@ function labelLayers(points: readonly ScatterPoint[], x: [number, number], y: [n
   }
   const ax = linearAxis(x, width, false);
   const ay = linearAxis(y, height, true);
-  const sites = [...groups.values()].map((g) => ({ x: ax.toPixel(g[0].x), y: ay.toPixel(g[0].y), text: g.map((p) => p.method).join(", "), at: g[0] }));
+  // a shared label lists its methods one a line once they would not fit on one
+  const sites = [...groups.values()].map((g) => {
+    const names = g.map((p) => p.method);
+    return { x: ax.toPixel(g[0].x), y: ay.toPixel(g[0].y), text: names.length > 2 ? names : names.join(", "), at: g[0] };
+  });
   const placed = placeLabels(sites, width, height, LABEL_FONT);
   const labels = sites.map((site, i) => ({ [xField]: site.at.x, [yField]: site.at.y, label: site.text, lx: ax.toData(placed[i].x), ly: ay.toData(placed[i].y), leaderX: ax.toData(placed[i].x + (placed[i].align === "left" ? -2 : 2)), align: placed[i].align, leader: placed[i].leader }));
   const text = (align: "left" | "right") => ({
     data: { values: labels.filter((l) => l.align === align) },
-    mark: { type: "text", align, baseline: "middle", fontSize: LABEL_FONT },
-    encoding: { x: { field: "lx", type: "quantitative" }, y: { field: "ly", type: "quantitative" }, text: { field: "label" } },
+    mark: { type: "text", align, baseline: "middle", fontSize: LABEL_FONT, lineHeight: lineHeight(LABEL_FONT) },
+    encoding: { x: { field: "lx", type: "quantitative", title: titles.x }, y: { field: "ly", type: "quantitative", title: titles.y }, text: { field: "label" } },
   });
   return [
     {
       data: { values: labels.filter((l) => l.leader) },
       mark: { type: "rule", color: "#999", strokeWidth: 0.8 },
-      encoding: { x: { field: xField, type: "quantitative" }, y: { field: yField, type: "quantitative" }, x2: { field: "leaderX" }, y2: { field: "ly" } },
+      encoding: { x: { field: xField, type: "quantitative", title: titles.x }, y: { field: yField, type: "quantitative", title: titles.y }, x2: { field: "leaderX" }, y2: { field: "ly" } },
     },
     text("left"),
     text("right"),
@@ -257,7 +261,7 @@ export function tokensVsExFigure(runs: readonly RunSummary[], sel: TableSelectio
           shape: { field: "dataset", type: "nominal", title: "Dataset", sort: null },
         },
       },
-      ...labelLayers(values, x, y, width, height, "tokens", "ex"),
+      ...labelLayers(values, x, y, width, height, "tokens", "ex", { x: "LLM tokens (millions, every LLM call kind)", y: "EX (%)" }),
     ],
   } as TopLevelSpec;
 }
@@ -350,18 +354,17 @@ export function paretoFigure(runs: readonly RunSummary[], sel: TableSelection = 
         },
         {
           data: { values },
-          mark: { type: "point", size: 70, strokeWidth: 2 },
+          mark: { type: "point", size: 70, strokeWidth: 2, opacity: 0.9 },
           encoding: {
             x: { field: "cost", type: "quantitative", title, scale: { domain: x, nice: false, zero: false } },
             y: { field: "ex", type: "quantitative", title: "EX (%)", scale: { domain: y, nice: false, zero: false } },
             color: { field: "method", type: "nominal", title: "Method", sort: null, ...colorScale },
             shape: { field: "status", type: "nominal", title: null, sort: ["Pareto front", "dominated"], legend: null },
-            fill: { condition: { test: "datum.front", field: "method", type: "nominal", sort: null, legend: null, ...colorScale }, value: "white" },
+            fill: { condition: { test: "datum.front", field: "method", type: "nominal", sort: null, ...colorScale }, value: "white" },
           },
         },
-        ...labelLayers(values, x, y, width, height, "cost", "ex"),
+        ...labelLayers(values, x, y, width, height, "cost", "ex", { x: title, y: "EX (%)" }),
       ],
-      resolve: { scale: { x: "independent", y: "independent" } },
     };
   };
   const rows = tableDatasets(runs, sel)

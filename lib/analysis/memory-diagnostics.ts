@@ -12,7 +12,8 @@
  * - **Memory size** after e finished episodes: entries born at a stream position < e (an entry's
  *   birth is the earliest `source_stream_position` of it and its provenance, run-directory.ts
  *   readEntryBirths) plus hook notes written by the episodes at positions < e (the `memory_writes`
- *   committed before position e; notes are never removed), per polarity, mean over seeds.
+ *   committed before position e) and still in force — a note of a kind its memory `replaces` leaves
+ *   once a newer note of that kind is written — per polarity, mean over seeds.
  * - **Repair step** (t, s): step s = 1..repair_steps of trajectory t; its attempt is attempts[s], the
  *   one generated right after the step's retrieval (retrieval_log.jsonl record with query_id and
  *   repair_iteration = s). A step is **step-correct** when the oracle scores attempts[s] correct
@@ -31,6 +32,7 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import { InputFileError } from "../errors.ts";
+import { isMethodName, methodDefinition } from "../methods/index.ts";
 import { readRetrievalLog, readTrajectories, RUN_FILES, runFile } from "../experiment/run-dir.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
@@ -72,20 +74,35 @@ export function readRunDiagnostics(dir: string): RunDiagnostics | null {
   return isMemoryRun(run) ? run : null;
 }
 
-/** The memory of a run as births: its entries' and its hook notes'. */
-export function runMemorySize(r: RunDiagnostics): RunMemory {
-  const notes = r.trajectories.flatMap((t) => (t.memory_writes ?? []).map((n) => ({ polarity: n.polarity as ItemPolarity, position: t.stream_position })));
+/** The note kinds a method's memory replaces (its memory hook's `replaces`; [] for an unregistered name or none). */
+export function replacedKinds(method: string): readonly string[] {
+  return isMethodName(method) ? (methodDefinition(method).hooks?.memory?.replaces ?? []) : [];
+}
+
+/**
+ * The memory of a run as births: its entries' and its hook notes'. A note of a kind the method's
+ * memory replaces (`replaces`: Dynamic Cheatsheet's sheet, AWM's workflows, ExpeL's list) is in force
+ * until the next note of its kind is written (`until`: that note's stream position), so the size
+ * counts the memory in force, not every superseded version.
+ */
+export function runMemorySize(r: RunDiagnostics, replaces: readonly string[] = replacedKinds(r.method)): RunMemory {
+  const written = [...r.trajectories].sort((a, b) => a.stream_position - b.stream_position).flatMap((t) => (t.memory_writes ?? []).map((n) => ({ kind: n.kind, polarity: n.polarity as ItemPolarity, position: t.stream_position })));
+  const notes = written.map((n, i) => {
+    if (!replaces.includes(n.kind)) return { polarity: n.polarity, position: n.position };
+    const next = written.slice(i + 1).find((m) => m.kind === n.kind);
+    return next === undefined ? { polarity: n.polarity, position: n.position } : { polarity: n.polarity, position: n.position, until: next.position };
+  });
   return { dataset: r.dataset, method: r.method, stream_seed: r.stream_seed, stream_length: r.trajectories.length, births: [...(r.entryBirths ?? []), ...notes] };
 }
 
 /** Memory size figure: entries and notes in memory vs finished episodes, every memory method. */
 export function memorySizeFigure(runs: readonly RunDiagnostics[], sel: TableSelection = {}): TopLevelSpec {
-  return memoryGrowthFigure(runs.filter(isMemoryRun).map(runMemorySize), sel, { title: "Memory size over the stream (entries and notes, mean over seeds)", y: "Items in memory" });
+  return memoryGrowthFigure(runs.filter(isMemoryRun).map((r) => runMemorySize(r)), sel, { title: "Memory size over the stream (entries and notes in force, mean over seeds)", y: "Items in memory" });
 }
 
 /** The memory size curves as CSV: dataset, method, polarity, episodes, items (mean over seeds). */
 export function memorySizeCsv(runs: readonly RunDiagnostics[], sel: TableSelection = {}): string {
-  const points = memoryGrowth(runs.filter(isMemoryRun).map(runMemorySize), sel);
+  const points = memoryGrowth(runs.filter(isMemoryRun).map((r) => runMemorySize(r)), sel);
   return formatCsv([["dataset", "method", "polarity", "episodes", "items"], ...points.map((p) => [p.dataset, p.method, p.polarity, String(p.episodes), fixed(p.entries, 4)])]);
 }
 

@@ -24,10 +24,11 @@ export interface RunMemory {
   stream_seed: number;
   /** Episodes in the run's stream (its trajectories). */
   stream_length: number;
-  births: readonly { polarity: ItemPolarity; position: number }[];
+  /** Items by the stream position that wrote them; `until`: the position whose note superseded it (a replace-style memory's older state), absent while in force. */
+  births: readonly { polarity: ItemPolarity; position: number; until?: number }[];
 }
 
-/** One point of a growth curve: after `episodes` finished episodes, `entries` entries (mean over seeds). */
+/** One point of a growth curve: after `episodes` finished episodes, `entries` entries in force (mean over seeds). */
 export interface GrowthPoint {
   dataset: string;
   method: string;
@@ -53,11 +54,12 @@ export function memoryGrowth(runs: readonly RunMemory[], sel: TableSelection = {
     const end = Math.max(...group.map((r) => r.stream_length));
     const neutral = group.some((r) => r.births.some((b) => b.polarity === "neutral"));
     for (const polarity of (neutral ? ["positive", "negative", "neutral"] : ["positive", "negative"]) as ItemPolarity[]) {
-      // per seed: sorted episode counts (position + 1) at which an entry of this polarity appears
+      // per seed: sorted episode counts (position + 1) at which an entry of this polarity appears, and those at which one is superseded
       const steps = group.map((r) => r.births.filter((b) => b.polarity === polarity).map((b) => b.position + 1).sort((x, y) => x - y));
-      const xs = [...new Set([0, ...steps.flat(), end])].sort((x, y) => x - y);
+      const gone = group.map((r) => r.births.filter((b) => b.polarity === polarity && b.until !== undefined).map((b) => b.until! + 1).sort((x, y) => x - y));
+      const xs = [...new Set([0, ...steps.flat(), ...gone.flat(), end])].sort((x, y) => x - y);
       for (const episodes of xs) {
-        const counts = steps.map((s) => upperBound(s, episodes));
+        const counts = steps.map((s, k) => upperBound(s, episodes) - upperBound(gone[k], episodes));
         points.push({
           dataset: displayName(dataset, sel),
           method: displayName(method, sel),
@@ -83,21 +85,26 @@ function upperBound(sorted: readonly number[], x: number): number {
   return lo;
 }
 
-/** Figure: entries in memory vs finished episodes; colour = method, dash = polarity, one panel per dataset. */
+/** Figure: entries in memory vs finished episodes; a panel per (method, dataset), colour = method (the report's), dash = polarity. */
 export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelection = {}, text: { title?: string; y?: string } = {}): TopLevelSpec {
   const values = memoryGrowth(runs, sel);
   const polarities = values.some((v) => v.polarity === "neutral") ? ["positive", "negative", "neutral"] : ["positive", "negative"];
   const color = methodColorScale(firstSeen(runs.map((r) => r.method)), sel);
+  const methods = firstSeen(values.map((v) => v.method));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: text.title ?? "Memory growth over the stream (mean over seeds)",
     config: CONFIG,
     data: { values },
-    facet: { column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
+    // small multiples, a row per method (identical curves of several methods no longer hide each other), a column per dataset
+    facet: {
+      column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) },
+      ...(methods.length > 1 ? { row: { field: "method", type: "nominal", title: null, sort: methods, header: { labelAngle: 0, labelAlign: "left", labelLimit: 240, labelFontSize: 11 } } } : {}),
+    },
     resolve: { scale: { x: "independent", y: "independent" } },
     spec: {
       width: 300,
-      height: 220,
+      height: methods.length > 1 ? 90 : 220,
       mark: { type: "line", interpolate: "step-after" },
       encoding: {
         x: { field: "episodes", type: "quantitative", title: "Stream position (episodes finished)" },

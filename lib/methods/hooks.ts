@@ -157,6 +157,12 @@ export interface MemoryHook {
   /** Embed every note's key once when it is written (billed to the writing episode); notes then carry `vector`. */
   embedsNotes?: boolean;
   /**
+   * Note kinds a newer note of the same kind replaces (a memory that rewrites one state: Dynamic
+   * Cheatsheet's sheet, AWM's workflow set, ExpeL's insight list): only the latest note of such a kind
+   * is in force, and the memory diagnostics count only the notes in force. Default: none (every note stays).
+   */
+  replaces?: readonly string[];
+  /**
    * After the episode is final: the notes to store ([] for none). `memory` is the eligible view at
    * this episode (the same notes `retrieve` is given), for a memory that updates its earlier state.
    */
@@ -266,6 +272,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (typeof m.name !== "string" || m.name === "") fail("memory.name must be a non-empty string");
     if (typeof m.heading !== "string" || m.heading.trim() === "" || m.heading.includes("\n")) fail("memory.heading must be one non-empty line");
     if (typeof m.write !== "function" || typeof m.retrieve !== "function") fail("memory.write and memory.retrieve must both be functions");
+    if (m.replaces !== undefined && (!Array.isArray(m.replaces) || m.replaces.some((k) => typeof k !== "string" || !CALL_KIND.test(k)))) fail("memory.replaces must list note kinds (lower_snake_case labels, as the notes' kind), e.g. [\"cheatsheet\"]");
   }
 }
 

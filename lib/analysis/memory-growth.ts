@@ -91,20 +91,24 @@ export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelecti
   const polarities = values.some((v) => v.polarity === "neutral") ? ["positive", "negative", "neutral"] : ["positive", "negative"];
   const color = methodColorScale(firstSeen(runs.map((r) => r.method)), sel);
   const methods = firstSeen(values.map((v) => v.method));
+  const datasets = firstSeen(values.map((v) => v.dataset));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: text.title ?? "Memory growth over the stream (mean over seeds)",
     config: CONFIG,
     data: { values },
-    // small multiples, a row per method (identical curves of several methods no longer hide each other), a column per dataset
-    facet: {
-      column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) },
-      ...(methods.length > 1 ? { row: { field: "method", type: "nominal", title: null, sort: methods, header: { labelAngle: 0, labelAlign: "left", labelLimit: 240, labelFontSize: 11 } } } : {}),
-    },
+    // small multiples, a panel per (method, dataset) named above it (identical curves of several methods no longer hide each other)
+    ...(methods.length > 1
+      ? {
+          transform: [{ calculate: datasets.length > 1 ? "datum.method + ' · ' + datum.dataset" : "datum.method", as: "cell" }],
+          facet: { field: "cell", type: "nominal", title: null, sort: methods.flatMap((m) => datasets.map((d) => (datasets.length > 1 ? `${m} · ${d}` : m))), header: { labelFontSize: 11, labelFontWeight: "bold", labelLimit: 320 } },
+          columns: datasets.length,
+        }
+      : { facet: { column: { field: "dataset", type: "nominal", title: null, sort: datasets } } }),
     resolve: { scale: { x: "independent", y: "independent" } },
     spec: {
       width: 300,
-      height: methods.length > 1 ? 90 : 220,
+      height: methods.length > 1 ? 110 : 220,
       mark: { type: "line", interpolate: "step-after" },
       encoding: {
         x: { field: "episodes", type: "quantitative", title: "Stream position (episodes finished)" },

@@ -14,7 +14,6 @@ import { learningCurvePanelFigure, methodCurves, panelCurves } from "../../lib/a
 import { memoryGrowth } from "../../lib/analysis/memory-growth.ts";
 import { replacedKinds, runMemorySize, type RunDiagnostics } from "../../lib/analysis/memory-diagnostics.ts";
 import { summarizeRun, type QueryOutcome, type RunSummary } from "../../lib/analysis/run-summary.ts";
-import { renderMarkdown } from "../../lib/analysis/table.ts";
 import { peersTable } from "../../lib/analysis/table-peers.ts";
 import { comparisonTable } from "../../lib/analysis/tables.ts";
 import { MeritError } from "../../lib/errors.ts";

@@ -89,12 +89,16 @@ export function exFigure(runs: readonly RunSummary[], sel: TableSelection = {}):
   };
 }
 
-/** Figure: forest plot of Δ (pp) with intervals, from the data records of Table 2 or Table 4. */
+/**
+ * Figure: forest plot of Δ (pp) with intervals, from the data records of Table 2 or Table 4, each
+ * row named "A − B" for its Δ = EX(A) − EX(B): the sign its table prints (Table 2: the reference −
+ * other; Table 4: ablation − full).
+ */
 export function forestFigure(comparison: Table, sel: TableSelection = {}): TopLevelSpec {
   const values = comparison.data
     .filter((r) => typeof r.delta === "number" && typeof r.lo === "number" && typeof r.hi === "number")
     .map((r) => ({
-      comparison: `${displayName(String(r.reference ?? r.method), sel)} vs ${displayName(String(r.other ?? "full"), sel)}`,
+      comparison: `${displayName(String(r.reference ?? r.method), sel)} − ${displayName(String(r.other ?? "full"), sel)}`,
       dataset: displayName(String(r.dataset), sel),
       delta: r.delta,
       lo: r.lo,
@@ -102,7 +106,7 @@ export function forestFigure(comparison: Table, sel: TableSelection = {}): TopLe
     }));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-    title: "Difference in EX with confidence intervals",
+    title: "Difference in EX, Δ = EX(A) − EX(B) for each row A − B, with confidence intervals",
     config: CONFIG,
     data: { values },
     facet: { row: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },

@@ -80,7 +80,7 @@ describe("make reproduce PEERS=1 on the tiny models", () => {
     expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).peers).toEqual({ reference: "merit", peers });
     // tokens per query count every call kind: they equal the cost-by-kind table's total (Table 3's over n), kind by kind summed
     const cost = readFileSync(join(dest, "tables", "cost-by-kind.csv"), "utf8").trim().split("\n").map((l) => l.split(","));
-    const total = cost[0].indexOf("Total tokens");
+    const total = cost[0].indexOf("LLM tokens (all kinds)");
     const kinds = cost[0].slice(2, total);
     expect(kinds).toEqual(expect.arrayContaining(["repair tokens"]));
     expect(kinds.length).toBeGreaterThan(2); // the peers' own kinds (judge, distill, curate, …) beside initial_cache and repair

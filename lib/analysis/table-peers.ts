@@ -115,7 +115,9 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
     const record: Record<string, DataValue> = { delta: boot.delta, lo: boot.lo, hi: boot.hi, p_bootstrap: p, mde: power.mde, se: power.se, queries: pm.queryIds.length, seeds: pm.seeds.join(" "), p_holm: null };
     const verdict = comparisonVerdict({ delta: boot.delta, lo: boot.lo, hi: boot.hi, se: power.se, mde: power.mde, queries: pm.queryIds.length, seeds: pm.seeds.join(" ") });
     record.informative = verdict === null;
-    if (verdict !== null) verdicts.set(verdict, [...(verdicts.get(verdict) ?? []), `${name(a)} vs ${name(b)} on ${displayName(dataset, opts)}`]);
+    // a pair met twice (the reference's row against the control, the control's row against the reference) is named once
+    const pair = `${name(a)} vs ${name(b)} on ${displayName(dataset, opts)}`;
+    if (verdict !== null && !(verdicts.get(verdict) ?? []).includes(pair)) verdicts.set(verdict, [...(verdicts.get(verdict) ?? []), pair]);
     return { a, b, record, p };
   };
   for (const dataset of tableDatasets(runs, opts)) {

@@ -379,6 +379,14 @@ export function panelCurves(runs: readonly RunSummary[], reference: readonly Run
   };
 }
 
+/** Whether two methods' runs can be paired by {@link panelCurves}: the same seeds, each run over the same queries. */
+function pairsWith(runs: readonly RunSummary[], reference: readonly RunSummary[]): boolean {
+  const seeds = (rs: readonly RunSummary[]) => rs.map((r) => r.stream_seed).sort((x, y) => x - y).join();
+  if (seeds(runs) !== seeds(reference)) return false;
+  const ids = new Set(reference[0].queries.map((q) => q.query_id));
+  return [...runs, ...reference].every((r) => r.queries.length === ids.size && r.queries.every((q) => ids.has(q.query_id)));
+}
+
 /** Options of {@link learningCurvePanelFigure}: the band's, and the reference of the difference panels. */
 export interface LearningPanelOptions extends LearningCurveOptions {
   /** The method the others are compared with (`merit report --reference`); none: every method's own curves. */
@@ -429,8 +437,11 @@ export function learningCurvePanelFigure(runs: readonly RunSummary[], sel: Table
     for (const method of ordered) {
       const selected = runsOf(runs, dataset, method);
       if (selected.length === 0) continue;
-      const delta = reference !== undefined && method !== reference && refRuns.length > 0;
-      const panel = delta ? `${ref} − ${displayName(method, sel)}` : displayName(method, sel);
+      // a method that cannot be paired with the reference (other seeds or queries) keeps its own curves, and says why
+      const pairable = refRuns.length > 0 && pairsWith(selected, refRuns);
+      const delta = reference !== undefined && method !== reference && pairable;
+      const unpaired = reference !== undefined && method !== reference && !pairable;
+      const panel = delta ? `${ref} − ${displayName(method, sel)}` : unpaired ? `${displayName(method, sel)} (own curve: not paired with ${ref}, other seeds or queries)` : displayName(method, sel);
       if (!panelsOrder.includes(panel)) panelsOrder.push(panel);
       if (!shown.includes(method)) shown.push(method);
       const curves = panelCurves(selected, delta ? refRuns : null, opts);

@@ -11,7 +11,8 @@ import { renderSvg } from "../../lib/analysis/figure-render.ts";
 import { placeLabels } from "../../lib/analysis/figure-labels.ts";
 import { cumulativeRepairFigure, cumulativeRepairs, integerTicks, methodColorScale, methodColors, paretoFigure, paretoPoints, tokensVsExFigure } from "../../lib/analysis/figures.ts";
 import { learningCurvePanelFigure, methodCurves, panelCurves } from "../../lib/analysis/learning-curves.ts";
-import { memoryGrowth } from "../../lib/analysis/memory-growth.ts";
+import { memoryGrowth, memoryGrowthFigure } from "../../lib/analysis/memory-growth.ts";
+import { checkHooks } from "../../lib/methods/hooks.ts";
 import { replacedKinds, runMemorySize, type RunDiagnostics } from "../../lib/analysis/memory-diagnostics.ts";
 import { summarizeRun, type QueryOutcome, type RunSummary } from "../../lib/analysis/run-summary.ts";
 import { peersTable } from "../../lib/analysis/table-peers.ts";
@@ -241,5 +242,33 @@ describe("learning curves as paired Δ panels", () => {
     expect(svg).not.toContain('opacity="0.18"');
     expect((spec as { title: string }).title).toContain("Δ = MERIT − method");
     expect(svg).toContain(colors.awm);
+  });
+});
+
+describe("learning curves: a method the reference cannot be paired with", () => {
+  it("keeps its own curve panel, named so, instead of failing the report", async () => {
+    const mk = (method: string, seed: number) => ({ dataset: "spider", method, stream_seed: seed, metrics: {} as RunSummary["metrics"], queries: ["0", "1"].map((id, p) => ({ query_id: id, source_index: Number(id), initial_sql: "SELECT 1", initial_error_type: null, initial_correct: id === "0", final_correct: id === "0", repair_steps: 0, stream_position: p })) });
+    const spec = learningCurvePanelFigure([mk("merit", 0), mk("merit", 1), mk("awm", 0)], { labels }, { resamples: 20, reference: "merit" });
+    expect(await renderSvg(spec)).toContain("awm (own curve: not paired with MERIT");
+  });
+});
+
+describe("memory hooks declare what a newer note replaces", () => {
+  it("checkHooks refuses a replaces list that is not note kinds", () => {
+    const memory = { name: "m", heading: "H", write: () => [], retrieve: () => [] };
+    expect(() => checkHooks("m", { memory: { ...memory, replaces: ["Sheet!"] } })).toThrow(/memory.replaces must list note kinds/);
+    expect(() => checkHooks("m", { memory: { ...memory, replaces: ["cheatsheet"] } })).not.toThrow();
+  });
+});
+
+describe("memory size figure: small multiples", () => {
+  it("one panel per method, so identical curves never hide each other", async () => {
+    const runs = [
+      { dataset: "spider", method: "awm", stream_seed: 0, stream_length: 3, births: [] },
+      { dataset: "spider", method: "exprag", stream_seed: 0, stream_length: 3, births: [] },
+    ];
+    const svg = await renderSvg(memoryGrowthFigure(runs));
+    for (const m of ["awm", "exprag"]) expect(svg).toContain(`>${m}</text>`);
+    expect((svg.match(/role-axis-title[^>]*>(?:<[^>]*>)*?<text[^>]*>Memory entries/g) ?? []).length).toBeGreaterThanOrEqual(2); // an axis per panel
   });
 });

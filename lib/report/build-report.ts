@@ -160,7 +160,7 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   const timings = new Map(identities.filter((id) => id.timing !== undefined).map((id) => [timingKey(id.dataset, id.method, id.stream_seed), id.timing!]));
   const cost = costTable(runs, sel, o.costs === true ? timings : null, o.costs === true);
   if (cost !== null) tables.push(cost);
-  // the peers table and its budget-matched figure: only when the runs hold peers (or --peers names them)
+  // the peers table and its EX-vs-cost figure: only when the runs hold peers (or --peers names them)
   const peers = o.peers !== undefined ? o.peers.map((m) => assertRunMethod(m, "peers", known)) : peerMethodsOf(runs).filter((m) => m !== reference);
   if (o.peers !== undefined && reference === undefined) throw new UsageError(`--peers needs --reference METHOD (the runs hold no merit run): the method the peers are compared with`);
   if (reference !== undefined && peers.includes(reference)) throw new UsageError(`--peers names the --reference method ${reference}; list only the peers`);

@@ -1,5 +1,5 @@
 // Tests lib/analysis/table-peers.ts (the peers table, issue "The peers on the same stream" §2–§3) and
-// figures.ts paretoPoints / paretoFigure (the budget-matched view) on hand-made runs: Spider with
+// figures.ts paretoPoints / paretoFigure (EX against LLM and embedding tokens) on hand-made runs: Spider with
 // MERIT, two peers (reasoning_bank, awm) and a non-peer (iterative) over two stream orders, BIRD with
 // MERIT and one peer. Every synthetic call costs 110 tokens initially, 220 per repair (build-trajectory.ts).
 import { describe, expect, it } from "vitest";
@@ -93,7 +93,7 @@ describe("peersTable", () => {
   });
 });
 
-describe("the budget-matched view", () => {
+describe("the EX-vs-cost view", () => {
   it("marks the non-dominated methods per dataset", () => {
     const points = paretoPoints(runs, { methods: ["merit", "reasoning_bank", "awm", "iterative"] });
     const front = (d: string) => points.filter((p) => p.dataset === d && p.front).map((p) => p.method);

@@ -84,12 +84,12 @@ export function runMemorySize(r: RunDiagnostics): RunMemory {
 
 /** Memory size figure: entries and notes in memory vs finished episodes, every memory method. */
 export function memorySizeFigure(runs: readonly RunDiagnostics[], sel: TableSelection = {}): TopLevelSpec {
-  return memoryGrowthFigure(runs.filter(isMemoryRun).map(runMemorySize), sel, { title: "Memory size over the stream (entries and notes, mean over seeds)", y: "Items in memory" });
+  return memoryGrowthFigure(runs.filter(isMemoryRun).map((r) => runMemorySize(r)), sel, { title: "Memory size over the stream (entries and notes in force, mean over seeds)", y: "Items in memory" });
 }
 
 /** The memory size curves as CSV: dataset, method, polarity, episodes, items (mean over seeds). */
 export function memorySizeCsv(runs: readonly RunDiagnostics[], sel: TableSelection = {}): string {
-  const points = memoryGrowth(runs.filter(isMemoryRun).map(runMemorySize), sel);
+  const points = memoryGrowth(runs.filter(isMemoryRun).map((r) => runMemorySize(r)), sel);
   return formatCsv([["dataset", "method", "polarity", "episodes", "items"], ...points.map((p) => [p.dataset, p.method, p.polarity, String(p.episodes), fixed(p.entries, 4)])]);
 }
 

@@ -10,7 +10,7 @@
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
-import { CONFIG, firstSeen } from "./figures.ts";
+import { CONFIG, firstSeen, methodColorScale } from "./figures.ts";
 import { displayName, type TableSelection } from "./table-selection.ts";
 
 export type Polarity = "positive" | "negative";
@@ -29,7 +29,7 @@ export interface RunMemory {
   deaths?: readonly { polarity: ItemPolarity; position: number }[];
 }
 
-/** One point of a growth curve: after `episodes` finished episodes, `entries` entries (mean over seeds). */
+/** One point of a growth curve: after `episodes` finished episodes, `entries` entries in force (mean over seeds). */
 export interface GrowthPoint {
   dataset: string;
   method: string;
@@ -55,7 +55,7 @@ export function memoryGrowth(runs: readonly RunMemory[], sel: TableSelection = {
     const end = Math.max(...group.map((r) => r.stream_length));
     const neutral = group.some((r) => r.births.some((b) => b.polarity === "neutral"));
     for (const polarity of (neutral ? ["positive", "negative", "neutral"] : ["positive", "negative"]) as ItemPolarity[]) {
-      // per seed: sorted episode counts (position + 1) at which an entry of this polarity appears
+      // per seed: sorted episode counts (position + 1) at which an entry of this polarity appears, and those at which one is superseded
       const steps = group.map((r) => r.births.filter((b) => b.polarity === polarity).map((b) => b.position + 1).sort((x, y) => x - y));
       const ends = group.map((r) => (r.deaths ?? []).filter((b) => b.polarity === polarity).map((b) => b.position + 1).sort((x, y) => x - y));
       const xs = [...new Set([0, ...steps.flat(), ...ends.flat(), end])].sort((x, y) => x - y);
@@ -87,25 +87,35 @@ function upperBound(sorted: readonly number[], x: number): number {
   return lo;
 }
 
-/** Figure: entries in memory vs finished episodes; colour = method, dash = polarity, one panel per dataset. */
+/** Figure: entries in memory vs finished episodes; a panel per (method, dataset), colour = method (the report's), dash = polarity. */
 export function memoryGrowthFigure(runs: readonly RunMemory[], sel: TableSelection = {}, text: { title?: string; y?: string } = {}): TopLevelSpec {
   const values = memoryGrowth(runs, sel);
   const polarities = values.some((v) => v.polarity === "neutral") ? ["positive", "negative", "neutral"] : ["positive", "negative"];
+  const color = methodColorScale(firstSeen(runs.map((r) => r.method)), sel);
+  const methods = firstSeen(values.map((v) => v.method));
+  const datasets = firstSeen(values.map((v) => v.dataset));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: text.title ?? "Memory growth over the stream (mean over seeds)",
     config: CONFIG,
     data: { values },
-    facet: { column: { field: "dataset", type: "nominal", title: null, sort: firstSeen(values.map((v) => v.dataset)) } },
+    // small multiples, a panel per (method, dataset) named above it (identical curves of several methods no longer hide each other)
+    ...(methods.length > 1
+      ? {
+          transform: [{ calculate: datasets.length > 1 ? "datum.method + ' · ' + datum.dataset" : "datum.method", as: "cell" }],
+          facet: { field: "cell", type: "nominal", title: null, sort: methods.flatMap((m) => datasets.map((d) => (datasets.length > 1 ? `${m} · ${d}` : m))), header: { labelFontSize: 11, labelFontWeight: "bold", labelLimit: 320 } },
+          columns: datasets.length,
+        }
+      : { facet: { column: { field: "dataset", type: "nominal", title: null, sort: datasets } } }),
     resolve: { scale: { x: "independent", y: "independent" } },
     spec: {
       width: 300,
-      height: 220,
+      height: methods.length > 1 ? 110 : 220,
       mark: { type: "line", interpolate: "step-after" },
       encoding: {
         x: { field: "episodes", type: "quantitative", title: "Stream position (episodes finished)" },
         y: { field: "entries", type: "quantitative", title: text.y ?? "Memory entries" },
-        color: { field: "method", type: "nominal", title: "Method", sort: null },
+        color: { field: "method", type: "nominal", title: "Method", sort: null, ...(color ? { scale: color } : {}) },
         strokeDash: { field: "polarity", type: "nominal", title: "Polarity", sort: polarities },
         detail: { field: "polarity" },
       },

@@ -29,6 +29,8 @@ export interface RunSummary {
   dataset: string;
   method: string;
   stream_seed: number;
+  /** K the run was summarised with (summarizeRun's maxRepairSteps); absent on hand-made summaries. */
+  max_repair_steps?: number;
   metrics: RunMetrics;
   /** Per-query outcomes in ascending source_index order. */
   queries: QueryOutcome[];
@@ -101,7 +103,8 @@ export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetri
     });
     for (const i of t.truncated_outputs ?? []) byKind[t.call_kinds[i]].truncated = (byKind[t.call_kinds[i]].truncated ?? 0) + 1;
   }
-  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, metrics, queries, ...(feedback ? { feedback } : {}), costs: { by_kind: byKind } };
+  const k = opts.maxRepairSteps === undefined ? {} : { max_repair_steps: opts.maxRepairSteps };
+  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, ...k, metrics, queries, ...(feedback ? { feedback } : {}), costs: { by_kind: byKind } };
 }
 
 /** Runs of one (dataset, method), in ascending seed order; throws if a seed appears twice. */

@@ -25,6 +25,8 @@ export interface TableSelection {
    * Default off: the library's tables keep the kit's wide layout.
    */
   paperLayout?: boolean;
+  /** The report's method → colour map (raw names; figures.ts methodColors): a method keeps its colour in every figure. Tables ignore it. */
+  colors?: Record<string, string>;
 }
 
 /** The bootstrap settings of a table with intervals (Tables 2 and 4). */

@@ -63,9 +63,10 @@ retrieved items, the share of repair steps after them whose attempt was correct,
 rate) and DIR/figures/memory-size.{svg,png,csv} (memory size over the stream).
 When the runs hold peer memory methods (METHOD.md §13: methods that declare a citation), or with
 --peers A,B,... (the peer family, any methods of the runs), also DIR/tables/peers.*: per dataset ×
-peer, EX mean ± std, Δ = peer − --reference with the paired query-cluster bootstrap interval, p, MDE,
-Holm p over the peers, tokens per query and the peer's source; and DIR/figures/peers-pareto.{svg,png}:
-EX against tokens per query (every call kind) per method, the Pareto front filled (the budget-matched view).
+peer, EX mean ± std, Δ = --reference − peer (Table 2's sign) with the paired query-cluster bootstrap
+interval, p, MDE, Holm p over the peers, Δ = method − Iterative and − iterative_budget when present, LLM
+and embedding tokens per query (two columns) and the peer's source; and DIR/figures/peers-pareto.{svg,png}:
+EX against LLM tokens and against embedding tokens per query per method, the Pareto front filled.
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
 (every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.

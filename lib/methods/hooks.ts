@@ -209,6 +209,13 @@ export interface MemoryHook {
   /** Embed every note's key once when it is written (billed to the writing episode); notes then carry `vector`. */
   embedsNotes?: boolean;
   /**
+   * Note kinds of which only the latest note is in force (a memory that rewrites one state: Dynamic
+   * Cheatsheet's sheet, AWM's workflow set, ExpeL's insight list): a note of such a kind retires the
+   * earlier notes of its kind in the memory the write was given, as if the write named them in
+   * `retire` (recorded as `memory_retires`, so the memory size counts the notes in force). Default: none.
+   */
+  replaces?: readonly string[];
+  /**
    * After the episode is final: the notes to store ([] for none), or `{ notes, retire }`. `memory` is
    * the eligible view at this episode (the same notes `retrieve` is given), for a memory that updates
    * its earlier state: a note's `supersedes` and `retire` name notes of it, which leave the memory
@@ -330,6 +337,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (typeof m.name !== "string" || m.name === "") fail("memory.name must be a non-empty string");
     if (typeof m.heading !== "string" || m.heading.trim() === "" || m.heading.includes("\n")) fail("memory.heading must be one non-empty line");
     if (typeof m.write !== "function" || typeof m.retrieve !== "function") fail("memory.write and memory.retrieve must both be functions");
+    if (m.replaces !== undefined && (!Array.isArray(m.replaces) || m.replaces.some((k) => typeof k !== "string" || !CALL_KIND.test(k)))) fail("memory.replaces must list note kinds (lower_snake_case labels, as the notes' kind), e.g. [\"cheatsheet\"]");
   }
 }
 
@@ -414,7 +422,7 @@ export function stampNotes(method: string, source: NoteSource, drafts: unknown, 
  * the memory — those its notes supersede, then those it retires, each once, in that order. Every id
  * must be a note of `memory`, the view the hook was given.
  */
-export function stampWrite(method: string, source: NoteSource, result: unknown, memory: readonly NoteView[]): { notes: Note[]; retired: string[] } {
+export function stampWrite(method: string, source: NoteSource, result: unknown, memory: readonly NoteView[], replaces: readonly string[] = []): { notes: Note[]; retired: string[] } {
   const inMemory = new Set(memory.filter((n) => !sourceNotes.has(n)).map((n) => n.note_id));
   const fromSource = new Set(memory.filter((n) => sourceNotes.has(n)).map((n) => n.note_id));
   const revised = (ids: unknown) => (Array.isArray(ids) ? ids.find((id) => fromSource.has(id as string)) : undefined);
@@ -431,7 +439,10 @@ export function stampWrite(method: string, source: NoteSource, result: unknown, 
   if (!Array.isArray(retire) || retire.some((id) => typeof id !== "string")) throw new MeritError(`method "${method}": memory.write's retire for query ${source.queryId} must be an array of note ids`);
   const unknown = (retire as string[]).find((id) => !inMemory.has(id));
   if (unknown !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} retires ${JSON.stringify(unknown)}, which is not a note of the memory it was given; a write retires only notes in force that this episode may see`);
-  return { notes, retired: [...new Set([...notes.flatMap((n) => n.supersedes ?? []), ...(retire as string[])])] };
+  // A note of a kind the memory `replaces` retires the earlier notes of its kind (its own run's, in force).
+  const replacedKinds = new Set(notes.map((n) => n.kind).filter((k) => replaces.includes(k)));
+  const replaced = memory.filter((n) => replacedKinds.has(n.kind) && inMemory.has(n.note_id)).map((n) => n.note_id);
+  return { notes, retired: [...new Set([...notes.flatMap((n) => n.supersedes ?? []), ...(retire as string[]), ...replaced])] };
 }
 
 /**

@@ -383,7 +383,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     const memoryHook = hooks.memory;
     const drafts = await callHook(site("memory.write", memoryHook.name), hookModel, deadlineS, (m) => memoryHook.write(deepFreeze({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }), m, eligible));
     const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
-    ({ notes, retired } = stampWrite(method.name, source, drafts, eligible));
+    ({ notes, retired } = stampWrite(method.name, source, drafts, eligible, memoryHook.replaces));
     wallMs.memory += performance.now() - writeStart;
   }
   // Every declared kind was called only in the episodes its scope names (`per`), which the plan relies on.

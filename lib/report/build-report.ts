@@ -15,8 +15,8 @@ import { goldLabelRows } from "../analysis/annotation-cases.ts";
 import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } from "../analysis/classifier-validation.ts";
 import { renderPng, renderSvg, svgToPng } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
-import { cumulativeRepairFigure, exFigure, forestFigure, paretoFigure, tokensVsExFigure } from "../analysis/figures.ts";
-import { learningCurveFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
+import { cumulativeRepairFigure, exFigure, forestFigure, methodColors, paretoFigure, tokensVsExFigure } from "../analysis/figures.ts";
+import { learningCurvePanelFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
 import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { memorySizeCsv, memorySizeFigure, memoryUtilityTable, readRunDiagnostics, type RunDiagnostics } from "../analysis/memory-diagnostics.ts";
@@ -140,6 +140,8 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   log(`report: ${runs.length} runs from ${runDirs.length} files; bootstrap B = ${boot.resamples}, seed ${boot.seed}, ${boot.interval}`);
   const study = studyLayout(o, known);
   const sel: TableSelection = study.methods ? methodsSelection(study.methods, labels) : paperSelection(runs, { allMethods: o.allMethods === true, labels });
+  // one colour per method in every figure of the report (issue 37 §3)
+  sel.colors = methodColors([...(sel.methods ?? known), ...known]);
   const model = modelIdentity(identities.map((id) => id.model ?? null), identities.map((id) => id.embedder ?? null), verifiedHashes());
   if (model.banner !== null) log(`report: ${model.banner}`);
   // read before anything is written, so a broken data/paper-numbers.json leaves the output untouched
@@ -160,7 +162,7 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   const timings = new Map(identities.filter((id) => id.timing !== undefined).map((id) => [timingKey(id.dataset, id.method, id.stream_seed), id.timing!]));
   const cost = costTable(runs, sel, o.costs === true ? timings : null, o.costs === true);
   if (cost !== null) tables.push(cost);
-  // the peers table and its budget-matched figure: only when the runs hold peers (or --peers names them)
+  // the peers table and its EX-vs-cost figure: only when the runs hold peers (or --peers names them)
   const peers = o.peers !== undefined ? o.peers.map((m) => assertRunMethod(m, "peers", known)) : peerMethodsOf(runs).filter((m) => m !== reference);
   if (o.peers !== undefined && reference === undefined) throw new UsageError(`--peers needs --reference METHOD (the runs hold no merit run): the method the peers are compared with`);
   if (reference !== undefined && peers.includes(reference)) throw new UsageError(`--peers names the --reference method ${reference}; list only the peers`);
@@ -241,7 +243,7 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
     const figures = { "ex-per-method": exFigure(runs, sel), "cumulative-repairs": cumulativeRepairFigure(runs, sel, maxRepairSteps), "tokens-vs-ex": tokensVsExFigure(runs, sel), ...(comparison ? { "forest-delta": forestFigure(comparison, sel) } : {}) };
     Object.assign(figures, { "failure-composition": failureCompositionFigure(runs, sel), ...(memories.length > 0 ? { "memory-growth": memoryGrowthFigure(memories, sel) } : {}) });
     if (comparison && comparison.data.length > 0) Object.assign(figures, { "mde-vs-stream-orders": mdeFigure(comparison, sel) });
-    if (curves !== undefined) Object.assign(figures, { "learning-curves": learningCurveFigure(curves, curveOpts) });
+    if (curves !== undefined) Object.assign(figures, { "learning-curves": learningCurvePanelFigure(runs, curveSel, { ...curveOpts, reference }) });
     if (diagnostics !== undefined && diagnostics.length > 0) Object.assign(figures, { "memory-size": memorySizeFigure(diagnostics, sel) });
     if (peerView) Object.assign(figures, { "peers-pareto": paretoFigure(runs, { ...sel, methods: [peerView.reference, ...peerView.peers, ...known.filter((m) => m !== peerView.reference && !peerView.peers.includes(m))] }) });
     for (const [name, figure] of Object.entries(figures)) {

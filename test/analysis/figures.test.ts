@@ -56,7 +56,8 @@ describe("rendering", () => {
   });
   it("forest plot renders from table records", async () => {
     const table = { id: "t", title: "", columns: [], align: [], rows: [], notes: [], data: [{ dataset: "spider", reference: "merit", other: "iterative", delta: 2, lo: -1, hi: 5 }] };
-    expect(await renderSvg(forestFigure(table))).toContain(">merit vs iterative</text>");
+    // the row names the sign: Δ = merit − iterative, as Table 2 prints it
+    expect(await renderSvg(forestFigure(table))).toContain(">merit − iterative</text>");
   });
   it("refuses to rasterise without fonts", () => {
     expect(() => svgToPng("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>", { fontFiles: [] })).toThrow(MeritError);

@@ -1,5 +1,5 @@
 // Tests lib/analysis/table-peers.ts (the peers table, issue "The peers on the same stream" §2–§3) and
-// figures.ts paretoPoints / paretoFigure (the budget-matched view) on hand-made runs: Spider with
+// figures.ts paretoPoints / paretoFigure (EX against LLM and embedding tokens) on hand-made runs: Spider with
 // MERIT, two peers (reasoning_bank, awm) and a non-peer (iterative) over two stream orders, BIRD with
 // MERIT and one peer. Every synthetic call costs 110 tokens initially, 220 per repair (build-trajectory.ts).
 import { describe, expect, it } from "vitest";
@@ -48,18 +48,18 @@ describe("peer methods", () => {
 describe("peersTable", () => {
   const t = peersTable(runs, { reference: "merit", labels, resamples: 400, paperLayout: true });
   const cells = t.rows.map((r) => r.map((c) => c.text));
-  it("one block per dataset: the reference, then each peer with Δ = peer − reference, tokens per query and source", () => {
+  it("one block per dataset: the reference, then each peer with Δ = reference − peer (Table 2's sign), Δ against Iterative, LLM and embedding tokens per query and source", () => {
     expect(t.id).toBe("peers");
-    expect(t.columns).toEqual(["Dataset", "Method", "EX", "Δ EX (pp)", "95% CI", "p (bootstrap)", "MDE (pp)", "p (Holm)", "Tokens / query", "Oracle verdict", "Source"]);
-    expect(cells.map((r) => [r[0], r[1], r[2], r[3], r[8], r[9]])).toEqual([
-      ["Spider", "MERIT", "100.00 ± 0.00", "—", "256.7", "—"],
-      ["Spider", "reasoning_bank", "66.67 ± 0.00", "-33.33", "696.7", "no"],
-      ["Spider", "awm", "33.33 ± 0.00", "-66.67", "1136.7", "yes"],
-      ["BIRD", "MERIT", "66.67 ± 0.00", "—", "696.7", "—"],
-      ["BIRD", "reasoning_bank", "100.00 ± 0.00", "+33.33", "256.7", "no"],
+    expect(t.columns).toEqual(["Dataset", "Method", "EX", "Δ MERIT − peer (pp)", "95% CI", "p (bootstrap)", "MDE (pp)", "p (Holm)", "Δ method − iterative (pp)", "95% CI", "p (Holm) vs iterative", "LLM tokens / query", "Embedding tokens / query", "Oracle verdict", "Source"]);
+    expect(cells.map((r) => [r[0], r[1], r[2], r[3], r[8], r[11], r[12], r[13]])).toEqual([
+      ["Spider", "MERIT", "100.00 ± 0.00", "—", "+66.67", "256.7", "—", "—"],
+      ["Spider", "reasoning_bank", "66.67 ± 0.00", "+33.33", "+33.33", "696.7", "—", "no"],
+      ["Spider", "awm", "33.33 ± 0.00", "+66.67", "0.00", "1136.7", "—", "yes"],
+      ["BIRD", "MERIT", "66.67 ± 0.00", "—", "—", "696.7", "—", "—"],
+      ["BIRD", "reasoning_bank", "100.00 ± 0.00", "-33.33", "—", "256.7", "—", "no"],
     ]);
-    expect(cells[1][10]).toBe(methodDefinition("reasoning_bank").citation);
-    expect(cells[2][10]).toBe(methodDefinition("awm").citation);
+    expect(cells[1][14]).toBe(methodDefinition("reasoning_bank").citation);
+    expect(cells[2][14]).toBe(methodDefinition("awm").citation);
     expect(t.rulesBefore).toEqual([3]);
     // the reference row has no comparison
     expect(cells[0].slice(3, 8)).toEqual(["—", "—", "—", "—", "—"]);
@@ -80,20 +80,20 @@ describe("peersTable", () => {
     }
     const bird = t.data.find((r) => r.dataset === "bird" && r.method === "reasoning_bank")!;
     expect(bird.p_holm).toBe(bird.p_bootstrap); // a family of one
-    expect(t.data.find((r) => r.method === "awm")).toMatchObject({ ground_truth: true, tokens_per_query: expect.closeTo(3410 / 3, 9), delta: expect.closeTo(-200 / 3, 9) });
+    expect(t.data.find((r) => r.method === "awm")).toMatchObject({ ground_truth: true, llm_tokens_per_query: expect.closeTo(3410 / 3, 9), embedding_tokens_per_query: null, delta: expect.closeTo(200 / 3, 9) });
   });
   it("renders in Markdown and CSV, and the peer family can be given", () => {
-    expect(renderMarkdown(t)).toContain("| Spider | reasoning_bank | <u>66.67 ± 0.00</u> | -33.33 |");
-    expect(renderCsv(t).split("\n")[0]).toBe("Dataset,Method,EX,Δ EX (pp),95% CI,p (bootstrap),MDE (pp),p (Holm),Tokens / query,Oracle verdict,Source");
+    expect(renderMarkdown(t)).toContain("| Spider | reasoning_bank | <u>66.67 ± 0.00</u> | +33.33 |");
+    expect(renderCsv(t).split("\n")[0]).toBe("Dataset,Method,EX,Δ MERIT − peer (pp),95% CI,p (bootstrap),MDE (pp),p (Holm),Δ method − iterative (pp),95% CI,p (Holm) vs iterative,LLM tokens / query,Embedding tokens / query,Oracle verdict,Source");
     const only = peersTable(runs, { reference: "merit", peers: ["awm", "iterative"], datasets: ["spider"], resamples: 200 });
     expect(only.rows.map((r) => r[1].text)).toEqual(["merit", "awm", "iterative"]);
-    expect(only.rows[2][10].text).toBe("—"); // no citation: not a ported work
+    expect(only.rows[2].at(-1)!.text).toBe("—"); // no citation: not a ported work
     expect(() => peersTable(runs, { reference: "merit", peers: ["merit", "awm"] })).toThrow(/also listed as a peer/);
     expect(() => peersTable(runs, { reference: "reflexion" })).toThrow(/no runs of the reference/);
   });
 });
 
-describe("the budget-matched view", () => {
+describe("the EX-vs-cost view", () => {
   it("marks the non-dominated methods per dataset", () => {
     const points = paretoPoints(runs, { methods: ["merit", "reasoning_bank", "awm", "iterative"] });
     const front = (d: string) => points.filter((p) => p.dataset === d && p.front).map((p) => p.method);
@@ -109,7 +109,7 @@ describe("the budget-matched view", () => {
   });
   it("renders to SVG with a panel per dataset", async () => {
     const svg = await renderSvg(paretoFigure(runs, { labels }));
-    expect(svg).toContain("Tokens per query");
+    expect(svg).toContain("LLM tokens per query");
     expect(svg).toContain("Spider");
     expect(svg).toContain("BIRD");
     expect(svg).toContain("reasoning_bank");

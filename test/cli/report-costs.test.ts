@@ -34,7 +34,7 @@ describe("timing and the cost table", () => {
     const dest = join(fx.root, "report");
     expect(await main(["report", join(fx.root, "runs"), "--out", dest, "--costs"], quiet)).toBe(0);
     const md = readFileSync(join(dest, "tables", "cost-by-kind.md"), "utf8");
-    expect(md).toMatch(/^\| Dataset \| Method \| initial_cache tokens \| repair tokens \| Total tokens \| Embedding calls \| Embedding tokens \| Retrieval ms \| Memory ms \|$/m);
+    expect(md).toMatch(/^\| Dataset \| Method \| initial_cache tokens \| repair tokens \| LLM tokens \(all kinds\) \| Embedding calls \| Embedding tokens \| Retrieval ms \| Memory ms \|$/m);
     // MERIT's test-double embedder cannot count tokens (—); Iterative embeds nothing (0.0 tokens) and has no memory timing
     expect(md).toMatch(/^\| Spider \| MERIT \|( [\d.]+ \|){4} — \| [\d.]+ \| [\d.]+ \|$/m);
     expect(md).toMatch(/^\| Spider \| Iterative \|( [\d.]+ \|){4} 0\.0 \| — \| — \|$/m);

@@ -32,14 +32,16 @@ describe("merit report with peer methods", () => {
     const md = readFileSync(join(dest, "tables", "peers.md"), "utf8");
     expect(md).toContain("Peer memory methods on the same streams");
     expect(md).toMatch(/\| Spider \| MERIT \| \*\*100\.00 ± 0\.00\*\* \| — \|/);
-    expect(md).toMatch(/\| Spider \| reasoning_bank \| <u>66\.67 ± 0\.00<\/u> \| -33\.33 \|/);
-    expect(md).toMatch(/\| Spider \| dynamic_cheatsheet \| <u>66\.67 ± 0\.00<\/u> \| -33\.33 \|/);
-    expect(md).not.toMatch(/\| Iterative \|/); // not a peer
+    // Δ = MERIT − peer (Table 2's sign for the pair), then the peer against Iterative
+    expect(md).toMatch(/\| Spider \| reasoning_bank \| <u>66\.67 ± 0\.00<\/u> \| \+33\.33 \|/);
+    expect(md).toMatch(/\| Spider \| dynamic_cheatsheet \| <u>66\.67 ± 0\.00<\/u> \| \+33\.33 \|/);
+    expect(md).toContain("| Δ method − Iterative (pp) |");
+    expect(md).not.toMatch(/\| Spider \| Iterative \|/); // a baseline, not a peer row
     expect(md).toContain("ReasoningBank");
     expect(readFileSync(join(dest, "tables", "peers.csv"), "utf8").split("\n")[0]).toContain("p (Holm)");
     expect(existsSync(join(dest, "tables", "peers.tex"))).toBe(true);
     const svg = readFileSync(join(dest, "figures", "peers-pareto.svg"), "utf8");
-    expect(svg).toContain("Tokens per query");
+    expect(svg).toContain("LLM tokens per query");
     expect(svg).toContain("Iterative"); // every method of the runs is drawn
     expect(readFileSync(join(dest, "figures", "peers-pareto.png")).subarray(1, 4).toString()).toBe("PNG");
     expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).peers).toEqual({ reference: "merit", peers: ["reasoning_bank", "dynamic_cheatsheet"] });

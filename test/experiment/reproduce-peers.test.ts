@@ -80,16 +80,24 @@ describe("make reproduce PEERS=1 on the tiny models", () => {
     expect(JSON.parse(readFileSync(join(dest, "manifest.json"), "utf8")).peers).toEqual({ reference: "merit", peers });
     // tokens per query count every call kind: they equal the cost-by-kind table's total (Table 3's over n), kind by kind summed
     const cost = readFileSync(join(dest, "tables", "cost-by-kind.csv"), "utf8").trim().split("\n").map((l) => l.split(","));
-    const total = cost[0].indexOf("Total tokens");
+    const total = cost[0].indexOf("LLM tokens (all kinds)");
     const kinds = cost[0].slice(2, total);
     expect(kinds).toEqual(expect.arrayContaining(["repair tokens"]));
     expect(kinds.length).toBeGreaterThan(2); // the peers' own kinds (judge, distill, curate, …) beside initial_cache and repair
     expect(cost[0][total + 2]).toBe("Embedding tokens");
     // MERIT embeds its queries and entries: their tokens are counted (the peers' are in the peers table's tokens below)
     expect(Number(cost.find((r) => r[1] === "MERIT")![total + 2])).toBeGreaterThan(0);
-    const peerTokens = new Map(csv.slice(1).map((l) => [l.split(",")[1], Number(l.split(",")[8])]));
+    // the peers table's LLM and embedding tokens per query: two columns, each the cost table's, never added
+    const cells = (l: string) => l.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/);
+    const header = cells(csv[0]);
+    const llm = header.indexOf("LLM tokens / query");
+    const embedding = header.indexOf("Embedding tokens / query");
+    expect(llm).toBeGreaterThan(0);
+    expect(embedding).toBe(llm + 1);
+    const peerTokens = new Map(csv.slice(1).map((l) => [cells(l)[1], [Number(cells(l)[llm]), Number(cells(l)[embedding])]]));
     for (const row of cost.slice(1)) {
-      expect(peerTokens.get(row[1]), row[1]).toBeCloseTo(Number(row[total]) + Number(row[total + 2]), 1); // LLM tokens + embedding tokens
+      expect(peerTokens.get(row[1])![0], row[1]).toBeCloseTo(Number(row[total]), 1);
+      expect(peerTokens.get(row[1])![1], row[1]).toBeCloseTo(Number(row[total + 2]), 1);
       expect(kinds.reduce((n, _, k) => n + Number(row[2 + k]), 0)).toBeCloseTo(Number(row[total]), 0);
     }
   }, budget(300_000));

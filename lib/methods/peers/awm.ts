@@ -65,6 +65,7 @@ registerMethod({
     memory: {
       name: "awm",
       heading: "WORKFLOWS INDUCED FROM EARLIER SUCCESSES",
+      replaces: ["workflows"],
       async write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): Promise<NoteDraft[]> {
         if (!episode.success) return [];
         const previous = latestOfKind(memory, "workflows");

@@ -53,6 +53,7 @@ registerMethod({
     memory: {
       name: "dynamic_cheatsheet",
       heading: "CHEATSHEET FROM EARLIER EPISODES",
+      replaces: ["cheatsheet"],
       async write(episode: EpisodeView, model: HookModel, memory: readonly NoteView[]): Promise<NoteDraft[]> {
         const previous = latestOfKind(memory, "cheatsheet");
         const reply = await model.reply("curate", curatePrompt(episode, previous?.text ?? null));

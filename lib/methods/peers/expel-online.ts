@@ -163,6 +163,7 @@ registerMethod({
     memory: {
       name: "expel_insights",
       heading: "INSIGHTS FROM EARLIER EPISODES",
+      replaces: ["insights"],
       async write(episode, model, memory): Promise<NoteDraft[]> {
         // A fail→success pair of the same query: the episode failed at first and ended accepted.
         if (!episode.success || episode.attempts.length < 2) return [];

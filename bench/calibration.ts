@@ -1,5 +1,5 @@
 /**
- * Calibration of the kit's inference by simulation (issue 38 §3; METHOD.md §9 "Calibration";
+ * Calibration of the kit's inference by simulation (issue 38 §3; METHOD.md §9.1;
  * lib/analysis/calibration.ts): at the paper's scale (Spider, 1,034 queries × 3 orders, B = 10,000),
  * the coverage of Table 2's 95 % paired query-cluster interval (percentile, and BCa beside it) for
  * planted Δ ∈ {0, 1, 2, 5} pp, the rejection rates of the bootstrap p and McNemar's test under the

@@ -1,5 +1,5 @@
 /**
- * Calibration of the kit's inference by simulation (issue 38 §3; METHOD.md §9 "Calibration";
+ * Calibration of the kit's inference by simulation (issue 38 §3; METHOD.md §9.1;
  * lib/analysis/calibration.ts): at the paper's scale (Spider, 1,034 queries × 3 orders, B = 10,000),
  * the coverage of Table 2's 95 % paired query-cluster interval (percentile, and BCa beside it) for
  * planted Δ ∈ {0, 1, 2, 5} pp, the rejection rates of the bootstrap p and McNemar's test under the
@@ -8,7 +8,8 @@
  * tables (bench/README.md, METHOD.md), the CPU seconds per section and the wall time.
  *
  * Run: `node bench/calibration.ts [--reps R] [--band-reps R] [--truth-reps R] [--resamples B]
- * [--family-reps R] [--power-reps R] [--workers W] [--no-bca] [--null-tests-only] [--seed S] [--scenario spider|stress] [--json FILE]`.
+ * [--family-reps R] [--power-reps R] [--workers W] [--no-bca] [--null-tests-only] [--seed S] [--scenario spider|stress] [--deltas 0,1,2,5]
+ * [--spread σ] [--spread-a σ_A] [--decoupled λ] [--order-effect ω] [--json FILE]` (the last four override the scenario's population).
  * Defaults: R = 1,000 (or MERIT_CAL_REPS), band 200, truth 2,000, B = 10,000, W = 2 worker threads.
  * The numbers do not depend on W (each replication has its own generator; rows are merged in order).
  * `--scenario stress` keeps the paper's scale but makes the methods unequal in order sensitivity
@@ -54,7 +55,7 @@ if (!isMainThread) {
 }
 
 function usage(message: string): never {
-  console.error(`bench/calibration.ts: ${message}; usage: node bench/calibration.ts [--reps R] [--band-reps R] [--truth-reps R] [--resamples B] [--family-reps R] [--power-reps R] [--workers W] [--no-bca] [--null-tests-only] [--seed S] [--scenario spider|stress] [--json FILE]`);
+  console.error(`bench/calibration.ts: ${message}; usage: node bench/calibration.ts [--reps R] [--band-reps R] [--truth-reps R] [--resamples B] [--family-reps R] [--power-reps R] [--workers W] [--no-bca] [--null-tests-only] [--seed S] [--scenario spider|stress] [--deltas 0,1,2,5] [--spread σ] [--spread-a σ_A] [--decoupled λ] [--order-effect ω] [--json FILE]`);
   process.exit(2);
 }
 
@@ -73,14 +74,29 @@ async function main(): Promise<void> {
     if (!Number.isSafeInteger(v) || v < 0) usage(`--${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
     return v;
   };
-  const known = new Set(["--family-reps", "--power-reps", "--null-tests-only", "--reps", "--band-reps", "--truth-reps", "--resamples", "--workers", "--no-bca", "--seed", "--scenario", "--json"]);
+  const known = new Set(["--deltas", "--spread", "--spread-a", "--decoupled", "--order-effect", "--family-reps", "--power-reps", "--null-tests-only", "--reps", "--band-reps", "--truth-reps", "--resamples", "--workers", "--no-bca", "--seed", "--scenario", "--json"]);
   for (const a of args) if (a.startsWith("--") && !known.has(a)) usage(`unknown option ${a}`);
   const envReps = process.env.MERIT_CAL_REPS;
   if (envReps !== undefined && !/^[1-9][0-9]*$/.test(envReps)) usage(`MERIT_CAL_REPS must be a positive integer, got ${JSON.stringify(envReps)}`);
   const scenario = value("scenario") ?? "spider";
-  const model = SCENARIOS[scenario];
-  if (model === undefined) usage(`--scenario must be one of ${Object.keys(SCENARIOS).join(", ")}, got ${JSON.stringify(scenario)}`);
+  const base = SCENARIOS[scenario];
+  if (base === undefined) usage(`--scenario must be one of ${Object.keys(SCENARIOS).join(", ")}, got ${JSON.stringify(scenario)}`);
+  const real = (name: string, fallback: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const v = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(v)) usage(`--${name} must be a number, got ${JSON.stringify(raw)}`);
+    return v;
+  };
+  const model: PopulationModel = { ...base, spread: real("spread", base.spread), spreadA: real("spread-a", base.spreadA), decoupled: real("decoupled", base.decoupled), orderEffect: real("order-effect", base.orderEffect) };
+  const deltaList = value("deltas");
+  const deltas = deltaList?.split(",").map((d) => {
+    const v = Number(d);
+    if (d.trim() === "" || !Number.isFinite(v)) usage(`--deltas must be numbers separated by commas (e.g. 0,1,2,5), got ${JSON.stringify(deltaList)}`);
+    return v;
+  });
   const opts: CalibrationOptions = {
+ deltas,
     replications: int("reps", envReps === undefined ? undefined : Number(envReps)),
     bandReplications: int("band-reps", undefined),
     truthReplications: int("truth-reps", undefined),

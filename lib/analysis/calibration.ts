@@ -1,5 +1,5 @@
 /**
- * Analysis stage, calibration of the kit's inference by simulation (METHOD.md §9 "Calibration",
+ * Analysis stage, calibration of the kit's inference by simulation (METHOD.md §9.1,
  * bench/calibration.ts, notebooks/10-calibration): replications of a study whose true difference is
  * known, pushed through the very functions Table 2, Table 4 and the learning curves call
  * (`pairedClusterBootstrap`, `bootstrapPValue`, `mcnemarExact`, `pairedPower`, `holmAdjust`,
@@ -467,7 +467,7 @@ const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
 const CHUNK = 25;
 
 /**
- * Runs every section (see the module comment and METHOD.md §9 "Calibration") with `runner` (default:
+ * Runs every section (see the module comment and METHOD.md §9.1) with `runner` (default:
  * in this thread); rows come back in replication order, so the numbers do not depend on the runner.
  */
 export async function calibrate(model: PopulationModel = SPIDER_POPULATION, opts: CalibrationOptions = {}, runner?: SectionRunner): Promise<CalibrationReport> {
@@ -542,7 +542,7 @@ export async function calibrate(model: PopulationModel = SPIDER_POPULATION, opts
 
 const pct = (r: Rate, digits = 1) => `${r.rate.toFixed(digits)} ± ${r.mcse.toFixed(digits)}`;
 
-/** The calibration tables as Markdown (METHOD.md §9 "Calibration", bench/README.md). */
+/** The calibration tables as Markdown (METHOD.md §9.1, bench/README.md). */
 export function calibrationMarkdown(rep: CalibrationReport): string {
   const o = rep.options;
   const m = rep.model;

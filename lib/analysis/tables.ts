@@ -148,6 +148,7 @@ export function comparisonTable(runs: readonly RunSummary[], opts: ComparisonTab
       "Bootstrap p: two-sided, from the same resamples. MDE: the Δ this design (queries × stream orders, observed discordance) detects with 80% power at α = 0.05, 2.80 × the bootstrap standard error.",
       ...ordersNote(data, opts),
       "The CSV adds the McNemar p (exact binomial test on per-query majority outcomes), the stream orders needed for MDE ≤ |Δ|, queries, seeds, B, seed and interval type.",
+      "Calibration by simulation at the paper's scale (coverage of the interval, the tests' rejection of a true null, power at the MDE): METHOD.md §9.1.",
     ],
     data,
     csvOnly: [6, 7, 8, 9, 10, 11, 12],

@@ -17,7 +17,9 @@ import {
   type PopulationModel,
   type SectionRunner,
 } from "../../lib/analysis/calibration.ts";
+import { readFileSync } from "node:fs";
 import { methodCurves } from "../../lib/analysis/learning-curves.ts";
+import { comparisonTable } from "../../lib/analysis/tables.ts";
 import { PyRandom } from "../../lib/random.ts";
 
 const SMALL: PopulationModel = { ...SPIDER_POPULATION, queries: 120 };
@@ -125,6 +127,18 @@ describe("calibrate with the tests at Δ = 0 only", () => {
     expect(rep.holm.fwer.n).toBe(3);
     expect(rep.power[0].rejectBootstrap.n).toBe(4);
     expect(calibrationMarkdown(rep)).toContain("| 5 | ");
+  });
+});
+
+describe("the report cites the calibration", () => {
+  it("Table 2's notes name METHOD.md §9.1, which holds the calibration table", () => {
+    const study = simulateStudy(SMALL, [5], new PyRandom(11));
+    const runs = [...simulatedRuns(study, 0, "iterative"), ...simulatedRuns(study, 1, "merit")];
+    const t = comparisonTable(runs, { reference: "merit", resamples: 200 });
+    expect(t.notes.at(-1)).toMatch(/^Calibration by simulation .*: METHOD\.md §9\.1\.$/);
+    const method = readFileSync(new URL("../../docs/METHOD.md", import.meta.url), "utf8");
+    expect(method).toMatch(/^### 9\.1 Calibration$/m);
+    expect(method).toContain("| Planted Δ (pp) | Coverage, percentile 95 %");
   });
 });
 

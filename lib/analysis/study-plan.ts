@@ -20,7 +20,7 @@ import { readPaperNumbers } from "./paper-comparison.ts";
 import { readReportInputs } from "./report-inputs.ts";
 import { paperVariances } from "./study-power.ts";
 import { episodeCallBound, getMethod, hookCallBound } from "../methods/index.ts";
-import { armConditions, type Study } from "../experiment/study.ts";
+import { armConditions, studyConditions, type Study } from "../experiment/study.ts";
 import { getFeedback } from "../methods/feedback.ts";
 import { fixed } from "./number-format.ts";
 import { pairedPower } from "./power.ts";
@@ -220,7 +220,7 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
   const left = budgets.reduce((n, b) => n + b.callsLeft, 0);
   const int = (n: number) => n.toLocaleString("en-US");
   const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  lines.push(`runs: ${total} (${count(study.methods.length, "method")} × ${count(study.seeds.length, "stream order")} × ${count(study.datasets.length, "dataset")}), ${complete} already complete`);
+  lines.push(`runs: ${total} (${count(study.methods.length, "method")} × ${count(study.seeds.length, "stream order")} × ${count(study.datasets.length, "dataset")}), ${complete === total ? `all ${complete} already complete: none left to compute` : `${complete} already complete`}`);
   for (const s of streams) {
     lines.push(`  ${s.dataset}: ${s.queries} queries per stream, ${s.exact ? "" : "at most "}${s.failed} initially failed${s.exact ? " (from the initial cache)" : " (the initial cache is not built yet)"}`);
   }
@@ -337,7 +337,8 @@ async function plannedCalls(study: Study, streams: readonly DatasetStreams[], pa
 /** The finished runs of the study (the pilot of the plan), or none. */
 function finishedRuns(study: Study, paths: StudyPaths): RunSummary[] {
   const dirs = planStreams(study.methods, study.seeds, "").flatMap((s) => study.datasets.map((d) => join(datasetRunRoot(paths, d), s.outDir))).filter(isRunComplete);
-  return dirs.length === 0 ? [] : readReportInputs(dirs).runs;
+  // the arms' conditions (feedback regime, K) differ between runs by design, as in the study's report
+  return dirs.length === 0 ? [] : readReportInputs(dirs, { conditions: studyConditions(study) }).runs;
 }
 
 /** The timing the study's last run wrote, or null. */

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { loadPlugins, type PluginRecord } from "../methods/index.ts";
 import type { ExperimentConfig } from "./config.ts";
 import { runFile } from "./run-dir.ts";
-import { armConditions, checkStudyFiles, checkStudyNames, loadStudyFile, registerStudyArms, studyConditions, studyPluginFiles, type Study } from "./study.ts";
+import { armConditions, checkStudyArms, checkStudyFiles, checkStudyNames, loadStudyFile, registerStudyArms, studyConditions, studyPluginFiles, type Study } from "./study.ts";
 
 /** Timing of the study's last grid on this machine, read by the next plan (in the study's runs folder, git-ignored). */
 export const STUDY_TIMING_FILE = "timing.json";
@@ -21,6 +21,7 @@ export async function openStudy(file: string): Promise<{ study: Study; plugins: 
   const plugins = await loadPlugins(studyPluginFiles(study, file));
   registerStudyArms(study);
   checkStudyNames(study);
+  checkStudyArms(study);
   return { study, plugins };
 }
 

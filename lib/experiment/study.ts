@@ -7,13 +7,14 @@
  * read it; every run it implies is an ordinary experiment config built here (`studyConfig`).
  * @module
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
+import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
 import { getMethod, isMethodName, methodDefinition, registerMethod } from "../methods/index.ts";
 import { importErrorText, type PluginSource } from "../plugin-import.ts";
 import { parseConfig, SubsetSchema, type ExperimentConfig, type SubsetRule } from "./config.ts";
@@ -284,6 +285,52 @@ export function registerArm(name: string, arm: Arm, origin: string, conditions: 
   REGISTERED_ARMS.set(name, key);
 }
 
+/** The kit's regimes that do not read `feedback_noise` (a plugin's regime may: its noise is a change). */
+const NOISELESS_REGIMES = ["denotation_confirmed", "dbms_only", "llm_judge"];
+
+/** What a run of `method` in the study is: its parts with every arg, its feedback regime (and noise, where the regime reads it) and K. */
+function runIdentity(study: Study, method: string, conditions: ReturnType<typeof armConditions>): string {
+  const regime = conditions.feedback_regime ?? study.feedback ?? "denotation_confirmed";
+  const noise = NOISELESS_REGIMES.includes(regime) ? null : (conditions.feedback_noise ?? study.feedback_noise ?? DEFAULT_FEEDBACK_NOISE);
+  return canonicalJson({ parts: getMethod(method).parts, regime, noise, k: conditions.max_repair_steps ?? study.max_repair_steps } as unknown as JsonValue);
+}
+
+/**
+ * The study's arms measure something (after they are registered; `merit study plan` and `run` call
+ * it before any compute): each arm's feedback regime exists, each arm differs from the method it runs
+ * (a change equal to the method's own value, or a noise its regime does not read, is none), and no
+ * two arms are the same run. One line naming the arm and the fix.
+ */
+export function checkStudyArms(study: Study): void {
+  if (study.feedback !== undefined) {
+    try {
+      getFeedback(study.feedback);
+    } catch (error) {
+      throw new MeritError(`study ${study.name}: feedback: ${(error as Error).message}`);
+    }
+  }
+  const seen = new Map<string, string>();
+  for (const [name, arm] of Object.entries(study.arms)) {
+    const conditions = armConditions(study, name);
+    const regime = conditions.feedback_regime ?? study.feedback ?? "denotation_confirmed";
+    try {
+      getFeedback(regime);
+    } catch (error) {
+      throw new MeritError(`study ${study.name}: arm "${name}": ${(error as Error).message}`);
+    }
+    if (arm.feedback_noise !== undefined && NOISELESS_REGIMES.includes(regime)) {
+      throw new MeritError(`study ${study.name}: arm "${name}" sets feedback_noise, which feedback regime ${regime} does not read (only noisy_oracle and plugins' regimes do); drop it or set feedback: "noisy_oracle"`);
+    }
+    const identity = runIdentity(study, name, conditions);
+    if (identity === runIdentity(study, arm.method, {})) {
+      throw new MeritError(`study ${study.name}: arm "${name}" runs exactly what "${arm.method}" runs (each change it gives is already "${arm.method}"'s in this study); change something, or list "${arm.method}" in methods instead`);
+    }
+    const twin = seen.get(identity);
+    if (twin !== undefined) throw new MeritError(`study ${study.name}: arms "${twin}" and "${name}" are the same run (same method, parts, feedback and K); their Δ would be 0 by construction: drop one`);
+    seen.set(identity, name);
+  }
+}
+
 /** The experiment config of one dataset of the study: the kit's defaults, the study's K, subset and models, and the arm's conditions when `method` is an arm. */
 export function studyConfig(study: Study, dataset: string, paths: StudyPaths, method?: string): ExperimentConfig {
   const m = study.models;
@@ -374,8 +421,39 @@ export async function loadStudyFile(file: string): Promise<Study> {
   if (study === undefined || typeof study !== "object" || !Array.isArray(study.comparisons)) {
     throw new InputFileError(file, "has no `export default defineStudy({...})`", "export the study as the file's default (see studies/template/study.ts)");
   }
+  if (Object.keys((study as Study).arms ?? {}).length > 0) await checkArmNamesOnce(absolute, file);
   // `data` and `prompts_dir` resolve against the study file's folder, like `plugins` and `initial`.
   return { ...(study as Study), dir: relative(process.cwd(), dirname(absolute)) || "." };
+}
+
+/**
+ * An object literal keeps the last of two properties with one name, so two arms named alike reach
+ * `defineStudy` as one: the study file's text is read (TypeScript's parser, a dev dependency of the
+ * kit; without it the check is skipped) and an `arms` object naming an arm twice is refused.
+ */
+async function checkArmNamesOnce(absolute: string, file: string): Promise<void> {
+  let ts: typeof import("typescript");
+  try {
+    ts = (await import("typescript")).default;
+  } catch {
+    return;
+  }
+  const source = ts.createSourceFile(absolute, readFileSync(absolute, "utf8"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const visit = (node: import("typescript").Node): void => {
+    if (ts.isPropertyAssignment(node) && node.name.getText(source).replace(/^["']|["']$/g, "") === "arms" && ts.isObjectLiteralExpression(node.initializer)) {
+      const lines = new Map<string, number>();
+      for (const p of node.initializer.properties) {
+        if (p.name === undefined) continue;
+        const name = ts.isStringLiteral(p.name) || ts.isIdentifier(p.name) || ts.isNumericLiteral(p.name) ? p.name.text : p.name.getText(source);
+        const line = source.getLineAndCharacterOfPosition(p.getStart(source)).line + 1;
+        const first = lines.get(name);
+        if (first !== undefined) throw new InputFileError(file, `arms names "${name}" twice (lines ${first} and ${line}); the second would silently replace the first`, "give each arm its own name (and list it in methods)");
+        lines.set(name, line);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
 }
 
 /** The subset rule as a sentence: which `queries` a stream keeps. */

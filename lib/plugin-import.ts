@@ -15,7 +15,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MeritError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
-import { setRegistrationOrigin } from "./registry.ts";
+import { adoptRegistrations, setRegistrationOrigin } from "./registry.ts";
 
 /** A loaded plugin file as the manifest records it. */
 export interface PluginRecord {
@@ -101,6 +101,8 @@ export async function importPluginFiles(sources: readonly (string | PluginSource
     } finally {
       setRegistrationOrigin(null);
     }
+    // a study file or a test that imported this file first ran its registrations outside the import: they are still its
+    adoptRegistrations(absolute, path);
     LOADED.add(path);
     records.push({ path, sha256 });
   }

@@ -7,6 +7,7 @@
  * or null for the kit's own entries, so a run's identity can name only the plugins it uses.
  * @module
  */
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { MeritError, nearestName } from "./errors.ts";
 
@@ -25,6 +26,56 @@ export class UnknownNameError extends MeritError {
 let loadingOrigin: string | null = null;
 /** kind → name → origin of every entry a plugin registered (entries of the kit itself are absent). */
 const ORIGINS = new Map<string, Map<string, string>>();
+
+/**
+ * kind → name → the file outside the kit whose code registered an entry while no plugin import was
+ * running (a plugin file imported first by a study file or a test, before the kit imports it as a
+ * plugin): `adoptRegistrations` gives such entries to that plugin when the kit imports it.
+ */
+const CALLERS = new Map<string, Map<string, string>>();
+/** The kit's lib/ folder, with a trailing separator (frames under it are the kit's own). */
+const LIB_DIR = fileURLToPath(new URL(".", import.meta.url));
+
+/** The first file of the calling stack outside lib/, node_modules and Node's internals (absolute), or null. */
+function callerOutsideKit(): string | null {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 40;
+  const stack = new Error().stack ?? "";
+  Error.stackTraceLimit = limit;
+  for (const line of stack.split("\n").slice(1)) {
+    const at = /\(?((?:file:\/\/)?(?:\/|[A-Za-z]:[\\/])[^()]*?):\d+:\d+\)?\s*$/.exec(line);
+    if (at === null) continue;
+    let file = at[1].split("?")[0];
+    if (file.startsWith("file://")) {
+      try {
+        file = fileURLToPath(file);
+      } catch {
+        continue;
+      }
+    }
+    if (file.startsWith(LIB_DIR) || /[\\/]node_modules[\\/]/.test(file)) continue;
+    return file;
+  }
+  return null;
+}
+
+/**
+ * Attributes to the plugin `origin` every entry that code in `file` (absolute) registered outside a
+ * plugin import, and that no plugin owns yet: the plugin's module ran before the kit imported it (a
+ * study file or a test imported it first), so the import registered nothing itself. Returns how many.
+ */
+export function adoptRegistrations(file: string, origin: string): number {
+  let adopted = 0;
+  for (const [kind, names] of CALLERS) {
+    for (const [name, caller] of names) {
+      if (caller !== file || ORIGINS.get(kind)?.has(name)) continue;
+      if (!ORIGINS.has(kind)) ORIGINS.set(kind, new Map());
+      ORIGINS.get(kind)!.set(name, origin);
+      adopted++;
+    }
+  }
+  return adopted;
+}
 
 /** Sets (or, with null, clears) the plugin file that new registrations are attributed to. */
 export function setRegistrationOrigin(origin: string | null): void {
@@ -59,6 +110,12 @@ export class Registry<T> {
     if (loadingOrigin !== null) {
       if (!ORIGINS.has(this.kind)) ORIGINS.set(this.kind, new Map());
       ORIGINS.get(this.kind)!.set(name, loadingOrigin);
+    } else {
+      const caller = callerOutsideKit();
+      if (caller !== null) {
+        if (!CALLERS.has(this.kind)) CALLERS.set(this.kind, new Map());
+        CALLERS.get(this.kind)!.set(name, caller);
+      }
     }
     return value;
   }

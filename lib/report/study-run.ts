@@ -9,7 +9,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { InputFileError } from "../errors.ts";
+import { InputFileError, MeritError } from "../errors.ts";
 import { auditLines, auditRunDir } from "../experiment/audit.ts";
 import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
 import { planStreams, runCheckedGrid, withGridSequences, type Stream } from "../experiment/grid.ts";
@@ -17,6 +17,7 @@ import { buildInitialCache, initialCacheLines } from "../experiment/initial-buil
 import { loadPluginSources } from "../experiment/plugin-sources.ts";
 import { cacheRows, REPLAY_CACHE } from "../experiment/replay-cache.ts";
 import type { Reporter } from "../experiment/reporter.ts";
+import { LOCK_FILE } from "../experiment/run-lock.ts";
 import { readRunJson } from "../experiment/run-dir.ts";
 import { selectShard, type Shard } from "../experiment/shard.ts";
 import { byConditions, isRunComplete, openStudy, studyModelsLine, studyReportLayout, STUDY_TIMING_FILE } from "../experiment/study-grid.ts";
@@ -80,6 +81,25 @@ function checkFinishedPlugins(dir: string, plugins: readonly PluginRecord[]): vo
   }
 }
 
+/**
+ * A run directory of the study that cannot be resumed (an unfinished run made with other inputs, a
+ * damaged or foreign folder, a stale lock): the run layer's error advises `--out`, which `merit study
+ * run` does not take (each run's folder is the study's). The advice becomes the study's: delete that
+ * run's folder and run the study again (it computes only what is missing), or restore the inputs the
+ * run started with to resume it. Other errors pass unchanged.
+ */
+export function studyRunDirError(error: unknown, streams: readonly Stream[], file: string): unknown {
+  if (!(error instanceof MeritError) || !error.message.includes("--out")) return error;
+  const dir = streams.map((s) => s.outDir).filter((d) => error.message.includes(d)).sort((a, b) => b.length - a.length)[0];
+  if (dir === undefined) return error;
+  const cut = error.message.lastIndexOf("; ");
+  const problem = cut > 0 && error.message.slice(cut).includes("--out") ? error.message.slice(0, cut) : error.message.replace(/[;,]? *(or )?(choose|start|re-?run)[^;]*--out[^;]*/g, "");
+  const fix = /lock|in use by/.test(problem)
+    ? `wait for that process, or delete ${join(dir, LOCK_FILE)} if it is gone, then run \`merit study run ${file}\` again`
+    : `this run of the study cannot be resumed: delete ${dir} and run \`merit study run ${file}\` again (it recomputes that run and keeps the finished ones), or restore the inputs the run started with to resume it`;
+  return new MeritError(`${problem}; ${fix}`, { exitCode: error.exitCode, cause: error });
+}
+
 /** Runs the study of `file` (studies/NAME/study.ts): initial caches, grid, audit, report. */
 export async function runStudy(file: string, options: StudyRunOptions = {}): Promise<StudyRunResult> {
   const reporter = options.reporter ?? {};
@@ -112,7 +132,11 @@ export async function runStudy(file: string, options: StudyRunOptions = {}): Pro
     // One grid per set of conditions: a study's arms may run under another feedback regime or K.
     for (const group of byConditions(study, missing)) {
       const armConfig = studyConfig(study, dataset, paths, group[0].method);
-      await runCheckedGrid(withGridSequences(armConfig, group.length), group, { limit: study.queries, resume: true, plugins, reporter });
+      try {
+        await runCheckedGrid(withGridSequences(armConfig, group.length), group, { limit: study.queries, resume: true, plugins, reporter });
+      } catch (error) {
+        throw studyRunDirError(error, group, file);
+      }
     }
     seconds += (Date.now() - started) / 1000;
     computed += cacheRows(config.call_cache) - before;

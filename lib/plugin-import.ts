@@ -43,6 +43,11 @@ export function isPluginLoaded(path: string): boolean {
   return LOADED.has(path);
 }
 
+/** The plugin files this process imported (recorded paths), in import order. */
+export function loadedPluginPaths(): string[] {
+  return [...LOADED];
+}
+
 /** The first line of Node's stack for an error at parse or link time: `FILE:LINE` (source lines and a `^^^` mark under the place follow). */
 const ERROR_PLACE = /^(\/.*|[A-Za-z]:\\.*|file:\/\/.*):(\d+)$/;
 /** The mark under the place of the error in Node's stack: spaces, then `^`s. */

@@ -26,6 +26,8 @@ export interface PeersTableOptions extends Omit<TableSelection, "methods">, Tabl
   reference: string;
   /** The peer family in row order; default: {@link peerMethodsOf} the runs. */
   peers?: string[];
+  /** A note naming the Holm family of each dataset (a study's report: its family holds its equal-budget control). */
+  familyNote?: boolean;
 }
 
 /** The source and ground-truth flag a registered method declares (null / undefined for others, e.g. a plugin's unregistered name). */
@@ -67,6 +69,7 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
   const rows: Cell[][] = [];
   const data: Record<string, DataValue>[] = [];
   const rulesBefore: number[] = [];
+  const families: string[] = [];
   for (const dataset of tableDatasets(runs, opts)) {
     const refRuns = runsOf(runs, dataset, opts.reference);
     const block = rows.length;
@@ -103,6 +106,7 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
     }
     // Holm over this dataset's family: every peer compared with the reference
     const adjusted = holmAdjust(family.map((f) => f.p));
+    if (family.length > 0) families.push(`${displayName(dataset, opts)}: ${family.length} comparison${family.length === 1 ? "" : "s"}, ${family.map((f) => displayName(String(f.record.method), opts)).join(", ")} vs ${displayName(opts.reference, opts)}`);
     family.forEach((f, k) => {
       f.record.p_holm = adjusted[k];
       rows[f.row][7] = { text: pValue(adjusted[k]) };
@@ -120,6 +124,7 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
       `EX: mean ± sample std over ${seedNote(runs)}. Δ = peer − ${displayName(opts.reference, opts)}; paired query-cluster bootstrap, B = ${resamples}, seed ${seed}, ${method} interval.`,
       "p: two-sided bootstrap p from the same resamples; MDE: the Δ this design detects with 80% power at α = 0.05 (2.80 × the bootstrap standard error); p (Holm): Holm's step-down adjustment over the peers of the same dataset (one family per dataset).",
       "Tokens / query: prompt + output tokens of every call kind (initial, repair, reflection and the peers' own calls: judge, distill, curate, …) plus the embedding tokens (texts embedded for retrieval and memory, by the embedder's tokenizer; tables/cost-by-kind.* splits them), mean over seeds; the budget-matched view is figures/peers-pareto.svg. Oracle verdict: whether the method's memory relies on the oracle's verdict (ground truth) rather than on what the agent saw. Source: the work each peer ports (METHOD.md §13).",
+      ...(opts.familyNote && families.length > 0 ? [`Holm family per dataset: ${families.join("; ")}.`] : []),
       ...(opts.paperLayout ? ["Per dataset, the best EX in bold, the second underlined."] : []),
     ],
     data,

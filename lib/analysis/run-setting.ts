@@ -3,7 +3,8 @@
  * the paper's seeded shuffle or one structured order (METHOD.md §7, config `order`) — and the
  * database set each dataset was scored on (the Spider test-suite databases, the paper's protocol, or
  * the single ones). A report over a structured order names it in every table note and in its manifest
- * (its numbers are over that order only); a study's report names both always.
+ * (its numbers are over that order only); a study's report, and a report of verified real models,
+ * names both always.
  * @module
  */
 import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";

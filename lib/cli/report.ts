@@ -58,7 +58,8 @@ query-cluster bootstrap band (B = --curve-resamples, default 1000; --seed and --
 and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream orders with its interval;
 with the peers (below) both cover the peers and the reference too.
 --setting names the runs' stream order and database sets in every table's notes and in the
-manifest (as \`merit study run\` does; a structured order is named always).
+manifest (as \`merit study run\` does; a structured order, and the runs of verified real models,
+are named always).
 --diagnostics also writes the memory diagnostics of the memory methods (MERIT's entries and memory
 hooks' notes; METHOD.md §9): DIR/tables/memory-utility.{csv,md,tex} (per polarity and kind of the
 retrieved items, the share of repair steps after them whose attempt was correct, against the base

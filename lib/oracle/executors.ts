@@ -15,9 +15,13 @@ export const DEFAULT_ENGINE = "sqlite";
 /** A new executor of `engine`; throws "unknown executor … Did you mean …?" for an unregistered name. */
 export function createExecutor(engine: string, opts: ExecutorOptions = {}): SqlExecutor {
   const executor = EXECUTORS.get(engine)(opts);
-  OPEN.add(executor);
   const close = executor.close.bind(executor);
-  executor.close = () => (OPEN.delete(executor), close());
+  try {
+    executor.close = () => (OPEN.delete(executor), close());
+    OPEN.add(executor);
+  } catch {
+    // a frozen executor (a plugin's) cannot be tracked; it closes itself or the CLI names what it holds
+  }
   return executor;
 }
 

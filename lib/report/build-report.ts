@@ -191,7 +191,8 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
     else log(`report: --diagnostics: no run is a memory method's (no memory/, memory_writes or retrieval_log.jsonl records); no memory diagnostics written`);
   }
   for (const t of tables) t.notes.push(...modelNotes(model));
-  const setting = runSetting(identities, o.setting === true); // the stream order and database set (a study's report; any structured order)
+  // the stream order and database set: a study's report, any structured order, and every report of verified (real) models
+  const setting = runSetting(identities, o.setting === true || model.banner === null);
   if (setting !== null) for (const t of tables) t.notes.push(...setting.notes);
   const executors = [...new Set(identities.map((id) => id.executor ?? "sqlite"))].sort();
   if (executors.some((e) => e !== "sqlite")) for (const t of tables) t.notes.push(`SQL executor: ${executors.join(", ")} (config oracle.executor; the paper's oracle is sqlite).`);

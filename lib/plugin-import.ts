@@ -10,7 +10,7 @@
  * naming the file.
  * @module
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MeritError } from "./errors.ts";
@@ -107,7 +107,7 @@ export async function importPluginFiles(sources: readonly (string | PluginSource
       setRegistrationOrigin(null);
     }
     // a study file or a test that imported this file first ran its registrations outside the import: they are still its
-    adoptRegistrations(absolute, path);
+    adoptRegistrations(realpathSync(absolute), path); // module URLs are real paths (a symlinked folder resolves)
     LOADED.add(path);
     records.push({ path, sha256 });
   }

@@ -6,8 +6,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { methodSource } from "../analysis/table-peers.ts";
-import { getMethod, loadPlugins, type PluginRecord } from "../methods/index.ts";
+import { getMethod, isMethodName, loadPlugins, methodDefinition, type PluginRecord } from "../methods/index.ts";
 import type { ExperimentConfig } from "./config.ts";
 import { runFile } from "./run-dir.ts";
 import { loadConfigDataset } from "./database-set.ts";
@@ -77,7 +76,8 @@ export function isRunComplete(dir: string): boolean {
  */
 export function studyReportLayout(study: Study): { methods: string[]; comparisons: [string, string][]; conditions: ReturnType<typeof studyConditions>; setting: true; peers?: string[] } {
   const controls = studyControls(study);
-  const peers = study.methods.filter((m) => m !== "merit" && methodSource(m).citation !== null);
+  // the peer memory methods: those declaring a citation (analysis/table-peers.ts peerMethodsOf)
+  const peers = study.methods.filter((m) => m !== "merit" && isMethodName(m) && typeof methodDefinition(m).citation === "string");
   // the peers table's family: the study's peers and, when it runs one, its equal-budget control (the reference is merit)
   const family = peers.length > 0 && controls.length > 0 && study.methods.includes("merit") ? { peers: [...peers, ...controls] } : {};
   return { methods: [...study.methods], comparisons: study.comparisons.map(([a, b]): [string, string] => [a, b]), conditions: studyConditions(study), setting: true, ...family };

@@ -36,25 +36,31 @@ const CALLERS = new Map<string, Map<string, string>>();
 /** The kit's lib/ folder, with a trailing separator (frames under it are the kit's own). */
 const LIB_DIR = fileURLToPath(new URL(".", import.meta.url));
 
-/** The first file of the calling stack outside lib/, node_modules and Node's internals (absolute), or null. */
+/**
+ * The user file whose code made this registration (absolute), or null when the kit's own code did:
+ * the first stack frame past the kit's (lib/) frames, when it is a file outside lib/ and node_modules.
+ * A frame of Node's or a test runner's module loader there means the kit registered while being
+ * imported (its importer's frames further down do not count); built-ins (`Array.map`) are passed over.
+ */
 function callerOutsideKit(): string | null {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 40;
   const stack = new Error().stack ?? "";
   Error.stackTraceLimit = limit;
   for (const line of stack.split("\n").slice(1)) {
-    const at = /\(?((?:file:\/\/)?(?:\/|[A-Za-z]:[\\/])[^()]*?):\d+:\d+\)?\s*$/.exec(line);
-    if (at === null) continue;
+    if (/\(<anonymous>\)|\(native\)|^\s*at (?:new )?[\w.$<>]+ \(index \d+\)\s*$/.test(line)) continue; // a built-in between
+    const at = /(?:\(|\bat )((?:file:\/\/)?(?:\/|[A-Za-z]:[\\/])[^()]*?):\d+:\d+\)?\s*$/.exec(line);
+    if (at === null) return null; // node:internal (the module loader) or an eval
     let file = at[1].split("?")[0];
     if (file.startsWith("file://")) {
       try {
         file = fileURLToPath(file);
       } catch {
-        continue;
+        return null;
       }
     }
-    if (file.startsWith(LIB_DIR) || /[\\/]node_modules[\\/]/.test(file)) continue;
-    return file;
+    if (file.startsWith(LIB_DIR)) continue;
+    return /[\\/]node_modules[\\/]/.test(file) ? null : file;
   }
   return null;
 }
@@ -75,6 +81,11 @@ export function adoptRegistrations(file: string, origin: string): number {
     }
   }
   return adopted;
+}
+
+/** The file outside the kit whose code registered `name` while no plugin import ran (absolute), or null: a name no plugin owns but a user file made. */
+export function registrationCaller(kind: string, name: string): string | null {
+  return ORIGINS.get(kind)?.has(name) ? null : (CALLERS.get(kind)?.get(name) ?? null);
 }
 
 /** Sets (or, with null, clears) the plugin file that new registrations are attributed to. */

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
+import { registrationCaller } from "../registry.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
 import { getMethod, isMethodName, methodDefinition, registerMethod } from "../methods/index.ts";
 import { importErrorText, type PluginSource } from "../plugin-import.ts";
@@ -434,9 +435,17 @@ export function studyConfig(study: Study, dataset: string, paths: StudyPaths, me
   );
 }
 
-/** Method and dataset names exist (after the study's plugins are loaded): the nearest name otherwise. */
+/**
+ * Method and dataset names exist (after the study's plugins are loaded): the nearest name otherwise.
+ * A method the study runs that a file outside the kit registered without being one of the study's
+ * plugins (the study file imported it, say) is refused: its runs could not record that file.
+ */
 export function checkStudyNames(study: Study): void {
-  for (const m of study.methods) getMethod(m);
+  for (const m of study.methods) {
+    getMethod(m);
+    const caller = study.arms[m] === undefined ? registrationCaller("method", m) : null;
+    if (caller !== null) throw new MeritError(`study ${study.name}: method "${m}" is registered by ${relative(process.cwd(), caller).split(sep).join("/")}, which the study's plugins do not list, so its runs could not record it; add that file to plugins`);
+  }
   const known = datasetNames();
   for (const d of study.datasets) if (!known.includes(d)) throw new MeritError(`study ${study.name}: unknown dataset "${d}"; registered: ${known.join(", ")}`);
 }

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { openStudy } from "../../lib/experiment/study-grid.ts";
 import { loadPlugins, pluginsUsedBy } from "../../lib/methods/index.ts";
 import { registrationOrigin, registrationsOf } from "../../lib/registry.ts";
 
@@ -28,5 +29,14 @@ describe("a plugin imported by its own study first", () => {
     expect(pluginsUsedBy(records, { method: "imported_first_t", dataset: "spider", executor: "sqlite", engine: null })).toEqual(records);
     // the kit's own entries stay the kit's
     expect(registrationOrigin("method", "merit")).toBeNull();
+  });
+
+  it("a method the study runs that a file outside its plugins registered is refused: its runs could not record that file", async () => {
+    const lib = (p: string) => JSON.stringify(pathToFileURL(join(process.cwd(), "lib", p)).href);
+    writeFileSync(join(tmp, "package.json"), '{"type":"module"}\n');
+    writeFileSync(join(tmp, "unlisted.ts"), `import { MERIT_PARTS, registerMethod } from ${lib("plugin.ts")};\nregisterMethod({ name: "unlisted_t", description: "x", parts: { ...MERIT_PARTS } });\n`);
+    const study = join(tmp, "unlisted-study.ts");
+    writeFileSync(study, `import "./unlisted.ts";\nimport { defineStudy } from ${lib("experiment/study.ts")};\nexport default defineStudy({ name: "unlisted", methods: ["merit", "unlisted_t"], reference: "merit", queries: 2 });\n`);
+    await expect(openStudy(study)).rejects.toThrow(/^study unlisted: method "unlisted_t" is registered by .*unlisted\.ts, which the study's plugins do not list, so its runs could not record it; add that file to plugins$/);
   });
 });

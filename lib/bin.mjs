@@ -56,3 +56,5 @@ nodeModule.enableCompileCache();
 const { main, quietOnClosedPipes } = await import("./cli.ts");
 quietOnClosedPipes(); // `merit report … | head` ends quietly
 process.exitCode = await main(process.argv.slice(2));
+// the kit closes what it opened; whatever a plugin left holding the event loop is named, not waited for
+await (await import("./cli/exit.ts")).settle(process.exitCode);

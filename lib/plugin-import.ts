@@ -10,12 +10,12 @@
  * naming the file.
  * @module
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MeritError } from "./errors.ts";
 import { sha256Hex } from "./hash.ts";
-import { setRegistrationOrigin } from "./registry.ts";
+import { adoptRegistrations, setRegistrationOrigin } from "./registry.ts";
 
 /** A loaded plugin file as the manifest records it. */
 export interface PluginRecord {
@@ -41,6 +41,11 @@ export function pluginPath(file: string, cwd: string = process.cwd()): string {
 /** true iff the plugin file at `path` (as pluginPath gives it) was imported by this process. */
 export function isPluginLoaded(path: string): boolean {
   return LOADED.has(path);
+}
+
+/** The plugin files this process imported (recorded paths), in import order. */
+export function loadedPluginPaths(): string[] {
+  return [...LOADED];
 }
 
 /** The first line of Node's stack for an error at parse or link time: `FILE:LINE` (source lines and a `^^^` mark under the place follow). */
@@ -101,6 +106,8 @@ export async function importPluginFiles(sources: readonly (string | PluginSource
     } finally {
       setRegistrationOrigin(null);
     }
+    // a study file or a test that imported this file first ran its registrations outside the import: they are still its
+    adoptRegistrations(realpathSync(absolute), path); // module URLs are real paths (a symlinked folder resolves)
     LOADED.add(path);
     records.push({ path, sha256 });
   }

@@ -51,4 +51,11 @@ describe("the judge-feedback study", () => {
     expect(table2).toMatch(/^\| Spider \| MERIT vs merit_judge \| /m);
     expect(JSON.parse(readFileSync(join(results, "manifest.json"), "utf8")).table_selection.conditions).toEqual(["feedback_regime"]);
   }, budget(900_000));
+
+  it("plan of the finished study reads its runs (the arms differ in feedback by design) and says none is left", () => {
+    const r = merit("study", "plan", STUDY, "--runs", runs);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("runs: 3 (3 methods × 1 stream order × 1 dataset), all 3 already complete: none left to compute");
+    expect(r.stdout).toMatch(/^\| spider \| merit vs merit_judge \| 4 \| 1 \| .*\| pilot: the study's runs /m);
+  });
 });

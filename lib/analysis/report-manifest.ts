@@ -4,6 +4,7 @@
  * Deterministic: no timestamps, runs sorted, canonical key order, so the same inputs give the same bytes.
  * @module
  */
+import type { RunSetting } from "./run-setting.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
 import type { RunIdentity } from "./run-directory.ts";
 
@@ -41,6 +42,8 @@ export interface ReportExtras {
   memory_diagnostics?: { runs: number };
   /** The peers table's reference and peer family (present when the report wrote it). */
   peers?: { reference: string; peers: string[] };
+  /** The runs' stream order, seeds and database sets (run-setting.ts; a study's report, or a structured order). */
+  setting?: RunSetting;
 }
 
 /** The manifest as pretty JSON with sorted keys and a final newline. */

@@ -30,6 +30,8 @@ export interface RunIdentity {
   database_set?: string;
   /** K = `config.max_repair_steps` of config.json. */
   max_repair_steps: number;
+  /** `config.order` of config.json, a structured stream order (METHOD.md §7); absent for the paper's shuffle. */
+  order?: string;
   /** `config_hash` of manifest.json. */
   config_hash: string;
   /** sha256 of the bytes of trajectories.jsonl. */
@@ -46,7 +48,7 @@ export interface RunIdentity {
   timing?: { retrieval_ms: number; memory_ms: number; episodes: number };
 }
 
-const ConfigFileSchema = z.object({ config: z.object({ max_repair_steps: z.number().int().nonnegative() }) });
+const ConfigFileSchema = z.object({ config: z.object({ max_repair_steps: z.number().int().nonnegative(), order: z.string().optional() }) });
 
 /** What a missing or broken file of a run passed to `merit report` means. */
 function problem(what: string): RunJsonProblem {
@@ -72,6 +74,7 @@ export function readRunIdentity(dir: string): RunIdentity {
     database_manifest_hash: manifest.dataset.database_manifest_hash,
     ...(manifest.database_set ? { database_set: manifest.database_set.kind } : {}),
     max_repair_steps: c.data.config.max_repair_steps,
+    ...(c.data.config.order !== undefined && c.data.config.order !== "random" ? { order: c.data.config.order } : {}),
     config_hash: manifest.config_hash,
     trajectories_sha256: sha256Hex(readFileSync(runFile(dir, "trajectories"))),
     model: pickModel(manifest.backend),

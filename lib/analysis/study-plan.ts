@@ -13,14 +13,16 @@ import { planStreams } from "../experiment/grid.ts";
 import { planGrid } from "../experiment/grid-plan.ts";
 import { readInitialCache } from "../experiment/initial-cache.ts";
 import { buildStream } from "../experiment/stream.ts";
-import { byConditions, isRunComplete, openStudy, studyModelsLine, STUDY_TIMING_FILE } from "../experiment/study-grid.ts";
-import { datasetRunRoot, studyConfig, studyPaths, subsetText, type StudyPaths } from "../experiment/study.ts";
+import type { ExperimentConfig } from "../experiment/config.ts";
+import type { OrderKind } from "../experiment/stream-order.ts";
+import { byConditions, checkStudyDatabases, isRunComplete, openStudy, studyDatabasesLine, studyModelsLine, STUDY_TIMING_FILE } from "../experiment/study-grid.ts";
+import { datasetRunRoot, orderResults, orderRunRoot, orderText, studyConfig, studyOrders, studyPaths, subsetText, type StudyPaths } from "../experiment/study.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { readPaperNumbers } from "./paper-comparison.ts";
 import { readReportInputs } from "./report-inputs.ts";
 import { paperVariances } from "./study-power.ts";
 import { episodeCallBound, getMethod, hookCallBound } from "../methods/index.ts";
-import { armConditions, type Study } from "../experiment/study.ts";
+import { armConditions, studyConditions, type Study } from "../experiment/study.ts";
 import { getFeedback } from "../methods/feedback.ts";
 import { fixed } from "./number-format.ts";
 import { pairedPower } from "./power.ts";
@@ -38,6 +40,28 @@ export const ASSUMED_SECONDS_PER_CALL = {
   /** The simulated engine: no model, the kit's own work per call (oracle scoring dominates). */
   simulated: 0.01,
 } as const;
+
+/**
+ * Planning rates of one GPU running the 7B Q4 chat GGUF with llama.cpp (node-llama-cpp, `gpu: "auto"`
+ * or a named backend), for the plan's GPU hours. Not measured here: set below the throughput that
+ * llama.cpp's own `llama-bench` publishes for a 7B Q4_0 model on one current GPU (the CUDA results
+ * collected in ggml-org/llama.cpp discussion #15013, "Performance of llama.cpp on NVIDIA GPUs":
+ * thousands of prompt tokens/s and 100–200 generated tokens/s on A100 / H100 / RTX 4090-class cards),
+ * because a repair call decodes one sequence at a time beside the run's other contexts. A call is
+ * timed as its prompt at `prompt_tokens_per_s` plus its output at `output_tokens_per_s`.
+ */
+export const ASSUMED_GPU_RATES = { prompt_tokens_per_s: 2000, output_tokens_per_s: 50 } as const;
+
+/** GPU seconds of one call of at most `prompt` prompt tokens and `output` output tokens at ASSUMED_GPU_RATES. */
+export function gpuSecondsPerCall(prompt: number, output: number): number {
+  return prompt / ASSUMED_GPU_RATES.prompt_tokens_per_s + output / ASSUMED_GPU_RATES.output_tokens_per_s;
+}
+
+/** "12.3 GPU hours" (one decimal under 100). */
+export function gpuHoursText(seconds: number): string {
+  const h = seconds / 3600;
+  return `${h < 100 ? h.toFixed(1) : Math.round(h).toLocaleString("en-US")} GPU hour${h === 1 ? "" : "s"}`;
+}
 
 /** What `merit study run` measured on this machine: grid seconds and the calls it computed. */
 export interface GridTiming {
@@ -120,23 +144,27 @@ export interface PlannedCalls {
  * where `planned` has the dataset (its initial cache exists), else K per initially failed query and
  * stream (2K + 1 with reflections), every stream counted in full.
  */
-export function gridBudget(study: Study, streams: readonly DatasetStreams[], isComplete: (dataset: string, method: string, seed: number) => boolean, planned: ReadonlyMap<string, PlannedCalls> = new Map()): GridBudget[] {
+export function gridBudget(study: Study, streams: readonly DatasetStreams[], isComplete: (dataset: string, method: string, seed: number, order: OrderKind) => boolean, planned: ReadonlyMap<string, PlannedCalls> = new Map()): GridBudget[] {
   return streams.map((s) => {
     let calls = 0;
     let callsLeft = 0;
     let complete = 0;
+    let runs = 0;
     for (const method of study.methods) {
-      for (const seed of study.seeds) {
-        const cond = armConditions(study, method);
-        const regime = getFeedback(cond.feedback_regime ?? study.feedback ?? "denotation_confirmed");
-        const c = streamCalls(method, s.failed, cond.max_repair_steps ?? study.max_repair_steps, { queries: s.queries, judgePerAttempt: regime.call?.perAttempt ?? 0, rejectsCorrect: regime.rejectsCorrect });
-        calls += c;
-        if (isComplete(s.dataset, method, seed)) complete++;
-        else callsLeft += c;
+      for (const order of studyOrders(study)) {
+        for (const seed of order.seeds) {
+          const cond = armConditions(study, method);
+          const regime = getFeedback(cond.feedback_regime ?? study.feedback ?? "denotation_confirmed");
+          const c = streamCalls(method, s.failed, cond.max_repair_steps ?? study.max_repair_steps, { queries: s.queries, judgePerAttempt: regime.call?.perAttempt ?? 0, rejectsCorrect: regime.rejectsCorrect });
+          calls += c;
+          runs++;
+          if (isComplete(s.dataset, method, seed, order.kind)) complete++;
+          else callsLeft += c;
+        }
       }
     }
     const plan = planned.get(s.dataset);
-    return { dataset: s.dataset, runs: study.methods.length * study.seeds.length, complete, calls: plan?.calls ?? calls, callsLeft: plan?.callsLeft ?? callsLeft, planned: plan !== undefined };
+    return { dataset: s.dataset, runs, complete, calls: plan?.calls ?? calls, callsLeft: plan?.callsLeft ?? callsLeft, planned: plan !== undefined };
   });
 }
 
@@ -215,7 +243,7 @@ const ORDERS_UNKNOWN: Record<ComparisonPower["pilot"], string> = {
 };
 
 /** The plan as lines for stdout (a Markdown table for the power). */
-export function planLines(study: Study, streams: readonly DatasetStreams[], budgets: readonly GridBudget[], rate: CallRate, tokensPerCall: { tokens: number; source: string }, powers: readonly ComparisonPower[], target: number): string[] {
+export function planLines(study: Study, streams: readonly DatasetStreams[], budgets: readonly GridBudget[], rate: CallRate, tokensPerCall: { tokens: number; source: string }, powers: readonly ComparisonPower[], target: number, gpu?: CallRate): string[] {
   const lines: string[] = [];
   const total = budgets.reduce((n, b) => n + b.runs, 0);
   const complete = budgets.reduce((n, b) => n + b.complete, 0);
@@ -223,7 +251,8 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
   const left = budgets.reduce((n, b) => n + b.callsLeft, 0);
   const int = (n: number) => n.toLocaleString("en-US");
   const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  lines.push(`runs: ${total} (${count(study.methods.length, "method")} × ${count(study.seeds.length, "stream order")} × ${count(study.datasets.length, "dataset")}), ${complete} already complete`);
+  const orders = study.seeds.length + study.orderKinds.length;
+  lines.push(`runs: ${total} (${count(study.methods.length, "method")} × ${count(orders, "stream order")} × ${count(study.datasets.length, "dataset")}), ${complete === total ? `all ${complete} already complete: none left to compute` : `${complete} already complete`}`);
   for (const s of streams) {
     lines.push(`  ${s.dataset}: ${s.queries} queries per stream, ${s.exact ? "" : "at most "}${s.failed} initially failed${s.exact ? " (from the initial cache)" : " (the initial cache is not built yet)"}`);
   }
@@ -233,6 +262,7 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
   lines.push(`most model calls: ${int(calls)} (${how}), ${int(left)} of them still to compute`);
   lines.push(left === 0 ? "most tokens: none left to compute (no model call left)" : `most tokens: ${int(Math.round(left * tokensPerCall.tokens))} (prompt + output, ${tokensPerCall.source})`);
   lines.push(left === 0 ? "estimated time: no model call left to compute (merit study run audits and reports)" : `estimated time: at most ${durationText(left * rate.seconds)} (${rate.source}; the progress line gives the real ETA)`);
+  if (gpu !== undefined && left > 0) lines.push(`GPU time: at most ${gpuHoursText(left * gpu.seconds)} on one GPU (${gpu.source}), beside the ${durationText(left * rate.seconds)} above`);
   lines.push("");
   lines.push(`power (α = 0.05, 80% power; MDE = 2.80 × SE; target Δ = ${fixed(target, 2)} pp):`);
   lines.push("| dataset | comparison | queries | orders | MDE (pp) | queries for MDE ≤ target | orders for MDE ≤ target | variance from |");
@@ -275,13 +305,17 @@ export async function planStudy(file: string, options: StudyPlanOptions = {}): P
   const { study } = await openStudy(file);
   const paths = studyPaths(study, { runs: options.runs });
   const first = studyConfig(study, study.datasets[0], paths);
+  const orderWords = study.orderKinds.length === 0 ? `stream orders ${study.seeds.join(", ")}` : `stream orders ${studyOrders(study).map(orderText).join("; ")} (each structured order reported apart, in ${orderResults(paths, study.orderKinds[0]).replace(study.orderKinds[0], "KIND")})`;
+  const databases = studyDatabasesLine(study);
   const lines = [
-    `study ${study.name} (${file}): ${study.datasets.join(", ")}; methods ${study.methods.join(", ")}; stream orders ${study.seeds.join(", ")}; ${subsetText(study)}`,
+    `study ${study.name} (${file}): ${study.datasets.join(", ")}; methods ${study.methods.join(", ")}; ${orderWords}; ${subsetText(study)}`,
     `comparisons (Δ = EX(a) − EX(b)): ${study.comparisons.map(([a, b]) => `${a} vs ${b}`).join(", ")}`,
     studyModelsLine(study, first),
+    ...(databases !== "" ? [databases] : []),
   ];
+  await checkStudyDatabases(study, file, paths);
   const streams = await datasetStreams(study, paths);
-  const complete = (d: string, m: string, s: number) => isRunComplete(join(datasetRunRoot(paths, d), `${m}-s${s}`));
+  const complete = (d: string, m: string, s: number, order: OrderKind = "random") => isRunComplete(join(orderRunRoot(paths, d, order), `${m}-s${s}`));
   const budgets = gridBudget(study, streams, complete, await plannedCalls(study, streams, paths, complete));
   const pilot = finishedRuns(study, paths);
   const calls = pilot.reduce((n, r) => n + r.metrics.accounting.llm_calls, 0);
@@ -292,7 +326,7 @@ export async function planStudy(file: string, options: StudyPlanOptions = {}): P
       ? { tokens: tokens / calls, source: `${Math.round(tokens / calls)} per call, the mean of the study's finished runs` }
       : { tokens: first.decoding.max_input_tokens + maxOut, source: `at most max_input_tokens ${first.decoding.max_input_tokens} + ${maxOut === first.decoding.max_output_tokens ? `max_output_tokens ${maxOut}` : `${maxOut}, the largest output limit a call kind of the study declares`} per call` };
   const powers = comparisonPowers(study, streams, paperVariances(readPaperNumbers().numbers), target, pilot);
-  lines.push(...planLines(study, streams, budgets, callRate(readTiming(paths), study.models.kind), perCall, powers, target));
+  lines.push(...planLines(study, streams, budgets, callRate(readTiming(paths), study.models.kind), perCall, powers, target, gpuRate(study, first)));
   return { study, streams, budgets, powers, lines };
 }
 
@@ -303,6 +337,23 @@ export function largestOutputLimit(study: Study, fallback: number): number {
     ...study.methods.flatMap((m) => Object.values(getMethod(m).hooks.calls ?? {}).map((d) => d.maxOutputTokens ?? 0)),
     ...study.methods.map((m) => getFeedback(armConditions(study, m).feedback_regime ?? study.feedback ?? "denotation_confirmed").call?.maxOutputTokens ?? 0),
   );
+}
+
+/**
+ * The GPU rate of the plan's GPU hours, for models that run on a GPU: local GGUFs with `gpu` "auto"
+ * or a named backend (ASSUMED_GPU_RATES, a call at most max_input_tokens + max_output_tokens), or
+ * servers (the stated per-call assumption, one GPU); none for the tiny models or `gpu: false`.
+ */
+export function gpuRate(study: Study, config: ExperimentConfig): CallRate | undefined {
+  const m = study.models;
+  if (m.kind === "server") return { seconds: ASSUMED_SECONDS_PER_CALL.server, source: `assumed ${ASSUMED_SECONDS_PER_CALL.server} s per request to a 7B model served on one GPU` };
+  if (m.kind !== "real" || m.gpu === false) return undefined;
+  const { max_input_tokens: input, max_output_tokens: output } = config.decoding;
+  const seconds = gpuSecondsPerCall(input, output);
+  return {
+    seconds,
+    source: `gpu: ${JSON.stringify(m.gpu)}; at most ${input} prompt tokens at ${ASSUMED_GPU_RATES.prompt_tokens_per_s}/s + ${output} output tokens at ${ASSUMED_GPU_RATES.output_tokens_per_s}/s = ${seconds.toFixed(1)} s per call, planning rates below llama.cpp's published 7B Q4 GPU benchmarks (lib/analysis/study-plan.ts ASSUMED_GPU_RATES), not measured here`,
+  };
 }
 
 /** What is known about each dataset's streams: exact from the initial cache when it exists. */
@@ -329,21 +380,23 @@ async function datasetStreams(study: Study, paths: StudyPaths): Promise<DatasetS
  * every stream with nothing cached, and of the streams not yet complete with the call cache's calls
  * subtracted. Datasets without an initial cache are left to the per-stream bound.
  */
-async function plannedCalls(study: Study, streams: readonly DatasetStreams[], paths: StudyPaths, complete: (d: string, m: string, s: number) => boolean): Promise<Map<string, PlannedCalls>> {
+async function plannedCalls(study: Study, streams: readonly DatasetStreams[], paths: StudyPaths, complete: (d: string, m: string, s: number, order: OrderKind) => boolean): Promise<Map<string, PlannedCalls>> {
   const planned = new Map<string, PlannedCalls>();
   for (const s of streams) {
     if (!s.exact) continue;
-    const all = planStreams(study.methods, study.seeds, datasetRunRoot(paths, s.dataset));
-    const left = all.filter((x) => !complete(s.dataset, x.method, x.seed));
     const limit = study.queries ?? null;
     let calls = 0;
     let callsLeft = 0;
-    // Arms under other conditions (feedback regime, K) are planned with their own config.
-    for (const group of byConditions(study, all)) {
-      const config = studyConfig(study, s.dataset, paths, group[0].method);
-      const open = group.filter((x) => left.includes(x));
-      calls += (await planGrid(config, group, { limit, consultCache: false })).computedAtMost;
-      callsLeft += open.length === 0 ? 0 : (await planGrid(config, open, { limit })).computedAtMost;
+    for (const order of studyOrders(study)) {
+      const all = planStreams(study.methods, order.seeds, orderRunRoot(paths, s.dataset, order.kind));
+      const left = all.filter((x) => !complete(s.dataset, x.method, x.seed, order.kind));
+      // Arms under other conditions (feedback regime, K) are planned with their own config.
+      for (const group of byConditions(study, all)) {
+        const config = studyConfig(study, s.dataset, paths, group[0].method, order.kind);
+        const open = group.filter((x) => left.includes(x));
+        calls += (await planGrid(config, group, { limit, consultCache: false })).computedAtMost;
+        callsLeft += open.length === 0 ? 0 : (await planGrid(config, open, { limit })).computedAtMost;
+      }
     }
     planned.set(s.dataset, { calls, callsLeft });
   }
@@ -353,7 +406,8 @@ async function plannedCalls(study: Study, streams: readonly DatasetStreams[], pa
 /** The finished runs of the study (the pilot of the plan), or none. */
 function finishedRuns(study: Study, paths: StudyPaths): RunSummary[] {
   const dirs = planStreams(study.methods, study.seeds, "").flatMap((s) => study.datasets.map((d) => join(datasetRunRoot(paths, d), s.outDir))).filter(isRunComplete);
-  return dirs.length === 0 ? [] : readReportInputs(dirs).runs;
+  // the arms' conditions (feedback regime, K) differ between runs by design, as in the study's report
+  return dirs.length === 0 ? [] : readReportInputs(dirs, { conditions: studyConditions(study) }).runs;
 }
 
 /** The timing the study's last run wrote, or null. */

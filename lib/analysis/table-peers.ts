@@ -43,6 +43,8 @@ export interface PeersTableOptions extends Omit<TableSelection, "methods">, Tabl
   peers?: string[];
   /** The baselines each row is also compared with (Δ = method − baseline); default: those of PEER_BASELINES the runs hold, the reference left out. */
   baselines?: string[];
+  /** A note naming the Holm family of each dataset (a study's report: its family holds its equal-budget control). */
+  familyNote?: boolean;
 }
 
 /**
@@ -125,6 +127,7 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
     if (verdict !== null && !(verdicts.get(verdict) ?? []).includes(pair)) verdicts.set(verdict, [...(verdicts.get(verdict) ?? []), pair]);
     return { a, b, record, p };
   };
+  const familyLines: string[] = [];
   for (const dataset of tableDatasets(runs, opts)) {
     const refRuns = runsOf(runs, dataset, opts.reference);
     const present = baselines.filter((b) => runsOf(runs, dataset, b).length > 0);
@@ -188,6 +191,9 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
         f.comparison.record[family === "" ? "p_holm" : `p_holm_vs_${family}`] = adjusted[k];
         rows[f.row][f.column] = { text: pValue(adjusted[k]) };
       });
+      const against = family === "" ? opts.reference : family;
+      const others = members.map((f) => (f.comparison.a === against ? f.comparison.b : f.comparison.a));
+      familyLines.push(`${displayName(dataset, opts)}: ${members.length} comparison${members.length === 1 ? "" : "s"} with ${name(against)} (${others.map(name).join(", ")})`);
     }
     if (opts.paperLayout) markBest(rows, 2, [...Array(block).fill(null), ...means], 2);
   }
@@ -207,6 +213,7 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
       "p: two-sided bootstrap p from the same resamples; MDE: the Δ this design detects with 80% power at α = 0.05 (2.80 × the bootstrap standard error); p (Holm): Holm's step-down adjustment over the peers of the same dataset (one family per dataset).",
       ...baselineNote,
       "LLM tokens / query: prompt + output tokens of every LLM call kind (initial, repair, reflection and the peers' own calls: judge, distill, curate, …), Table 3's total over the queries; Embedding tokens / query: the texts embedded for retrieval and memory, by the embedder's own tokenizer (— where a run could not count them). The two are different models' tokens and are never added; tables/cost-by-kind.* splits both by call kind, figures/peers-pareto.svg plots EX against each. Mean over seeds. Oracle verdict: whether the method's memory relies on the oracle's verdict (ground truth) rather than on what the agent saw. Source: the work each peer ports (METHOD.md §13).",
+      ...(opts.familyNote && familyLines.length > 0 ? [`Holm families per dataset: ${familyLines.join("; ")}.`] : []),
       ...(opts.paperLayout ? ["Per dataset, the best EX in bold, the second underlined."] : []),
       ...[...verdicts].map(([verdict, pairs]) => `Uninformative — ${pairs.join("; ")}: ${verdict}.`),
     ],

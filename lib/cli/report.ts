@@ -18,7 +18,7 @@ import { cliReporter } from "./progress.ts";
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
-                    [--no-curves] [--curve-resamples N] [--diagnostics] [--peers A,B,...] [--costs]
+                    [--no-curves] [--curve-resamples N] [--diagnostics] [--peers A,B,...] [--costs] [--setting]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
                     [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--conditions LIST] [--paper-numbers] [--example [DATASET:]QUERY_ID]
                     [--plugin FILE.ts ...]
@@ -57,6 +57,9 @@ initial failures against stream position per method, the mean over stream orders
 query-cluster bootstrap band (B = --curve-resamples, default 1000; --seed and --level as Table 2),
 and DIR/tables/order-sensitivity.*: each method's spread of EX across its stream orders with its interval;
 with the peers (below) both cover the peers and the reference too.
+--setting names the runs' stream order and database sets in every table's notes and in the
+manifest (as \`merit study run\` does; a structured order, and the runs of verified real models,
+are named always).
 --diagnostics also writes the memory diagnostics of the memory methods (MERIT's entries and memory
 hooks' notes; METHOD.md §9): DIR/tables/memory-utility.{csv,md,tex} (per polarity and kind of the
 retrieved items, the share of repair steps after them whose attempt was correct, against the base
@@ -85,7 +88,7 @@ export const reportCommand: Command = {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
-        curves: { type: "boolean" }, "no-curves": { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" }, costs: { type: "boolean" },
+        curves: { type: "boolean" }, "no-curves": { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" }, costs: { type: "boolean" }, setting: { type: "boolean" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
         methods: { type: "string" }, comparisons: { type: "string" }, conditions: { type: "string" },
@@ -119,7 +122,7 @@ export const reportCommand: Command = {
       out, reference: values.reference, ...ablation, bootstrap: boot, labels,
       annotations: values.annotations, annotationsDataset: values["annotations-dataset"], goldLabels: values["gold-labels"], minGoldLabels: minGold,
       figures: !values["no-figures"], html: values.html === true, curves: curveOpts === undefined ? false : { resamples: curveOpts.resamples },
-      diagnostics: values.diagnostics === true, peers: values.peers === undefined ? undefined : listFlag(values.peers, "peers"), costs: values.costs === true,
+      diagnostics: values.diagnostics === true, peers: values.peers === undefined ? undefined : listFlag(values.peers, "peers"), costs: values.costs === true, setting: values.setting === true,
       allMethods: values["all-methods"] === true, allComparisons: values["all-comparisons"] === true, ...layout, conditions,
       paperNumbers: values["paper-numbers"] === true, example: values.example, plugins: pluginFlagFiles(values.plugin), reporter: cliReporter(io),
     });

@@ -21,7 +21,7 @@ import { cliReporter } from "./progress.ts";
 
 const USAGE = `usage: merit study new NAME [--dir DIR]
        merit study plan FILE [--target PP] [--runs DIR]
-       merit study run FILE [--shard i/n] [--runs DIR] [--out DIR] [--no-html]
+       merit study run FILE [--shard i/n] [--runs DIR] [--out DIR] [--no-html] [--initial-only]
   A follow-up study is one file, studies/NAME/study.ts: datasets, methods (the paper's and the
   study's own, registered by its plugin files), stream seeds, the reference method, the comparisons,
   how many queries, and the models (the tiny test models by default; realModels() or server({...})).
@@ -40,7 +40,11 @@ const USAGE = `usage: merit study new NAME [--dir DIR]
         OUT (default results/studies/NAME) with the study's methods in Tables 1 and 3 and its
         comparisons in Table 2 (and, as every report, the learning curves). --shard i/n runs only streams i, i+n, ... and stops before the audit
         and the report (rerun without --shard once every shard is done). The tiny models' call
-        cache starts as a copy of ${REPLAY_CACHE}.`;
+        cache starts as a copy of ${REPLAY_CACHE}. --initial-only builds the initial caches
+        (RUNS/initial/<dataset>.json) and stops: the long first step on its own, e.g. on a GPU
+        machine before the grid is sharded. With \`orders\` in the study, each structured order is
+        run into RUNS/order-KIND/<dataset> and reported in OUT/order-KIND; every table note names
+        the stream order and the database set it is over (docs/guides/studies.md).`;
 
 const DEFAULT_TARGET = 2;
 
@@ -83,16 +87,19 @@ async function studyPlan(argv: string[], io: CommandIO): Promise<number> {
 
 /** `merit study run FILE` (lib/report/study-run.ts `runStudy`): exit 1 when the causal audit finds a violation. */
 async function studyRun(argv: string[], io: CommandIO): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { shard: { type: "string" }, runs: { type: "string" }, out: { type: "string" }, "no-html": { type: "boolean" } }, USAGE, true);
+  const { values, positionals } = parseFlags(argv, { shard: { type: "string" }, runs: { type: "string" }, out: { type: "string" }, "no-html": { type: "boolean" }, "initial-only": { type: "boolean" } }, USAGE, true);
   const file = studyFile(positionals, "run");
   const shard = values.shard === undefined ? undefined : parseShard(values.shard);
-  const result = await runStudy(file, { shard, runs: values.runs, out: values.out, html: values["no-html"] !== true, reporter: cliReporter(io) });
+  if (shard && values["initial-only"]) throw new UsageError(`--initial-only builds the initial caches, which every shard shares; run it once, without --shard`);
+  const result = await runStudy(file, { shard, runs: values.runs, out: values.out, html: values["no-html"] !== true, reporter: cliReporter(io), initialOnly: values["initial-only"] === true });
+  if (values["initial-only"]) return 0;
   if (shard) {
     io.out(`study ${result.study.name}: shard ${shard.index}/${shard.count} done; once every shard is, unite the call caches (merit cache merge) and rerun without --shard for the audit and the report`);
     return 0;
   }
   if (result.report === null) return 1;
   for (const line of reportLines(result.report)) io.out(line);
+  for (const r of result.orderReports) io.out(`the report over the ${r.order} stream order: ${r.out}`);
   return 0;
 }
 
@@ -102,13 +109,15 @@ async function studyRun(argv: string[], io: CommandIO): Promise<number> {
  * comparisons, the conditions its arms change, and the HTML report unless `noHtml`.
  */
 export function studyReportArgs(study: Study, roots: readonly string[], out: string, noHtml: boolean): string[] {
-  const { methods, comparisons, conditions } = studyReportLayout(study);
+  const { methods, comparisons, conditions, peers } = studyReportLayout(study);
   return [
     ...roots,
     "--out", out,
     "--methods", methods.join(","),
     "--comparisons", comparisons.map((p) => p.join(":")).join(","),
     ...(conditions.length > 0 ? ["--conditions", conditions.join(",")] : []),
+    ...(peers !== undefined ? ["--peers", peers.join(",")] : []),
+    "--setting",
     ...(noHtml ? [] : ["--html"]),
   ];
 }

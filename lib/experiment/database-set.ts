@@ -41,6 +41,8 @@ export interface ConfigDatasetOptions {
   allowSingleDb?: boolean;
   /** The config file, named in messages. */
   configFile?: string;
+  /** How to accept the single databases, in the refusal (default "pass --allow-single-db"; a study: its `databases` field). */
+  optOut?: string;
 }
 
 /** Loads the config's dataset on its database set; throws a one-line MeritError when the test-suite set is required and absent. */
@@ -63,7 +65,7 @@ export async function loadConfigDataset(config: ExperimentConfig, opts: ConfigDa
   }
   if (!allow) {
     throw new MeritError(
-      `${where} scores Spider on the test-suite databases in ${root} (the paper's protocol), but ${problem}; run \`make data-spider\` (or \`merit data download spider-testsuite\`) to get them, or pass --allow-single-db to score on the single databases of ${singleRoot} (not the paper's protocol)`,
+      `${where} scores Spider on the test-suite databases in ${root} (the paper's protocol), but ${problem}; run \`make data-spider\` (or \`merit data download spider-testsuite\`) to get them, or ${opts.optOut ?? "pass --allow-single-db"} to score on the single databases of ${singleRoot} (not the paper's protocol)`,
     );
   }
   return single([`warning: --allow-single-db: ${problem}, so runs are scored on the single databases of ${singleRoot}; EX is not the paper's test-suite EX (the manifest records database_set "single")`]);

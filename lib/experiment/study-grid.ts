@@ -6,10 +6,11 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { loadPlugins, type PluginRecord } from "../methods/index.ts";
+import { getMethod, isMethodName, loadPlugins, methodDefinition, type PluginRecord } from "../methods/index.ts";
 import type { ExperimentConfig } from "./config.ts";
 import { runFile } from "./run-dir.ts";
-import { armConditions, checkStudyFiles, checkStudyNames, loadStudyFile, registerStudyArms, studyConditions, studyPluginFiles, type Study } from "./study.ts";
+import { loadConfigDataset } from "./database-set.ts";
+import { armConditions, checkStudyArms, checkStudyFiles, checkStudyNames, loadStudyFile, registerStudyArms, studyConditions, studyConfig, studyDatabases, studyPluginFiles, TEST_SUITE_DATABASES, type Study, type StudyPaths } from "./study.ts";
 
 /** Timing of the study's last grid on this machine, read by the next plan (in the study's runs folder, git-ignored). */
 export const STUDY_TIMING_FILE = "timing.json";
@@ -21,7 +22,30 @@ export async function openStudy(file: string): Promise<{ study: Study; plugins: 
   const plugins = await loadPlugins(studyPluginFiles(study, file));
   registerStudyArms(study);
   checkStudyNames(study);
+  checkStudyArms(study);
   return { study, plugins };
+}
+
+/** The database set of each dataset of the study, one line for plans, logs and reports ("" when no dataset has a choice). */
+export function studyDatabasesLine(study: Study): string {
+  const parts = study.datasets.flatMap((d) => {
+    const set = studyDatabases(study, d);
+    if (set === null) return [];
+    const why = study.databases !== undefined ? `databases: "${set}"` : study.models.kind === "tiny" ? "the tiny test models' default, as merit demo" : "the default";
+    return [set === "test-suite" ? `${d} on the test-suite databases of ${TEST_SUITE_DATABASES} (the paper's protocol; ${why})` : `${d} on its single databases (one per db_id; not the paper's test-suite EX; ${why})`];
+  });
+  return parts.length === 0 ? "" : `databases: ${parts.join("; ")}`;
+}
+
+/**
+ * Each dataset scored on the test-suite databases has them (before any compute): otherwise one line
+ * naming the study file, what is missing, the command that gets them and the study field that opts out.
+ */
+export async function checkStudyDatabases(study: Study, file: string, paths: StudyPaths): Promise<void> {
+  for (const dataset of study.datasets) {
+    if (studyDatabases(study, dataset) !== "test-suite") continue;
+    await loadConfigDataset(studyConfig(study, dataset, paths), { configFile: `${file} (${dataset})`, optOut: `set databases: "single" in the study file` });
+  }
 }
 
 /** The study's models in one line (the tiny models under a loud warning). */
@@ -51,6 +75,26 @@ export function isRunComplete(dir: string): boolean {
  * The report layout of a finished study (lib/report/build-report.ts options): its methods in
  * Tables 1 and 3, its comparisons as Table 2, and the conditions its arms change.
  */
-export function studyReportLayout(study: Study): { methods: string[]; comparisons: [string, string][]; conditions: ReturnType<typeof studyConditions> } {
-  return { methods: [...study.methods], comparisons: study.comparisons.map(([a, b]): [string, string] => [a, b]), conditions: studyConditions(study) };
+export function studyReportLayout(study: Study): { methods: string[]; comparisons: [string, string][]; conditions: ReturnType<typeof studyConditions>; setting: true; peers?: string[] } {
+  const controls = studyControls(study);
+  // the peer memory methods: those declaring a citation (analysis/table-peers.ts peerMethodsOf)
+  const peers = study.methods.filter((m) => m !== "merit" && isMethodName(m) && typeof methodDefinition(m).citation === "string");
+  // the peers table's family: the study's peers and, when it runs one, its equal-budget control (the reference is merit)
+  const family = peers.length > 0 && controls.length > 0 && study.methods.includes("merit") ? { peers: [...peers, ...controls] } : {};
+  return { methods: [...study.methods], comparisons: study.comparisons.map(([a, b]): [string, string] => [a, b]), conditions: studyConditions(study), setting: true, ...family };
+}
+
+/**
+ * The study's equal-budget controls (METHOD.md §13, "Budget-matched control"): arms of a memoryless
+ * method without hooks (iterative) whose one change is a larger K than the study's.
+ */
+export function studyControls(study: Study): string[] {
+  return Object.entries(study.arms)
+    .filter(([, arm]) => {
+      const base = getMethod(arm.method);
+      const changes = Object.keys(arm).filter((k) => k !== "method" && k !== "description");
+      return base.memory === null && !base.reflects && base.parts.hooks === undefined && changes.length === 1 && arm.max_repair_steps !== undefined && arm.max_repair_steps > study.max_repair_steps;
+    })
+    .map(([name]) => name)
+    .filter((name) => study.methods.includes(name));
 }

@@ -7,17 +7,20 @@
  * read it; every run it implies is an ordinary experiment config built here (`studyConfig`).
  * @module
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { datasetNames } from "../data/datasets/index.ts";
+import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
+import { registrationCaller } from "../registry.ts";
+import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
 import { getMethod, isMethodName, methodDefinition, registerMethod } from "../methods/index.ts";
 import { importErrorText, type PluginSource } from "../plugin-import.ts";
 import { parseConfig, SubsetSchema, type ExperimentConfig, type SubsetRule } from "./config.ts";
 import { TINY_CHAT, TINY_EMBEDDER } from "./quick-config.ts";
+import { ORDER_KINDS, type OrderKind } from "./stream-order.ts";
 
 /** The tiny random test models (test/fixtures/models): real mechanics, meaningless numbers. */
 export interface TinyModels {
@@ -129,8 +132,22 @@ export const StudySchema = z
     datasets: z.array(z.string().min(1)).min(1).default(["spider"]),
     /** Every method the grid runs (the paper's and the study's own), each once. */
     methods: z.array(z.string().min(1)).min(2),
-    /** Stream orders (the paper's: 0, 1, 2). */
-    seeds: z.array(z.number().int().nonnegative()).min(1).default([0]),
+    /** Stream orders (the paper's: 0, 1, 2): seeds of the paper's shuffle. */
+    seeds: z.array(z.number().int().nonnegative()).min(1).optional(),
+    /**
+     * Stream orders, instead of `seeds`: a number is a seed of the paper's shuffle, a name a structured
+     * order (METHOD.md §7: by_database, easy_to_hard, hard_to_easy, drift; its seed-0 arrangement),
+     * e.g. [0, 1, 2, "by_database"]. Each structured order is run and reported on its own (its runs
+     * in RUNS/order-KIND/, its report in OUT/order-KIND/); at least one seed.
+     */
+    orders: z.array(z.union([z.number().int().nonnegative(), z.enum(ORDER_KINDS).refine((k) => k !== "random", "random is the paper's shuffle: give its seeds as numbers")])).min(1).optional(),
+    /**
+     * The databases Spider is scored on: `test-suite` (the paper's protocol: a prediction must match on
+     * every variant database; `make data-spider`) or `single` (one database per db_id, not the paper's
+     * EX). Default: test-suite, except for the tiny test models (single, as `merit demo`). A study
+     * whose test-suite databases are absent is refused with this field as the way out.
+     */
+    databases: z.enum(["test-suite", "single"]).optional(),
     /** The method Table 2 compares with each other method (the paper's reference is merit). */
     reference: z.string().min(1),
     /** Table 2's pairs [a, b], Δ = EX(a) − EX(b); default: [reference, m] for every other method m. */
@@ -167,7 +184,39 @@ export type StudyInput = z.input<typeof StudySchema>;
  * A validated study with every default filled in. `dir`: the study file's folder relative to the
  * working folder (set when the file is loaded), against which `data` and `prompts_dir` resolve.
  */
-export type Study = z.infer<typeof StudySchema> & { comparisons: [string, string][]; dir?: string };
+export type Study = Omit<z.infer<typeof StudySchema>, "seeds" | "orders"> & {
+  comparisons: [string, string][];
+  dir?: string;
+  /** Seeds of the paper's shuffle (`seeds`, or the numbers of `orders`; default [0]). */
+  seeds: number[];
+  /** The structured orders of `orders` (each run at seed 0, reported apart); [] when none. */
+  orderKinds: Exclude<OrderKind, "random">[];
+};
+
+/** Where the Spider test-suite databases are (configs/spider.json; `make data-spider`). */
+export const TEST_SUITE_DATABASES = "data/spider_test_suite/database";
+
+/** The database set a dataset of the study is scored on: null for a dataset with one database per db_id. */
+export function studyDatabases(study: Study, dataset: string): "test-suite" | "single" | null {
+  if (!datasetNames().includes(dataset) || !datasetAdapter(dataset).testSuiteDatabases) return null;
+  return study.databases ?? (study.models.kind === "tiny" ? "single" : "test-suite");
+}
+
+/** A stream order of the study: the paper's shuffle over its seeds, or one structured order at seed 0. */
+export interface StudyOrder {
+  kind: OrderKind;
+  seeds: number[];
+}
+
+/** The study's stream orders: the paper's shuffle first (its seeds), then each structured order. */
+export function studyOrders(study: Study): StudyOrder[] {
+  return [{ kind: "random", seeds: study.seeds }, ...study.orderKinds.map((kind): StudyOrder => ({ kind, seeds: [0] }))];
+}
+
+/** The words for an order in plans, logs and notes. */
+export function orderText(order: StudyOrder): string {
+  return order.kind === "random" ? `the paper's shuffle, seed${order.seeds.length === 1 ? "" : "s"} ${order.seeds.join(", ")}` : `${order.kind} (seed ${order.seeds.join(", ")})`;
+}
 
 /** Validates a study (shape only; method and dataset names are checked by `checkStudyNames` once its plugins are loaded). */
 export function defineStudy(input: StudyInput): Study {
@@ -176,7 +225,14 @@ export function defineStudy(input: StudyInput): Study {
     const i = parsed.error.issues[0];
     throw new MeritError(`defineStudy: ${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}${parsed.error.issues.length > 1 ? ` (+${parsed.error.issues.length - 1} more)` : ""}; fix the study file (lib/experiment/study.ts lists every field)`);
   }
-  const s = parsed.data;
+  const { orders, seeds: givenSeeds, ...rest } = parsed.data;
+  if (orders !== undefined && givenSeeds !== undefined) throw new MeritError(`defineStudy: give the stream orders once, as seeds or as orders (orders: [0, 1, 2, "by_database"] holds both)`);
+  const seeds = orders === undefined ? (givenSeeds ?? [0]) : orders.filter((o): o is number => typeof o === "number");
+  const orderKinds = (orders ?? []).filter((o): o is Exclude<OrderKind, "random"> => typeof o === "string");
+  if (seeds.length === 0) throw new MeritError(`defineStudy: orders lists no seed of the paper's shuffle; add one (e.g. orders: [0, ${orderKinds.map((k) => JSON.stringify(k)).join(", ")}]): Tables 1-3 are over the shuffled orders`);
+  const kindTwice = orderKinds.find((k, i) => orderKinds.indexOf(k) !== i);
+  if (kindTwice !== undefined) throw new MeritError(`defineStudy: orders lists "${kindTwice}" twice; name each order once`);
+  const s = { ...rest, seeds, orderKinds };
   const comparisons = s.comparisons ?? s.methods.filter((m) => m !== s.reference).map((m): [string, string] => [s.reference, m]);
   const dup = (xs: readonly (string | number)[]) => xs.find((x, i) => xs.indexOf(x) !== i);
   const twice = dup(s.methods) ?? dup(s.seeds) ?? dup(s.datasets);
@@ -216,6 +272,16 @@ export function studyPaths(study: Study, overrides: Partial<StudyPaths> = {}): S
 /** The grid folder of one dataset: RUNS/<dataset>, each stream in `<method>-s<seed>`. */
 export function datasetRunRoot(paths: StudyPaths, dataset: string): string {
   return join(paths.runs, dataset);
+}
+
+/** The run root of one dataset under one stream order: RUNS/<dataset> for the paper's shuffle, RUNS/order-<kind>/<dataset> for a structured order (apart, so each report reads one order). */
+export function orderRunRoot(paths: StudyPaths, dataset: string, kind: OrderKind): string {
+  return kind === "random" ? datasetRunRoot(paths, dataset) : join(paths.runs, `order-${kind}`, dataset);
+}
+
+/** The report folder of one stream order: OUT for the paper's shuffle, OUT/order-<kind> for a structured order. */
+export function orderResults(paths: StudyPaths, kind: OrderKind): string {
+  return kind === "random" ? paths.results : join(paths.results, `order-${kind}`);
 }
 
 /** The study's working LLM call cache (one per study, shared by its datasets and methods). */
@@ -301,8 +367,54 @@ export function registerArm(name: string, arm: Arm, origin: string, conditions: 
   REGISTERED_ARMS.set(name, key);
 }
 
+/** The kit's regimes that do not read `feedback_noise` (a plugin's regime may: its noise is a change). */
+const NOISELESS_REGIMES = ["denotation_confirmed", "dbms_only", "llm_judge"];
+
+/** What a run of `method` in the study is: its parts with every arg, its feedback regime (and noise, where the regime reads it) and K. */
+function runIdentity(study: Study, method: string, conditions: ReturnType<typeof armConditions>): string {
+  const regime = conditions.feedback_regime ?? study.feedback ?? "denotation_confirmed";
+  const noise = NOISELESS_REGIMES.includes(regime) ? null : (conditions.feedback_noise ?? study.feedback_noise ?? DEFAULT_FEEDBACK_NOISE);
+  return canonicalJson({ parts: getMethod(method).parts, regime, noise, k: conditions.max_repair_steps ?? study.max_repair_steps } as unknown as JsonValue);
+}
+
+/**
+ * The study's arms measure something (after they are registered; `merit study plan` and `run` call
+ * it before any compute): each arm's feedback regime exists, each arm differs from the method it runs
+ * (a change equal to the method's own value, or a noise its regime does not read, is none), and no
+ * two arms are the same run. One line naming the arm and the fix.
+ */
+export function checkStudyArms(study: Study): void {
+  if (study.feedback !== undefined) {
+    try {
+      getFeedback(study.feedback);
+    } catch (error) {
+      throw new MeritError(`study ${study.name}: feedback: ${(error as Error).message}`);
+    }
+  }
+  const seen = new Map<string, string>();
+  for (const [name, arm] of Object.entries(study.arms)) {
+    const conditions = armConditions(study, name);
+    const regime = conditions.feedback_regime ?? study.feedback ?? "denotation_confirmed";
+    try {
+      getFeedback(regime);
+    } catch (error) {
+      throw new MeritError(`study ${study.name}: arm "${name}": ${(error as Error).message}`);
+    }
+    if (arm.feedback_noise !== undefined && NOISELESS_REGIMES.includes(regime)) {
+      throw new MeritError(`study ${study.name}: arm "${name}" sets feedback_noise, which feedback regime ${regime} does not read (only noisy_oracle and plugins' regimes do); drop it or set feedback: "noisy_oracle"`);
+    }
+    const identity = runIdentity(study, name, conditions);
+    if (identity === runIdentity(study, arm.method, {})) {
+      throw new MeritError(`study ${study.name}: arm "${name}" runs exactly what "${arm.method}" runs (each change it gives is already "${arm.method}"'s in this study); change something, or list "${arm.method}" in methods instead`);
+    }
+    const twin = seen.get(identity);
+    if (twin !== undefined) throw new MeritError(`study ${study.name}: arms "${twin}" and "${name}" are the same run (same method, parts, feedback and K); their Δ would be 0 by construction: drop one`);
+    seen.set(identity, name);
+  }
+}
+
 /** The experiment config of one dataset of the study: the kit's defaults, the study's K, subset and models, and the arm's conditions when `method` is an arm. */
-export function studyConfig(study: Study, dataset: string, paths: StudyPaths, method?: string): ExperimentConfig {
+export function studyConfig(study: Study, dataset: string, paths: StudyPaths, method?: string, order: OrderKind = "random"): ExperimentConfig {
   const m = study.models;
   const models =
     m.kind === "tiny"
@@ -328,6 +440,8 @@ export function studyConfig(study: Study, dataset: string, paths: StudyPaths, me
       ...(study.feedback !== undefined ? { feedback_regime: study.feedback } : {}),
       ...(study.feedback_noise !== undefined ? { feedback_noise: study.feedback_noise } : {}),
       ...(study.retrieval !== undefined ? { retrieval: study.retrieval } : {}),
+      ...(studyDatabases(study, dataset) === "test-suite" ? { test_suite_databases: TEST_SUITE_DATABASES } : {}),
+      ...(order !== "random" ? { order } : {}),
       initial_cache: join(paths.runs, "initial", `${dataset}.json`),
       call_cache: studyCallCache(paths),
       protocol: "merit",
@@ -340,9 +454,17 @@ export function studyConfig(study: Study, dataset: string, paths: StudyPaths, me
   );
 }
 
-/** Method and dataset names exist (after the study's plugins are loaded): the nearest name otherwise. */
+/**
+ * Method and dataset names exist (after the study's plugins are loaded): the nearest name otherwise.
+ * A method the study runs that a file outside the kit registered without being one of the study's
+ * plugins (the study file imported it, say) is refused: its runs could not record that file.
+ */
 export function checkStudyNames(study: Study): void {
-  for (const m of study.methods) getMethod(m);
+  for (const m of study.methods) {
+    getMethod(m);
+    const caller = study.arms[m] === undefined ? registrationCaller("method", m) : null;
+    if (caller !== null) throw new MeritError(`study ${study.name}: method "${m}" is registered by ${relative(process.cwd(), caller).split(sep).join("/")}, which the study's plugins do not list, so its runs could not record it; add that file to plugins`);
+  }
   const known = datasetNames();
   for (const d of study.datasets) if (!known.includes(d)) throw new MeritError(`study ${study.name}: unknown dataset "${d}"; registered: ${known.join(", ")}`);
 }
@@ -393,8 +515,39 @@ export async function loadStudyFile(file: string): Promise<Study> {
   if (study === undefined || typeof study !== "object" || !Array.isArray(study.comparisons)) {
     throw new InputFileError(file, "has no `export default defineStudy({...})`", "export the study as the file's default (see studies/template/study.ts)");
   }
+  if (Object.keys((study as Study).arms ?? {}).length > 0) await checkArmNamesOnce(absolute, file);
   // `data` and `prompts_dir` resolve against the study file's folder, like `plugins` and `initial`.
   return { ...(study as Study), dir: relative(process.cwd(), dirname(absolute)) || "." };
+}
+
+/**
+ * An object literal keeps the last of two properties with one name, so two arms named alike reach
+ * `defineStudy` as one: the study file's text is read (TypeScript's parser, a dev dependency of the
+ * kit; without it the check is skipped) and an `arms` object naming an arm twice is refused.
+ */
+async function checkArmNamesOnce(absolute: string, file: string): Promise<void> {
+  let ts: typeof import("typescript");
+  try {
+    ts = (await import("typescript")).default;
+  } catch {
+    return;
+  }
+  const source = ts.createSourceFile(absolute, readFileSync(absolute, "utf8"), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const visit = (node: import("typescript").Node): void => {
+    if (ts.isPropertyAssignment(node) && node.name.getText(source).replace(/^["']|["']$/g, "") === "arms" && ts.isObjectLiteralExpression(node.initializer)) {
+      const lines = new Map<string, number>();
+      for (const p of node.initializer.properties) {
+        if (p.name === undefined) continue;
+        const name = ts.isStringLiteral(p.name) || ts.isIdentifier(p.name) || ts.isNumericLiteral(p.name) ? p.name.text : p.name.getText(source);
+        const line = source.getLineAndCharacterOfPosition(p.getStart(source)).line + 1;
+        const first = lines.get(name);
+        if (first !== undefined) throw new InputFileError(file, `arms names "${name}" twice (lines ${first} and ${line}); the second would silently replace the first`, "give each arm its own name (and list it in methods)");
+        lines.set(name, line);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
 }
 
 /** The subset rule as a sentence: which `queries` a stream keeps. */

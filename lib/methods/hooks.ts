@@ -338,6 +338,28 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (typeof m.heading !== "string" || m.heading.trim() === "" || m.heading.includes("\n")) fail("memory.heading must be one non-empty line");
     if (typeof m.write !== "function" || typeof m.retrieve !== "function") fail("memory.write and memory.retrieve must both be functions");
     if (m.replaces !== undefined && (!Array.isArray(m.replaces) || m.replaces.some((k) => typeof k !== "string" || !CALL_KIND.test(k)))) fail("memory.replaces must list note kinds (lower_snake_case labels, as the notes' kind), e.g. [\"cheatsheet\"]");
+    if (m.embedsNotes !== undefined && typeof m.embedsNotes !== "boolean") fail("memory.embedsNotes must be true or false");
+  }
+  checkEmbedderUse(hooks, fail);
+}
+
+/**
+ * A run loads the embedder for a hook method only when its memory sets `embedsNotes`; a hook that
+ * calls `model.embed(…)`, ranks by `topByCosine` or reads a note's `vector` without it would fail in
+ * its first episode (after the initial cache is built). Read from the hooks' source text at
+ * registration, so `merit study plan` and every command that loads the method refuse it first.
+ */
+function checkEmbedderUse(hooks: MethodHooks, fail: (what: string) => never): void {
+  if (hooks.memory?.embedsNotes === true) return;
+  const sources: [string, unknown][] = [["memory.write", hooks.memory?.write], ["memory.retrieve", hooks.memory?.retrieve], ["step.afterFailure", hooks.step?.afterFailure], ["classify.classify", hooks.classify?.classify]];
+  for (const [where, fn] of sources) {
+    if (typeof fn !== "function") continue;
+    const text = Function.prototype.toString.call(fn).replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
+    const use = /\.embed\s*\(/.test(text) ? "calls model.embed(…)" : /\btopByCosine\b/.test(text) ? "ranks by topByCosine(…)" : /\.vector\b/.test(text) ? "reads notes' vectors" : null;
+    if (use === null) continue;
+    fail(hooks.memory
+      ? `${where} ${use}, but memory.embedsNotes is not set, so runs load no embedder (and notes carry no vector); set memory.embedsNotes: true`
+      : `${where} ${use}, but only a memory hook with embedsNotes: true makes runs load the embedder; add a memory hook with embedsNotes: true or drop the embedding`);
   }
 }
 

@@ -36,6 +36,7 @@ import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/
 import { costTable, timingKey } from "../analysis/table-cost.ts";
 import { feedbackTable } from "../analysis/table-feedback.ts";
 import { peerMethodsOf, peersTable } from "../analysis/table-peers.ts";
+import { runSetting } from "../analysis/run-setting.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
 import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
 import { assertWritableDir } from "../experiment/output-paths.ts";
@@ -93,6 +94,8 @@ export interface ReportOptions {
   example?: string;
   /** Plugin files to load besides those the runs' manifests record (`--plugin`). */
   plugins?: readonly string[];
+  /** Every table's notes and the manifest name the runs' stream order and database sets (`--setting`; a study's report); a structured order is named always. */
+  setting?: boolean;
   /** Status lines (`report: ...`) and warnings. */
   reporter?: Reporter;
 }
@@ -167,7 +170,7 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   if (o.peers !== undefined && reference === undefined) throw new UsageError(`--peers needs --reference METHOD (the runs hold no merit run): the method the peers are compared with`);
   if (reference !== undefined && peers.includes(reference)) throw new UsageError(`--peers names the --reference method ${reference}; list only the peers`);
   const peerView = peers.length > 0 && reference !== undefined ? { reference, peers } : undefined;
-  if (peerView) tables.push(peersTable(runs, { ...tableSel, ...peerView, ...boot }));
+  if (peerView) tables.push(peersTable(runs, { ...tableSel, ...peerView, ...boot, familyNote: o.setting === true }));
   const confusion = feedbackTable(runs, sel);
   if (confusion !== null) tables.push(confusion);
   if (ablation) tables.push(ablationTable(runs, { ...paperAblationSelection(tableSel, ablation.full, labels), ...ablation, ...boot }));
@@ -192,6 +195,9 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
     else log(`report: --diagnostics: no run is a memory method's (no memory/, memory_writes or retrieval_log.jsonl records); no memory diagnostics written`);
   }
   for (const t of tables) t.notes.push(...modelNotes(model));
+  // the stream order and database set: a study's report, any structured order, and every report of verified (real) models
+  const setting = runSetting(identities, o.setting === true || model.banner === null);
+  if (setting !== null) for (const t of tables) t.notes.push(...setting.notes);
   const executors = [...new Set(identities.map((id) => id.executor ?? "sqlite"))].sort();
   if (executors.some((e) => e !== "sqlite")) for (const t of tables) t.notes.push(`SQL executor: ${executors.join(", ")} (config oracle.executor; the paper's oracle is sqlite).`);
   const transport = transportTotals(identities);
@@ -224,6 +230,7 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   if (curveOpts !== undefined) extras.learning_curves = curveOpts;
   if (diagnostics !== undefined) extras.memory_diagnostics = { runs: diagnostics.length };
   if (peerView) extras.peers = peerView;
+  if (setting !== null) extras.setting = setting.record;
   extras.table_selection = { all_methods: o.allMethods === true, all_comparisons: o.allComparisons === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}), ...(conditions.length > 0 ? { conditions } : {}) };
   if (paper !== undefined) {
     extras.paper_numbers = { source: paper.numbers.source, sha256: sha256Hex(paper.bytes) };

@@ -8,11 +8,11 @@ import { defineStudy } from "../../lib/experiment/study.ts";
 const base = { name: "report-args", datasets: ["spider"], methods: ["iterative", "merit"], reference: "merit" };
 
 describe("merit study run: the report's arguments", () => {
-  it("passes the study's methods and comparisons, --html unless --no-html, and no curve flag (curves are the default)", () => {
+  it("passes the study's methods and comparisons, --setting (its order and databases in every note), --html unless --no-html, and no curve flag (curves are the default)", () => {
     const one = studyReportArgs(defineStudy({ ...base, seeds: [0] }), ["runs/spider"], "out", false);
-    expect(one).toEqual(["runs/spider", "--out", "out", "--methods", "iterative,merit", "--comparisons", "merit:iterative", "--html"]);
+    expect(one).toEqual(["runs/spider", "--out", "out", "--methods", "iterative,merit", "--comparisons", "merit:iterative", "--setting", "--html"]);
     const two = studyReportArgs(defineStudy({ ...base, seeds: [0, 1] }), ["runs/spider"], "out", true);
-    expect(two).toEqual(["runs/spider", "--out", "out", "--methods", "iterative,merit", "--comparisons", "merit:iterative"]);
+    expect(two).toEqual(["runs/spider", "--out", "out", "--methods", "iterative,merit", "--comparisons", "merit:iterative", "--setting"]);
   });
   it("passes --conditions when an arm changes K", () => {
     const study = defineStudy({ ...base, methods: ["iterative", "merit", "iterative_k9"], seeds: [0, 1, 2], arms: { iterative_k9: { method: "iterative", max_repair_steps: 9 } } });

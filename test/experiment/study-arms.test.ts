@@ -2,9 +2,13 @@
 // (feedback regime, noise, retrieval settings, data and prompts folders relative to the study file)
 // reach every run's config; an arm is registered as a method with its method's parts and the arm's
 // args, its conditions reach only its own runs' config, and mistakes are refused in one line.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { armConditions, defineStudy, registerStudyArms, studyConditions, studyConfig, studyPaths } from "../../lib/experiment/study.ts";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { openStudy } from "../../lib/experiment/study-grid.ts";
+import { armConditions, checkStudyArms, defineStudy, registerStudyArms, studyConditions, studyConfig, studyPaths } from "../../lib/experiment/study.ts";
 import { getMethod } from "../../lib/methods/index.ts";
 
 const base = { name: "arms-test", datasets: ["spider"], seeds: [0], queries: 4 };
@@ -51,5 +55,46 @@ describe("arms", () => {
     expect(() => registerStudyArms(bad)).toThrow(/study arms-test-3: arm "merit_bad_t": .*has no arg "max_postive" \(did you mean "max_positive"\?\)/);
     const taken = defineStudy({ ...base, name: "arms-test-4", methods: ["merit", "iterative"], reference: "merit", arms: { iterative: { method: "merit", feedback: "dbms_only" } } });
     expect(() => registerStudyArms(taken)).toThrow(/arm "iterative" has the name of a registered method/);
+  });
+});
+
+describe("arms that measure nothing (issue 39 #23)", () => {
+  const tmp = mkdtempSync(join(tmpdir(), "merit-arms-"));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const lib = pathToFileURL(join(process.cwd(), "lib", "experiment", "study.ts")).href;
+  const studyFile = (name: string, arms: string, methods: string) => {
+    const file = join(tmp, `${name}.ts`);
+    writeFileSync(join(tmp, "package.json"), '{"type":"module"}\n');
+    writeFileSync(file, `import { defineStudy } from ${JSON.stringify(lib)};\nexport default defineStudy({\n  name: ${JSON.stringify(name)},\n  methods: ${methods},\n  reference: "merit",\n  queries: 2,\n  arms: {\n${arms}\n  },\n});\n`);
+    return file;
+  };
+
+  it("refuses two arms of one name in the study file (an object literal would keep the last), naming both lines", async () => {
+    const file = studyFile("dup-arms", `    m_dup_t: { method: "merit", feedback: "dbms_only" },\n    m_dup_t: { method: "merit", feedback: "llm_judge" },`, `["merit", "m_dup_t"]`);
+    await expect(openStudy(file)).rejects.toThrow(/dup-arms\.ts: arms names "m_dup_t" twice \(lines 8 and 9\); the second would silently replace the first/);
+  });
+
+  it("refuses identical arms, an arm whose change is the method's own value, and a noise its regime does not read", () => {
+    const study = (name: string, arms: object) => defineStudy({ ...base, name, methods: ["merit", ...Object.keys(arms)], reference: "merit", arms: arms as never });
+    const twins = study("arms-twins", { m_twin_a: { method: "merit", feedback: "dbms_only" }, m_twin_b: { method: "merit", feedback: "dbms_only", description: "another" } });
+    registerStudyArms(twins);
+    expect(() => checkStudyArms(twins)).toThrow(/^study arms-twins: arms "m_twin_a" and "m_twin_b" are the same run .*drop one$/);
+    const k7 = study("arms-k7", { m_k7_t: { method: "merit", max_repair_steps: 7 } });
+    registerStudyArms(k7);
+    expect(() => checkStudyArms(k7)).toThrow(/^study arms-k7: arm "m_k7_t" runs exactly what "merit" runs .*list "merit" in methods instead$/);
+    const dflt = study("arms-default-arg", { m_pos3_t: { method: "merit", args: { planner: { max_positive: getMethod("merit").parts.planner!.args.max_positive } } } });
+    registerStudyArms(dflt);
+    expect(() => checkStudyArms(dflt)).toThrow(/arm "m_pos3_t" runs exactly what "merit" runs/);
+    const noise = study("arms-noise", { m_noise_t: { method: "merit", feedback_noise: 0.3 } });
+    registerStudyArms(noise);
+    expect(() => checkStudyArms(noise)).toThrow(/arm "m_noise_t" sets feedback_noise, which feedback regime denotation_confirmed does not read/);
+    const noisy = study("arms-noisy", { m_noisy_t: { method: "merit", feedback: "noisy_oracle", feedback_noise: 0.3 } });
+    registerStudyArms(noisy);
+    expect(() => checkStudyArms(noisy)).not.toThrow();
+  });
+
+  it("refuses an arm naming an unknown feedback regime when the study is opened, before any grid (plan and run open it first)", async () => {
+    const file = studyFile("bad-regime", `    m_typo_t: { method: "merit", feedback: "dbms_onyl" },`, `["merit", "m_typo_t"]`);
+    await expect(openStudy(file)).rejects.toThrow(/^study bad-regime: arm "m_typo_t": unknown feedback regime "dbms_onyl"\. Did you mean "dbms_only"\?/);
   });
 });

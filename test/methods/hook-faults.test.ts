@@ -74,7 +74,7 @@ describe("a write to what a hook was given", () => {
 
   it("a note's vector is a copy: zeroing it in place changes nothing stored", async () => {
     const notes = [note("q0", 0)];
-    await episode("fault_vector", memory({ retrieve: (_r, mem) => (mem[0].vector!.fill(0), []) }), {}, notes);
+    await episode("fault_vector", memory({ embedsNotes: true, retrieve: (_r, mem) => (mem[0].vector!.fill(0), []) }), {}, notes);
     expect([...notes[0].vector!]).toEqual([Float32Array.from([0.6])[0], Float32Array.from([0.8])[0]]);
   });
 });

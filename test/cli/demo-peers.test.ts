@@ -43,9 +43,9 @@ describe("merit demo --peers", () => {
     const config = { ...quickConfig(loadConfig(PEERS_DEMO.configFile)), call_cache: PEERS_DEMO.workingCache };
     const plan = demoPlan({ full: false, limit: PEERS_DEMO.quickLimit, config, replayRows: 208, profile: PEERS_DEMO }).join("\n");
     // 3 orders × [6 failed × (2 repairs × 10 methods + hooks: judge+distill 2, distill 1, curate 1,
-    // synthesize 1, induce 1, critique 1) + 2 correct × (2 + 1 + 1 + 1)] = 3 × (6 × 27 + 2 × 5) = 516,
+    // synthesize 1, induce 1, critique 1, advise 1) + 2 correct × (2 + 1 + 1 + 1)] = 3 × (6 × 28 + 2 × 5) = 534,
     // and the control: 3 orders × 6 failed × 4 repairs = 72.
-    expect(plan).toMatch(/\(30 runs\) on up to 6 initially failed \+ 2 initially correct queries .*K = 2, and the equal-budget control iterative_budget \(iterative with K = 4, 3 runs\): at most 588 model calls/);
+    expect(plan).toMatch(/\(30 runs\) on up to 6 initially failed \+ 2 initially correct queries .*K = 2, and the equal-budget control iterative_budget \(iterative with K = 4, 3 runs\): at most 606 model calls/);
     expect(plan).toContain(`replay: 208 stored model calls from ${PEERS_REPLAY_CACHE}`);
   });
 

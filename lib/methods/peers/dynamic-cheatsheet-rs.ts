@@ -11,8 +11,8 @@
  * (`data.sheet`), so the next synthesis reads it from the eligible view and a resumed run rebuilds it.
  * The picked experiences and the previous sheet depend only on the question and the eligible view,
  * which do not change within an episode, so the sheet is synthesized once per episode — at its first
- * repair — and reused at its later repairs (a small cache keyed by dataset, query, stream position,
- * the previous sheet's note and the picked note ids): `synthesize` is declared at most once per
+ * repair — and reused at its later repairs and by its write hook (a small cache keyed by dataset,
+ * query, stream position, the previous sheet's note and the picked note ids): `synthesize` is declared at most once per
  * episode, whatever K is. A synthesis cut at its output limit keeps the previous sheet.
  * @module
  */
@@ -26,8 +26,8 @@ import { DC_CITATION, DC_SHEET_CAP } from "./dynamic-cheatsheet.ts";
 
 /** Earlier experiences a sheet is synthesized from (the original's retrieve_top_k). */
 export const DCRS_TOP_K = 3;
-/** Sheets kept for reuse within an episode (oldest dropped first; one live episode needs one). */
-const CACHE_SIZE = 64;
+/** Sheets kept for reuse within an episode and by its write hook (oldest dropped first; one live episode needs one, a grid's parallel streams one each; at most 2,000 characters a sheet). */
+const CACHE_SIZE = 1024;
 
 /** DC-RS's settings (lib/methods/settings.ts), the original's values as defaults. */
 export const DCRS_SETTINGS: SettingSpecs = {
@@ -75,16 +75,12 @@ export function previousSheetNote(memory: readonly NoteView[]): NoteView | null 
 }
 
 function dcrsDefinition(s: SettingValues): MethodDefinition {
-  // Per definition (so arms with other settings share nothing): the sheets synthesized, by retrieval
-  // key, and the sheet each live episode synthesized, for its write hook to keep.
+  // Per definition (so arms with other settings share nothing): the sheets synthesized, by the
+  // retrieval's inputs — dataset, query, stream position, the previous sheet's note, the picked notes —
+  // which the write hook rebuilds from the same eligible view and the ids its first repair picked, so
+  // two streams in one process never take each other's sheet (equal inputs give an equal sheet).
   const sheets = new Map<string, string>();
-  const episodeSheets = new Map<string, string>();
-  const episodeKey = (q: { dataset: string; queryId: string; streamPosition: number }) => [q.dataset, q.queryId, q.streamPosition].join("|");
-  const remember = (map: Map<string, string>, key: string, text: string) => {
-    map.delete(key);
-    map.set(key, text);
-    if (map.size > CACHE_SIZE) map.delete(map.keys().next().value as string);
-  };
+  const sheetKey = (q: { dataset: string; queryId: string; streamPosition: number }, previous: NoteView | null, picked: readonly string[]) => [q.dataset, q.queryId, q.streamPosition, previous?.note_id ?? "-", ...picked].join("|");
   return {
     name: "dynamic_cheatsheet_rs",
     description: `Dynamic Cheatsheet DC-RS (Suzgun et al. 2025): top-${s.top_k} similar earlier (question, final SQL, outcome) and the previous sheet synthesized into a sheet once per episode by a synthesize call`,
@@ -97,10 +93,11 @@ function dcrsDefinition(s: SettingValues): MethodDefinition {
         name: "dynamic_cheatsheet_rs",
         heading: "CHEATSHEET SYNTHESIZED FROM SIMILAR EARLIER EPISODES",
         embedsNotes: true,
-        write(episode: EpisodeView): NoteDraft[] {
-          const key = episodeKey(episode);
-          const sheet = episodeSheets.get(key);
-          episodeSheets.delete(key);
+        write(episode: EpisodeView, _model, memory: readonly NoteView[]): NoteDraft[] {
+          // The sheet this episode synthesized at its first repair (none without repairs or at position 0).
+          const first = episode.retrieved[0];
+          const synthesized = first !== undefined && first.length > 0 ? sheets.get(sheetKey(episode, previousSheetNote(memory), first)) : undefined;
+          const sheet = synthesized === undefined || synthesized === "" ? undefined : synthesized;
           return [{ kind: "experience", text: experienceText(episode), key: episode.question, polarity: episode.success ? "positive" : "negative", data: { final_status: finalAttempt(episode).status, ...(sheet !== undefined ? { sheet } : {}) } }];
         },
         async retrieve(request, memory: readonly NoteView[], model) {
@@ -108,7 +105,7 @@ function dcrsDefinition(s: SettingValues): MethodDefinition {
           const [query] = await model.embed([request.question]);
           const picked = topByCosine(memory, query, s.top_k);
           const previous = previousSheetNote(memory);
-          const key = [request.dataset, request.queryId, request.streamPosition, previous?.note_id ?? "-", ...picked.map((p) => p.note.note_id)].join("|");
+          const key = sheetKey(request, previous, picked.map((p) => p.note.note_id));
           // The first repair of an episode always synthesizes; later repairs reuse its sheet.
           let text = request.iteration > 1 ? sheets.get(key) : undefined;
           if (text === undefined) {
@@ -117,8 +114,9 @@ function dcrsDefinition(s: SettingValues): MethodDefinition {
             const sheet = reply.truncated ? null : tagged(reply.text, "cheatsheet");
             // No sheet in the response, or one cut at the output limit: the previous sheet stays in force.
             text = sheet === null || sheet.trim() === "" ? (previousText ?? "") : capText(sheet, s.sheet_cap);
-            remember(sheets, key, text);
-            if (text !== "") remember(episodeSheets, episodeKey(request), text);
+            sheets.delete(key);
+            sheets.set(key, text);
+            if (sheets.size > CACHE_SIZE) sheets.delete(sheets.keys().next().value as string);
           }
           return { picked, text };
         },

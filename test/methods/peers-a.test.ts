@@ -170,10 +170,13 @@ describe("reasoning_bank", () => {
     const r = await run("reasoning_bank");
     checkRun("reasoning_bank", r, each({ judge: 1, distill: 1 }));
     for (const t of r.trajectories) expect(t.call_kinds.slice(-2)).toEqual(["judge", "distill"]);
-    // A success (judged so) stores two positive items, a failure one negative; C was repaired but the
-    // judge (the double) calls it a failure, so its item is negative: the judge, not the oracle, decides.
-    expect(writes(r.byId.get("426")).map((n) => n.polarity)).toEqual(["positive", "positive"]);
-    expect(writes(r.byId.get(B)).map((n) => [n.polarity, n.kind])).toEqual([["negative", "memory_item"]]);
+    // One note per episode holding its items (the original's one record per task): a success (judged
+    // so) stores two positive items, a failure one negative; C was repaired but the judge (the double)
+    // calls it a failure, so its note is negative: the judge, not the oracle, decides.
+    expect(writes(r.byId.get("426")).map((n) => n.polarity)).toEqual(["positive"]);
+    expect((writes(r.byId.get("426"))[0].data as { items: unknown[] }).items).toHaveLength(2);
+    expect(writes(r.byId.get("426"))[0].text).toBe(`Read the schema — Any lookup.\nNames came from the schema for: ${questionOf("426")}\n\nJoin keys — Joins.\nJoin on declared keys.`);
+    expect(writes(r.byId.get(B)).map((n) => [n.polarity, n.kind])).toEqual([["negative", "memory_items"]]);
     expect(writes(r.byId.get(B))[0].text).toBe(`Finish the query — Unfinished SQL.\nA query failed for: ${questionOf(B)}`);
     expect(r.byId.get(C)!.final_correct).toBe(true);
     expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["negative"]);
@@ -187,11 +190,12 @@ describe("reasoning_bank", () => {
     // Before each repair: the items of one earlier episode (A at position 1: those of 426).
     for (const rec of r.retrievals) expect(new Set(rec.retrieved_entry_ids.map((id) => r.trajectories.flatMap(writes).find((n) => n.note_id === id)!.source_episode_id)).size).toBe(1);
     expect(r.retrievals.filter((x) => x.query_id === A).map((x) => x.retrieved_entry_ids)).toEqual([1, 2, 3].map(() => writes(r.byId.get("426")).map((n) => n.note_id)));
+    for (const rec of r.retrievals) expect(rec.retrieved_entry_ids).toHaveLength(1);
     const prompt = r.repairPrompts(A)[0];
-    expect(prompt).toContain("MEMORY ITEMS FROM A SIMILAR EARLIER QUESTION:\n[memory_item 1]\nNote ID: ");
+    expect(prompt).toContain("MEMORY ITEMS FROM A SIMILAR EARLIER QUESTION:\n[memory_items 1]\nNote ID: ");
     expect(prompt).toContain(`Names came from the schema for: ${questionOf("426")}`);
-    // Embeddings: each item's key when stored, the question at each repair.
-    for (const t of r.trajectories) expect(t.accounting.embedding_calls).toBe(writes(t).length + t.retrieved_entry_ids.length);
+    // Embeddings: the episode's question once when its note is stored (not once per item), the question at each repair.
+    for (const t of r.trajectories) expect(t.accounting.embedding_calls).toBe(writes(t).length + (t.stream_position > 0 ? t.repair_steps : 0));
   }, budget(120_000));
 });
 
@@ -200,7 +204,8 @@ describe("reasoning_bank_oracle", () => {
     const r = await run("reasoning_bank_oracle");
     checkRun("reasoning_bank_oracle", r, each({ distill: 1 }));
     expect(r.trajectories.every((t) => !t.call_kinds.includes("judge"))).toBe(true);
-    expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["positive", "positive"]);
+    expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["positive"]);
+    expect((writes(r.byId.get(C))[0].data as { items: unknown[] }).items).toHaveLength(2);
     expect(writes(r.byId.get(C))[0].data).toMatchObject({ judged_success: true, verdict_from: "oracle" });
     expect(writes(r.byId.get(B)).map((n) => n.polarity)).toEqual(["negative"]);
   }, budget(120_000));

@@ -5,12 +5,14 @@
  * - `reasoning_bank`: once an episode is final, the frozen model first judges from what the agent
  *   observed — the question, the schema, the final SQL and its result rows (or the DBMS message when it
  *   did not run); never a status, a verdict or the gold — whether the episode succeeded, reasoning
- *   before its verdict (one `judge` call); then one `distill` call writes at most 3 memory items
- *   (title, description, content), with instructions that differ for a judged success (what worked)
- *   and a judged failure (what to avoid). Items are appended, never merged or removed. Before each
- *   repair the current question is embedded and the earlier episode whose question is nearest by
- *   cosine (top-1, as the original) gives its items to the prompt. Each item's note also keeps the
- *   episode's repair path (bounded: `path_attempts`), as the original's bank keeps the trajectory.
+ *   before its verdict (one `judge` call); then one `distill` call writes at most `max_items` (3)
+ *   memory items (title, description, content), with instructions that differ for a judged success
+ *   (what worked) and a judged failure (what to avoid). The items of one episode are one note (kind
+ *   `memory_items`, key = the question, embedded once), as the original keeps one record per task;
+ *   notes are appended, never merged or removed. Before each repair the current question is embedded
+ *   and the `top_k` (1, as the original) earlier episodes whose questions are nearest by cosine give
+ *   their items to the prompt. Each note also keeps the episode's repair path (bounded:
+ *   `path_attempts`), as the original's bank keeps the trajectory.
  * - `reasoning_bank_oracle`: the same, with the oracle's verdict of the final attempt in place of the
  *   judge (it declares `sight: "oracle"`, so its views carry it): no `judge` call.
  * @module
@@ -116,27 +118,25 @@ function reasoningBankHooks(judged: boolean, s: SettingValues): MethodHooks {
       async write(episode: EpisodeView, model: HookModel): Promise<NoteDraft[]> {
         const success = judged ? parseVerdict(await model.generate("judge", judgePrompt(episode))) : oracleVerdict(episode);
         const items = parseItems(await model.generate("distill", rbDistillPrompt(episode, success, s.max_items)), s.max_items);
-        const path = repairPath(episode, s.path_attempts) as unknown as JsonValue;
-        return items.map((item) => ({
-          kind: "memory_item",
-          text: `${item.title} — ${item.description}\n${item.content}`,
-          // Retrieval matches the source question (the original embeds the task query).
-          key: episode.question,
-          polarity: success ? "positive" : "negative",
-          data: { ...item, judged_success: success, verdict_from: judged ? "judge" : "oracle", path },
-        }));
+        if (items.length === 0) return [];
+        // One note per episode holding its items, as the original keeps one record per task: the
+        // question (its key) is embedded once, and retrieval picks episodes, all their items together.
+        return [
+          {
+            kind: "memory_items",
+            text: items.map((item) => `${item.title} — ${item.description}\n${item.content}`).join("\n\n"),
+            // Retrieval matches the source question (the original embeds the task query).
+            key: episode.question,
+            polarity: success ? "positive" : "negative",
+            data: { items, judged_success: success, verdict_from: judged ? "judge" : "oracle", path: repairPath(episode, s.path_attempts) as unknown as JsonValue },
+          },
+        ];
       },
       async retrieve(request, memory: readonly NoteView[], model): Promise<PickedNote[]> {
         if (memory.length === 0) return [];
         const [query] = await model.embed([request.question]);
-        // Every note ranked; the items of the top_k nearest source episodes, in rank order.
-        const ranked = topByCosine(memory, query, memory.length);
-        const episodes: string[] = [];
-        for (const p of ranked) {
-          if (!episodes.includes(p.note.source_episode_id)) episodes.push(p.note.source_episode_id);
-          if (episodes.length === s.top_k) break;
-        }
-        return ranked.filter((p) => episodes.includes(p.note.source_episode_id));
+        // The notes (episodes) of the top_k nearest source questions, nearest first.
+        return topByCosine(memory, query, s.top_k);
       },
     },
   };

@@ -3,19 +3,21 @@
  * that differ from the defaults) and description as a Markdown table, then each part with its
  * default args; `--json` prints every method's full record (`method_parts`, as manifests hold it).
  * Methods ported from other papers are listed again with their source and whether their memory
- * needs ground truth (`citation`, `ground_truth` in `--json`).
+ * needs ground truth (`citation`, `ground_truth` in `--json`), and the settings of the methods built
+ * from a factory (the peers' top-k, caps, windows; `method_parts.settings` in `--json`).
  * `--plugin FILE.ts` loads a plugin first, so its methods are listed too.
  * @module
  */
 import { canonicalJson, type JsonValue } from "../hash.ts";
-import { getMethod, methodDefinition, methodNames, methodRecord, methodTable, PARTS, sourcesTable } from "../methods/index.ts";
+import { getMethod, methodDefinition, methodNames, methodRecord, methodTable, PARTS, settingsTable, sourcesTable } from "../methods/index.ts";
 import { parseFlags, type Command } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 
 const USAGE = `usage: merit methods [--json] [--plugin FILE.ts ...]
   Prints every registered method: its parts (pool planner, ranker, memory writer, episode steps)
   and description, then the methods ported from other papers (source; whether their memory needs
-  ground truth), then every part with its default args.
+  ground truth) and their settings (a study arm's args.settings changes them), then every part
+  with its default args.
   --json    one JSON object: method name -> { description, method_parts, citation?, sight, ground_truth }
 ${PLUGIN_USAGE}`;
 
@@ -42,6 +44,11 @@ export const methodsCommand: Command = {
     const sources = sourcesTable();
     if (sources.length > 0) {
       for (const line of sources) io.out(line);
+      io.out("");
+    }
+    const settings = settingsTable();
+    if (settings.length > 0) {
+      for (const line of settings) io.out(line);
       io.out("");
     }
     io.out("| role | part | default args | what it does |");

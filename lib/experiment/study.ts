@@ -98,11 +98,21 @@ export const STUDY_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 export const DEFAULT_PREDICTIONS: Readonly<Record<string, string>> = { spider: "data/predictions/spider_dev__Deepseek-Coder-7B.sql" };
 
 /** Part args an arm changes (JSON values), per role. */
-const ArmArgsSchema = z.object({ planner: z.record(z.any()).optional(), ranker: z.record(z.any()).optional(), writer: z.record(z.any()).optional() }).strict();
+const ArmArgsSchema = z
+  .object({
+    planner: z.record(z.any()).optional(),
+    ranker: z.record(z.any()).optional(),
+    writer: z.record(z.any()).optional(),
+    /** The method's settings (a peer's factory arguments: top_k, caps, windows; `merit methods` lists them). */
+    settings: z.record(z.any()).optional(),
+  })
+  .strict();
 
 /**
  * An arm: a registered method run under other conditions or with other part args (issue 29 §5) —
- * `{ method: "merit", feedback: "llm_judge" }`, `{ method: "merit", args: { planner: { max_positive: 5 } } }`.
+ * `{ method: "merit", feedback: "llm_judge" }`, `{ method: "merit", args: { planner: { max_positive: 5 } } }` —
+ * or with other settings of a method built from a factory (a peer, issue 37 §1):
+ * `{ method: "reasoning_bank", args: { settings: { top_k: 2 } } }`.
  * Its name is a method name of the study (listed in `methods`, compared like any method) and part of
  * every run's identity; its conditions are its runs' config, its args its method's parts.
  */
@@ -345,7 +355,17 @@ export function registerArm(name: string, arm: Arm, origin: string, conditions: 
   const key = canonicalJson({ origin, arm } as unknown as JsonValue);
   if (REGISTERED_ARMS.get(name) === key) return;
   if (isMethodName(name)) throw new MeritError(`${origin}: arm "${name}" has the name of a registered method; name the arm otherwise`);
-  const def = methodDefinition(arm.method);
+  let def = methodDefinition(arm.method);
+  const settings = arm.args?.settings;
+  if (settings !== undefined) {
+    if (def.withSettings === undefined) throw new MeritError(`${origin}: arm "${name}" gives settings but method "${arm.method}" has none; its part args go under args.planner, args.ranker, args.writer`);
+    try {
+      def = def.withSettings(settings);
+    } catch (error) {
+      if (error instanceof MeritError) throw new MeritError(`${origin}: arm "${name}": ${error.message}`);
+      throw error;
+    }
+  }
   const parts = { ...def.parts };
   for (const role of ["planner", "ranker", "writer"] as const) {
     const args = arm.args?.[role];

@@ -11,6 +11,7 @@ import type { RetrievalPolicy } from "../retrieval/retrieval-policy.ts";
 import { buildPolicy, configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./build-policy.ts";
 import { checkHooks, extraCallBound, hooksRecord, type HooksRecord, type MethodHooks } from "./hooks.ts";
 import { resolvePart, type PartRef, type PartRequest } from "./parts.ts";
+import type { SettingSpecs, SettingValues } from "./settings.ts";
 import { checkSight, type Sight } from "./sight.ts";
 
 /** A method's parts as requested. */
@@ -41,6 +42,15 @@ export interface MethodDefinition {
    * truth). The hooks' views are built from it, so it is a boundary, not a label.
    */
   sight?: Sight;
+  /**
+   * A method built from a factory of settings (lib/methods/settings.ts `fromFactory`; the peers'
+   * top-k, caps, windows): the settings in force, recorded in the manifest.
+   */
+  settings?: SettingValues;
+  /** The factory's settings: each with its range, its default (the original's value) and what it means. */
+  settingSpecs?: SettingSpecs;
+  /** The definition built again with some settings changed (a study arm's `args.settings`); an unknown or out-of-range one fails with one line. */
+  withSettings?: (overrides: Readonly<Record<string, unknown>>) => MethodDefinition;
 }
 
 /** A method's parts with every arg, as the manifest records them (`method_parts`). */
@@ -54,6 +64,8 @@ export interface MethodParts {
   hooks?: HooksRecord;
   /** `oracle` when the method declares the oracle's verdict as its sight; absent for the default (`agent`), so records keep their bytes. */
   sight?: "oracle";
+  /** The settings of a method built from a factory (every one, defaults included); absent for other methods. */
+  settings?: Record<string, number>;
 }
 
 /** A resolved method, as the episode loop and the run read it. */
@@ -101,7 +113,7 @@ export function buildMethod(def: MethodDefinition, name: string = def.name): Met
     memory,
     hooks,
     sight,
-    parts: { repairs, ...(memory ? memory.parts : {}), steps: steps.map((s) => s.ref), ...(record ? { hooks: record } : {}), ...(sight === "oracle" ? { sight } : {}) },
+    parts: { repairs, ...(memory ? memory.parts : {}), steps: steps.map((s) => s.ref), ...(record ? { hooks: record } : {}), ...(sight === "oracle" ? { sight } : {}), ...(def.settings ? { settings: { ...def.settings } } : {}) },
   };
 }
 

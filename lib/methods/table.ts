@@ -70,3 +70,18 @@ export function sourcesTable(names: readonly string[] = methodNames()): string[]
   });
   return rows.length === 0 ? [] : ["| method | source | its hooks read |", "| --- | --- | --- |", ...rows];
 }
+
+/**
+ * The Markdown table of the methods built from a factory of settings (lib/methods/settings.ts; []
+ * when none): each setting with its value, its range and what it means. A study arm changes them
+ * with `args: { settings: { NAME: VALUE } }`.
+ */
+export function settingsTable(names: readonly string[] = methodNames()): string[] {
+  const rows = names.flatMap((name) => {
+    if (aliasTarget(name) !== null) return [];
+    const def = methodDefinition(name);
+    if (def.settings === undefined || def.settingSpecs === undefined) return [];
+    return Object.entries(def.settingSpecs).map(([k, spec]) => `| \`${name}\` | \`${k}\` | ${def.settings![k]} | ${spec.min}..${spec.max} | ${spec.doc.replaceAll("|", "\\|")} |`);
+  });
+  return rows.length === 0 ? [] : ["| method | setting | value | range | what it bounds |", "| --- | --- | --- | --- | --- |", ...rows];
+}

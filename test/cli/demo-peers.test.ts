@@ -44,9 +44,9 @@ describe("merit demo --peers", () => {
     const config = { ...loadConfig(PEERS_DEMO.configFile), call_cache: PEERS_DEMO.workingCache };
     const plan = demoPlan({ full: false, limit: PEERS_DEMO.quickLimit, config, replayRows: null, profile: PEERS_DEMO }).join("\n");
     // 3 orders × [90 failed × (3 repairs × 10 methods + hooks: judge+distill 2, distill 1, curate 1,
-    // synthesize 1, induce 1, critique 1) + 10 correct × (2 + 1 + 1 + 1)] = 3 × (90 × 37 + 10 × 5) = 10,140,
+    // synthesize 1, induce 1, critique 1, advise 1) + 10 correct × (2 + 1 + 1 + 1)] = 3 × (90 × 38 + 10 × 5) = 10,410,
     // and the control: 3 orders × 90 failed × 5 repairs = 1,350.
-    expect(plan).toMatch(/\(30 runs\) on up to 90 initially failed \+ 10 initially correct queries .*K = 3, and the equal-budget control iterative_budget \(iterative with K = 5, 3 runs\): at most 11,490 model calls/);
+    expect(plan).toMatch(/\(30 runs\) on up to 90 initially failed \+ 10 initially correct queries .*K = 3, and the equal-budget control iterative_budget \(iterative with K = 5, 3 runs\): at most 11,760 model calls/);
     expect(plan).toContain("the simulated engine (configs/simulated-engine.json), embedder its hashed bag of words");
     expect(plan).toContain("simulated: every call answered by the response model from (seed, prompt), nothing replayed");
   });

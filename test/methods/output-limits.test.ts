@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Example } from "../../lib/data/types.ts";
 import type { ChatBackend, GenerateRequest } from "../../lib/llm/types.ts";
-import { getMethod, hooksRecord, type NoteView } from "../../lib/methods/index.ts";
+import { getMethod, hooksRecord, type HookModel, type NoteDraft, type NoteView } from "../../lib/methods/index.ts";
 import { buildMethod } from "../../lib/methods/method.ts";
 import { AWM_MAX_OUTPUT_TOKENS } from "../../lib/methods/peers/awm.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
@@ -71,5 +71,31 @@ describe("declared output limits", () => {
     expect(backend.requests.slice(0, 3).map((r) => r.maxOutputTokens)).toEqual([512, 3000, 512]);
     expect(result.reflections).toEqual(["true false"]);
     expect(() => buildMethod({ name: "bad_limit", description: "t", parts: {}, hooks: { calls: { note: { most: 1, maxOutputTokens: 0 } } } })).toThrow(/method "bad_limit": calls\.note\.maxOutputTokens must be an integer in 1\.\.32768/);
+  });
+
+  it("a truncated DC-RS synthesis keeps the previous sheet in force, and the episode's note carries it", async () => {
+    const memory = getMethod("dynamic_cheatsheet_rs").hooks.memory!;
+    const earlier: NoteView = Object.freeze({ note_id: "n-earlier", kind: "experience", text: "Question: q0\nDatabase: db\nFinal SQL: SELECT 1\nOutcome: status CORRECT", key: "q0", polarity: "positive" as const, data: { final_status: "CORRECT", sheet: "- old advice" }, source_query_id: "q0", source_db_id: "db", source_stream_position: 0, source_episode_id: "e0", vector: new Float32Array([1, 0]) });
+    const prompts: string[] = [];
+    const model: HookModel = {
+      async reply(kind, prompt) {
+        expect(kind).toBe("synthesize");
+        prompts.push(prompt);
+        return { text: "<cheatsheet>- new adv", truncated: true };
+      },
+      async generate(kind, prompt) {
+        return (await this.reply(kind, prompt)).text;
+      },
+      async embed(texts) {
+        return texts.map(() => new Float32Array([1, 0]));
+      },
+    };
+    const question = { dataset: "spider", queryId: "trunc-1", dbId: "db", question: "q1", evidence: "", schema: "", streamPosition: 1 };
+    const shown = (await memory.retrieve({ ...question, iteration: 1, attempts: [] }, [earlier], model)) as { picked: unknown[]; text: string };
+    expect(prompts[0]).toContain("Previous cheatsheet:\n- old advice\n\nEarlier experiences:");
+    expect(shown.text).toBe("- old advice");
+    const attempt = { sql: "SELECT 2", status: "CORRECT", dbError: null, executed: true, errorType: null, rowsPreview: "[2]" };
+    const drafts = await memory.write({ ...question, attempts: [attempt, attempt], success: true, reflections: [], retrieved: [["n-earlier"]] }, model, [earlier]);
+    expect((drafts as NoteDraft[])[0].data).toMatchObject({ sheet: "- old advice" });
   });
 });

@@ -65,13 +65,15 @@ class PeerDouble implements ChatBackend {
         text = `<cheatsheet>${previous === "(empty)" ? "" : `${previous}\n`}- seen: ${question}</cheatsheet>`;
         break;
       }
-      case "DCRS-SYNTHESIZE v1": {
+      case "DCRS-SYNTHESIZE v2": {
+        // The sheet carries the previous one forward and adds a line for this question.
         const target = /New question:\nQuestion: (.*)$/m.exec(p)![1];
         const n = (p.match(/^\[\d+\]$/gm) ?? []).length;
-        text = `<cheatsheet>- advice from ${n} experiences for: ${target}</cheatsheet>`;
+        const previous = /Previous cheatsheet:\n([\s\S]*?)\n\nEarlier experiences:/.exec(p)![1];
+        text = `<cheatsheet>${previous === "(empty)" ? "" : `${previous}\n`}- advice from ${n} experiences for: ${target}</cheatsheet>`;
         break;
       }
-      case "AWM-INDUCE v1": {
+      case "AWM-INDUCE v2": {
         const n = (p.match(/^\[\d+\] Question: /gm) ?? []).length;
         text = `<workflows>Workflow induced from ${n} successes\n1. find the tables\n2. write the query</workflows>`;
         break;
@@ -168,10 +170,13 @@ describe("reasoning_bank", () => {
     const r = await run("reasoning_bank");
     checkRun("reasoning_bank", r, each({ judge: 1, distill: 1 }));
     for (const t of r.trajectories) expect(t.call_kinds.slice(-2)).toEqual(["judge", "distill"]);
-    // A success (judged so) stores two positive items, a failure one negative; C was repaired but the
-    // judge (the double) calls it a failure, so its item is negative: the judge, not the oracle, decides.
-    expect(writes(r.byId.get("426")).map((n) => n.polarity)).toEqual(["positive", "positive"]);
-    expect(writes(r.byId.get(B)).map((n) => [n.polarity, n.kind])).toEqual([["negative", "memory_item"]]);
+    // One note per episode holding its items (the original's one record per task): a success (judged
+    // so) stores two positive items, a failure one negative; C was repaired but the judge (the double)
+    // calls it a failure, so its note is negative: the judge, not the oracle, decides.
+    expect(writes(r.byId.get("426")).map((n) => n.polarity)).toEqual(["positive"]);
+    expect((writes(r.byId.get("426"))[0].data as { items: unknown[] }).items).toHaveLength(2);
+    expect(writes(r.byId.get("426"))[0].text).toBe(`Read the schema — Any lookup.\nNames came from the schema for: ${questionOf("426")}\n\nJoin keys — Joins.\nJoin on declared keys.`);
+    expect(writes(r.byId.get(B)).map((n) => [n.polarity, n.kind])).toEqual([["negative", "memory_items"]]);
     expect(writes(r.byId.get(B))[0].text).toBe(`Finish the query — Unfinished SQL.\nA query failed for: ${questionOf(B)}`);
     expect(r.byId.get(C)!.final_correct).toBe(true);
     expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["negative"]);
@@ -185,11 +190,12 @@ describe("reasoning_bank", () => {
     // Before each repair: the items of one earlier episode (A at position 1: those of 426).
     for (const rec of r.retrievals) expect(new Set(rec.retrieved_entry_ids.map((id) => r.trajectories.flatMap(writes).find((n) => n.note_id === id)!.source_episode_id)).size).toBe(1);
     expect(r.retrievals.filter((x) => x.query_id === A).map((x) => x.retrieved_entry_ids)).toEqual([1, 2, 3].map(() => writes(r.byId.get("426")).map((n) => n.note_id)));
+    for (const rec of r.retrievals) expect(rec.retrieved_entry_ids).toHaveLength(1);
     const prompt = r.repairPrompts(A)[0];
-    expect(prompt).toContain("MEMORY ITEMS FROM A SIMILAR EARLIER QUESTION:\n[memory_item 1]\nNote ID: ");
+    expect(prompt).toContain("MEMORY ITEMS FROM A SIMILAR EARLIER QUESTION:\n[memory_items 1]\nNote ID: ");
     expect(prompt).toContain(`Names came from the schema for: ${questionOf("426")}`);
-    // Embeddings: each item's key when stored, the question at each repair.
-    for (const t of r.trajectories) expect(t.accounting.embedding_calls).toBe(writes(t).length + t.retrieved_entry_ids.length);
+    // Embeddings: the episode's question once when its note is stored (not once per item), the question at each repair.
+    for (const t of r.trajectories) expect(t.accounting.embedding_calls).toBe(writes(t).length + (t.stream_position > 0 ? t.repair_steps : 0));
   }, budget(120_000));
 });
 
@@ -198,7 +204,8 @@ describe("reasoning_bank_oracle", () => {
     const r = await run("reasoning_bank_oracle");
     checkRun("reasoning_bank_oracle", r, each({ distill: 1 }));
     expect(r.trajectories.every((t) => !t.call_kinds.includes("judge"))).toBe(true);
-    expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["positive", "positive"]);
+    expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["positive"]);
+    expect((writes(r.byId.get(C))[0].data as { items: unknown[] }).items).toHaveLength(2);
     expect(writes(r.byId.get(C))[0].data).toMatchObject({ judged_success: true, verdict_from: "oracle" });
     expect(writes(r.byId.get(B)).map((n) => n.polarity)).toEqual(["negative"]);
   }, budget(120_000));
@@ -242,11 +249,21 @@ describe("dynamic_cheatsheet_rs (DC-RS)", () => {
     expect(synth(A)).not.toContain("[2]\n");
     expect(synth(C)).toContain("[3]\n");
     expect(r.retrievals.filter((x) => x.query_id === C)[0].retrieved_entry_ids).toHaveLength(3);
+    // The synthesis carries the previous sheet (issue 37 §1): A's reads none, B's reads A's, C's reads B's.
+    const sheetA = `- advice from 1 experiences for: ${questionOf(A)}`;
+    const sheetB = `${sheetA}\n- advice from 2 experiences for: ${questionOf(B)}`;
+    expect(synth(A)).toContain("Previous cheatsheet:\n(empty)\n");
+    expect(synth(B)).toContain(`Previous cheatsheet:\n${sheetA}\n\nEarlier experiences:`);
+    expect(synth(C)).toContain(`Previous cheatsheet:\n${sheetB}\n\nEarlier experiences:`);
+    // The sheet an episode synthesized is kept in its experience note; an episode without repairs keeps none.
+    expect(writes(r.byId.get(A))[0].data).toMatchObject({ sheet: sheetA });
+    expect(writes(r.byId.get(B))[0].data).toMatchObject({ sheet: sheetB });
+    expect(writes(r.byId.get("426"))[0].data).not.toHaveProperty("sheet");
     // Every repair of B shows the same synthesized sheet, not the raw experiences (no Note ID).
     const prompts = r.repairPrompts(B);
     expect(prompts).toHaveLength(7);
     for (const p of prompts) {
-      expect(p).toContain(`CHEATSHEET SYNTHESIZED FROM SIMILAR EARLIER EPISODES:\n- advice from 2 experiences for: ${questionOf(B)}`);
+      expect(p).toContain(`CHEATSHEET SYNTHESIZED FROM SIMILAR EARLIER EPISODES:\n${sheetB}`);
       expect(p).not.toContain("Note ID:");
     }
     // Embeddings: the stored experience, and the question at each repair.
@@ -267,6 +284,13 @@ describe("awm", () => {
     });
     // A's success carries its final (repaired) SQL into the next induction.
     expect((sets[1][0].data as { successes: { sql: string }[] }).successes[1].sql).toBe(scenarioScript(fx.dataset).get(questionOf(A))![2]);
+    // ...and its repair path (issue 37 §1): the three failed attempts with their feedback, then the fix.
+    const induceA = r.prompts.find((p) => p.kind === "induce" && p.query_id === A)!.prompt;
+    const pathA = r.byId.get(A)!;
+    expect(pathA.repair_steps).toBe(3);
+    expect(induceA).toMatch(/\[2\] Question: .*\nDatabase: .*\nFailed attempt 1: .*\n  -> status \w+.*\nFailed attempt 2: .*\n  -> status .*\nFailed attempt 3: .*\n  -> status .*\nCorrect SQL: /);
+    expect((sets[1][0].data as { successes: { failed?: unknown[] }[] }).successes[1].failed).toHaveLength(3);
+    expect((sets[1][0].data as { successes: { failed?: unknown[] }[] }).successes[0].failed).toBeUndefined();
     // Before each repair: the latest earlier set — B and C both see A's (B wrote none).
     expect(r.retrievals.filter((x) => x.query_id !== A).every((x) => x.retrieved_entry_ids[0] === sets[1][0].note_id)).toBe(true);
     expect(r.repairPrompts(C)[0]).toContain(`WORKFLOWS INDUCED FROM EARLIER SUCCESSES:\n[workflows 1]\nNote ID: ${sets[1][0].note_id}\nWorkflow induced from 2 successes`);

@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditRun } from "../../lib/experiment/audit.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
-import { getMethod, hookCallBound, methodDefinition, methodTable, type AttemptView, type EpisodeView } from "../../lib/methods/index.ts";
-import { errorFixNotes, FIXES_SHOWN, SOLVED_SHOWN } from "../../lib/methods/peers/error-fix-memory.ts";
-import { applyOperations, critiquePrompt, IMPORTANCE, MAX_INSIGHTS, parseOperations, type Insight } from "../../lib/methods/peers/expel-online.ts";
+import { getMethod, hookCallBound, methodDefinition, methodTable, type AttemptView, type EpisodeView, type HookModel } from "../../lib/methods/index.ts";
+import { errorFixNotes, fixKey, FIXES_SHOWN, parseAdvice, SOLVED_SHOWN } from "../../lib/methods/peers/error-fix-memory.ts";
+import { sqlSkeleton } from "../../lib/methods/peers/sql-skeleton.ts";
+import { applyOperations, critiquePrompt, IMPORTANCE, MAX_INSIGHTS, MAX_OPERATIONS, parseOperations, REMOVE_WHEN_FULL, type Insight } from "../../lib/methods/peers/expel-online.ts";
 import { EXPERIENCES_SHOWN, experienceNote } from "../../lib/methods/peers/exprag.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 import { readRun, type RunFiles } from "../helpers/run-fixture.ts";
@@ -23,18 +24,26 @@ import { budget } from "../helpers/budget.ts";
 const FIRST_CRITIQUE = "ADD: Copy table and column names from the schema exactly.\n- ADD: Finish every clause before running a query.\nthis line is not an operation\nAGREE 9\nREMOVE";
 const SECOND_CRITIQUE = "1. AGREE 1\n**EDIT 2:** Finish every clause, including the WHERE value.\nREMOVE 2\nADD: Group by a key column that exists.";
 
-/** Answers `critique` prompts with the fixed operations above; everything else goes to `repairs`. */
+/** Answers `critique` prompts with the fixed operations above and `advise` prompts with numbered advice; everything else goes to `repairs`. */
 class CritiqueDouble implements ChatBackend {
   readonly identity = { kind: "test-scripted", model: "critique-double", modelHash: "none", params: {} };
   readonly critiques: string[] = [];
+  readonly advice: string[] = [];
   readonly repairs: ChatBackend;
   constructor(repairs: ChatBackend) {
     this.repairs = repairs;
   }
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    if (!request.prompt.startsWith("EXPEL-CRITIQUE v1")) return this.repairs.generate(request);
+    let text: string;
+    if (request.prompt.startsWith("ERRFIX-ADVISE v1")) {
+      this.advice.push(request.prompt);
+      const types = [...request.prompt.matchAll(/^\[(\d+)\] Failure type: (.*)$/gm)];
+      text = types.map((m) => `<advice n="${m[1]}">Check the ${m[2]} first.</advice>`).join("\n");
+      return { text, promptTokens: request.prompt.split(/\s+/).length, outputTokens: text.split(/\s+/).length, truncatedPromptTokens: 0, cached: false };
+    }
+    if (!request.prompt.startsWith("EXPEL-CRITIQUE v2")) return this.repairs.generate(request);
     this.critiques.push(request.prompt);
-    const text = request.prompt.includes("CURRENT INSIGHTS ([importance]):\n(none yet)") ? FIRST_CRITIQUE : SECOND_CRITIQUE;
+    text = request.prompt.includes("CURRENT INSIGHTS ([importance]):\n(none yet)") ? FIRST_CRITIQUE : SECOND_CRITIQUE;
     return { text, promptTokens: request.prompt.split(/\s+/).length, outputTokens: text.split(/\s+/).length, truncatedPromptTokens: 0, cached: false };
   }
   async close(): Promise<void> {}
@@ -79,12 +88,14 @@ const repairPromptsOf = (files: RunFiles, id: string) => files.prompts.filter((p
 describe("the peer methods are registered with their hooks, citation and ground-truth flag", () => {
   it("lists each with its memory and declared calls", () => {
     const table = methodTable();
-    expect(table.find((l) => l.startsWith("| `expel_online` |"))).toContain("memory:expel_insights + calls(critique<=1/repaired)");
+    expect(table.find((l) => l.startsWith("| `expel_online` |"))).toContain("memory:expel_insights(embedded) + calls(critique<=1/repaired)");
     expect(table.find((l) => l.startsWith("| `exprag` |"))).toContain("memory:experience_rag(embedded)");
     expect(table.find((l) => l.startsWith("| `exprecent` |"))).toContain("memory:experience_recent |");
     expect(table.find((l) => l.startsWith("| `error_fix_memory` |"))).toContain("memory:error_fix_pairs(embedded)");
+    expect(table.find((l) => l.startsWith("| `error_fix_memory` |"))).toContain("calls(advise<=1/repaired)");
     expect(hookCallBound(getMethod("expel_online"))).toBe(1);
-    for (const name of ["exprag", "exprecent", "error_fix_memory"]) expect(hookCallBound(getMethod(name))).toBe(0);
+    expect(hookCallBound(getMethod("error_fix_memory"))).toBe(1);
+    for (const name of ["exprag", "exprecent"]) expect(hookCallBound(getMethod(name))).toBe(0);
     expect(methodDefinition("expel_online").citation).toMatch(/arXiv:2308\.10144/);
     expect(methodDefinition("exprag").citation).toMatch(/arXiv:2511\.20857/);
     expect(methodDefinition("exprecent").citation).toMatch(/arXiv:2511\.20857/);
@@ -122,7 +133,9 @@ describe("expel_online: operations and importance counters", () => {
     ];
     // b: 1 − 1 = 0 → dropped (a later AGREE of b is ignored); c: 2 + 1 (EDIT) + 1 (AGREE) = 4;
     // a: 3 − 1 − 1 = 1; d: ADD 2; "A" again counts as AGREE of a: 2; index 7 is outside the list.
-    const { insights, applied } = applyOperations(start, [
+    const { insights, applied } = applyOperations(
+      start,
+      [
       { op: "REMOVE", index: 2 },
       { op: "AGREE", index: 2 },
       { op: "EDIT", index: 3, text: "c2" },
@@ -132,7 +145,10 @@ describe("expel_online: operations and importance counters", () => {
       { op: "ADD", text: "d" },
       { op: "ADD", text: " A " },
       { op: "AGREE", index: 7 },
-    ]);
+      ],
+      MAX_INSIGHTS,
+      20,
+    );
     expect(insights).toEqual([
       { text: "c2", importance: 4 },
       { text: "a", importance: 2 },
@@ -149,40 +165,75 @@ describe("expel_online: operations and importance counters", () => {
     expect(room[0]).toEqual({ text: "new", importance: 2 });
   });
 
-  it("one critique per repaired episode; the list it makes is stored and shown to later repairs", async () => {
+  it("holds up to 20 rules, applies at most 4 operations per update, and a REMOVE on a full list counts −3 (the original's)", () => {
+    expect([MAX_INSIGHTS, MAX_OPERATIONS, REMOVE_WHEN_FULL]).toEqual([20, 4, -3]);
+    const adds = Array.from({ length: 6 }, (_, i) => ({ op: "ADD" as const, text: `rule ${i}` }));
+    expect(applyOperations([], adds).insights.map((i) => i.text)).toEqual(["rule 0", "rule 1", "rule 2", "rule 3"]);
+    expect(applyOperations([], adds, MAX_INSIGHTS, 6).applied).toBe(6);
+    // Full: a REMOVE takes 3 (an insight at 3 is dropped at once); not full: 1.
+    const full = Array.from({ length: MAX_INSIGHTS }, (_, i) => ({ text: `i${i}`, importance: 3 }));
+    expect(applyOperations(full, [{ op: "REMOVE", index: 1 }]).insights).toHaveLength(MAX_INSIGHTS - 1);
+    expect(applyOperations(full.slice(1), [{ op: "REMOVE", index: 1 }]).insights[18]).toEqual({ text: "i1", importance: 2 });
+    // The critique prompt states both limits; an arm's settings change them.
+    const prompt = critiquePrompt({ dataset: "spider", queryId: "q", dbId: "db", question: "Q?", evidence: "", schema: "", streamPosition: 1, attempts: [{ sql: "SELECT 1", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Result Mismatch", rowsPreview: "[1]" }, { sql: "SELECT 2", status: "CORRECT", dbError: null, executed: true, errorType: null, rowsPreview: "[2]" }], success: true, reflections: [], retrieved: [] }, [], 7, 2);
+    expect(prompt).toContain("Answer with at most 2 operations");
+    expect(prompt).toContain("The list holds at most 7 insights");
+  });
+
+  it("one critique per repaired episode; the list it makes is stored and shown to later repairs beside the most similar successful trajectories", async () => {
     const { dir, files, byId, double } = await run("expel_online");
-    // Only A and C failed and were then repaired: one critique each, after their repairs.
+    // Only A and C failed and were then repaired: one critique each, after their repairs. Every
+    // success stores its trajectory (ExpeL's pool); a repaired one also stores the new list.
     for (const t of files.trajectories) {
       const pair = !t.initial_correct && t.final_correct;
       expect(t.call_kinds.filter((k) => k === "critique")).toHaveLength(pair ? 1 : 0);
       if (pair) expect(t.call_kinds[t.call_kinds.length - 1]).toBe("critique");
       expect(t.accounting.llm_calls).toBe(t.call_kinds.length);
-      expect(t.accounting.embedding_calls).toBe(0);
-      expect((t.memory_writes ?? []).length).toBe(pair ? 1 : 0);
+      const kinds = (t.memory_writes ?? []).map((n) => n.kind);
+      expect(kinds).toEqual(pair ? ["trajectory", "insights"] : t.final_correct ? ["trajectory"] : []);
+      // Each stored note's key is embedded once; the question once at each repair (426's position 0 has none).
+      expect(t.accounting.embedding_calls).toBe(kinds.length + (t.stream_position > 0 ? t.repair_steps : 0));
     }
     expect(double.critiques).toHaveLength(2);
     // A's critique saw the empty list, its failed attempts and the accepted query.
     expect(double.critiques[0]).toContain("CURRENT INSIGHTS ([importance]):\n(none yet)");
     expect(double.critiques[0]).toContain("[Failed 1] SELECT series_nam FROM TV_Channel");
     expect(double.critiques[0]).toContain("ACCEPTED QUERY:\nSELECT T1.series_name FROM TV_Channel AS T1 JOIN Cartoon");
-    const a = byId.get(A)!.memory_writes![0];
+    const note = (id: string, kind: string) => byId.get(id)!.memory_writes!.find((n) => n.kind === kind)!;
+    const a = note(A, "insights");
     expect([a.kind, a.polarity, a.source_query_id]).toEqual(["insights", "neutral", A]);
     expect(a.text).toBe("1. [2] Copy table and column names from the schema exactly.\n2. [2] Finish every clause before running a query.");
+    // A's trajectory: the question, its three failed attempts with their feedback, then the accepted SQL.
+    const trajA = note(A, "trajectory");
+    expect([trajA.polarity, trajA.key]).toEqual(["positive", fx.dataset.examples.find((e) => e.id === A)!.question]);
+    expect(trajA.text).toMatch(/^Question: .*\nDatabase: \w+\nFailed attempt 1: SELECT series_nam FROM TV_Channel.*\n  -> status \w+.*\nFailed attempt 2: .*\n  -> .*\nFailed attempt 3: .*\n  -> .*\nAccepted SQL: SELECT T1\.series_name FROM TV_Channel AS T1 JOIN Cartoon/);
     // C's critique read A's list (write() is given the eligible memory) and changed it.
     expect(double.critiques[1]).toContain(`CURRENT INSIGHTS ([importance]):\n${a.text}`);
-    const c = byId.get(C)!.memory_writes![0];
-    expect(c.data).toMatchObject({
+    expect(note(C, "insights").data).toMatchObject({
       insights: [
         { text: "Copy table and column names from the schema exactly.", importance: 3 },
         { text: "Finish every clause, including the WHERE value.", importance: 2 },
         { text: "Group by a key column that exists.", importance: 2 },
       ],
     });
-    // A's repairs (position 1) see nothing; B's and C's see A's list, whole, under the heading.
-    expect(files.retrievals.filter((r) => r.query_id === A).every((r) => r.retrieved_entry_ids.length === 0)).toBe(true);
-    for (const r of files.retrievals.filter((r) => r.query_id !== A)) expect(r.retrieved_entry_ids).toEqual([a.note_id]);
-    for (const id of [B, C]) for (const p of repairPromptsOf(files, id)) expect(p).toContain(`INSIGHTS FROM EARLIER EPISODES:\n[insights 1]\nNote ID: ${a.note_id}\n${a.text}`);
-    for (const p of repairPromptsOf(files, A)) expect(p).not.toContain("INSIGHTS FROM EARLIER EPISODES");
+    // A's repairs (position 1) see 426's trajectory, no list; B's and C's see A's list and the two
+    // most similar successful trajectories of 426 and A (B stored none).
+    const heading = "INSIGHTS AND SIMILAR SUCCESSES FROM EARLIER EPISODES:\n";
+    for (const r of files.retrievals.filter((r) => r.query_id === A)) expect(r.retrieved_entry_ids).toEqual([note("426", "trajectory").note_id]);
+    for (const p of repairPromptsOf(files, A)) {
+      expect(p).toContain(`${heading}Successful attempts at similar earlier questions:\n[example 1]\n${note("426", "trajectory").text}`);
+      expect(p).not.toContain("Insights (most important first");
+    }
+    for (const r of files.retrievals.filter((r) => r.query_id !== A)) {
+      expect(r.retrieved_entry_ids[0]).toBe(a.note_id);
+      expect(new Set(r.retrieved_entry_ids.slice(1))).toEqual(new Set([note("426", "trajectory").note_id, trajA.note_id]));
+    }
+    for (const id of [B, C]) {
+      for (const p of repairPromptsOf(files, id)) {
+        expect(p).toContain(`${heading}Insights (most important first, [importance]):\n${a.text}\n\nSuccessful attempts at similar earlier questions:\n[example 1]\n`);
+        expect(p).toContain(trajA.text);
+      }
+    }
     expectCausalAndClean(dir, files, byId);
   }, budget(120_000));
 });
@@ -213,6 +264,9 @@ describe("exprag and exprecent: raw experiences, by similarity or by recency", (
         expect(t.accounting.embedding_calls).toBe(method === "exprag" ? 1 + t.repair_steps : 0);
       }
       expect(byId.get(B)!.memory_writes![0].text).toContain("Feedback: not accepted (DENOTATION_MISMATCH");
+      // The repair path (issue 37 §1): A's experience holds its three failed attempts with their feedback before the final SQL.
+      expect(byId.get(A)!.memory_writes![0].text).toMatch(/^Question: .*\nDatabase: \w+\nFailed attempt 1: SELECT series_nam FROM TV_Channel.*\n  -> status \w+.*\nFailed attempt 2: [^\n]*\n  -> [^\n]*\nFailed attempt 3: [^\n]*\n  -> [^\n]*\nFinal SQL: /);
+      expect((byId.get(A)!.memory_writes![0].data as { path: { failed: unknown[] } }).path.failed).toHaveLength(3);
       expect(byId.get("426")!.memory_writes![0].text).toMatch(/\nFeedback: accepted \(CORRECT\)$/);
       const noteOf = (id: string) => byId.get(id)!.memory_writes![0].note_id;
       // Position p sees the min(p, 4) experiences of positions 0..p−1.
@@ -229,25 +283,56 @@ describe("exprag and exprecent: raw experiences, by similarity or by recency", (
 });
 
 describe("error_fix_memory: solved questions and error→fix pairs", () => {
-  it("a failure stores nothing; a repair stores its solved question and one pair per failure type", () => {
+  it("a failure stores nothing; a repair stores its solved question and one pair per failure type, with advice from one call, keyed on question + failing-SQL skeleton", async () => {
     const at = (sql: string, errorType: string | null, dbError: string | null = null): AttemptView => ({ sql, status: errorType ? "EXECUTION_ERROR" : "CORRECT", dbError, executed: errorType === null, errorType, rowsPreview: errorType === null ? "[1]" : "" });
     const base = { dataset: "spider", queryId: "q", dbId: "db", question: "Q?", evidence: "", schema: "", streamPosition: 2, reflections: [], retrieved: [] };
-    expect(errorFixNotes({ ...base, attempts: [at("SELECT x", "Schema Linking", "no such column: x")], success: false })).toEqual([]);
-    const notes = errorFixNotes({ ...base, attempts: [at("SELECT x", "Schema Linking", "no such column: x"), at("SELECT", "Syntax", "incomplete input"), at("SELECT y", "Schema Linking", "no such column: y"), at("SELECT z", null)], success: true });
+    const prompts: string[] = [];
+    const model: HookModel = {
+      async reply(kind, prompt) {
+        expect(kind).toBe("advise");
+        prompts.push(prompt);
+        return { text: '<advice n="2">Finish the statement.</advice>\n<advice n="1">Copy column names from the schema.</advice>', truncated: false };
+      },
+      async generate(kind, prompt) {
+        return (await this.reply(kind, prompt)).text;
+      },
+      async embed() {
+        throw new Error("not used");
+      },
+    };
+    expect(await errorFixNotes({ ...base, attempts: [at("SELECT x", "Schema Linking", "no such column: x")], success: false }, model)).toEqual([]);
+    const notes = await errorFixNotes({ ...base, attempts: [at("SELECT x", "Schema Linking", "no such column: x"), at("SELECT", "Syntax", "incomplete input"), at("SELECT y FROM t WHERE a = 'v'", "Schema Linking", "no such column: y"), at("SELECT z", null)], success: true }, model);
     expect(notes.map((n) => [n.kind, n.polarity, (n.data as { error_type?: string }).error_type ?? null])).toEqual([
       ["solved", "positive", null],
       ["error_fix", "negative", "Schema Linking"],
       ["error_fix", "negative", "Syntax"],
     ]);
-    expect(notes[1].text).toBe("Question: Q?\nDatabase: db\nFailing SQL: SELECT y\nFeedback: EXECUTION_ERROR; error: no such column: y; type: Schema Linking\nFixed SQL: SELECT z");
-    expect(notes[0].text).toBe("Question: Q?\nDatabase: db\nAccepted SQL: SELECT z");
-    // An initially correct episode stores its solved question only.
-    expect(errorFixNotes({ ...base, attempts: [at("SELECT z", null)], success: true }).map((n) => n.kind)).toEqual(["solved"]);
+    // One advise call for the episode: both pairs, numbered, with their feedback and the fix; never the gold.
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain("[1] Failure type: Schema Linking\nFailing SQL: SELECT y FROM t WHERE a = 'v'\nFeedback: EXECUTION_ERROR; error: no such column: y; type: Schema Linking\n[2] Failure type: Syntax\nFailing SQL: SELECT\n");
+    expect(prompts[0]).toContain("Fixed SQL: SELECT z");
+    expect(notes[1].text).toBe("Question: Q?\nDatabase: db\nFailing SQL: SELECT y FROM t WHERE a = 'v'\nFeedback: EXECUTION_ERROR; error: no such column: y; type: Schema Linking\nFixed SQL: SELECT z\nAdvice: Copy column names from the schema.");
+    expect(notes[2].text).toMatch(/\nAdvice: Finish the statement\.$/);
+    // Retrieval keys: the question and the failing SQL's skeleton (names `_`, values `?`).
+    expect(notes[1].key).toBe("Q?\nSELECT _ FROM _ WHERE _ = ?");
+    expect(fixKey("Q?", "select y from t where a = 'v'")).toBe(notes[1].key);
+    expect(sqlSkeleton("SELECT T1.name, count(*) FROM singer AS T1 WHERE age > 20 -- note\nORDER  BY 1 DESC")).toBe("SELECT _._, COUNT (*) FROM _ AS _ WHERE _ > ? ORDER BY ? DESC");
+    expect(notes[0]).toMatchObject({ text: "Question: Q?\nDatabase: db\nAccepted SQL: SELECT z", key: "Q?" });
+    expect(parseAdvice('<advice>first</advice><advice n="3">third</advice><advice n="9">stray</advice>', 3)).toEqual(["first", "", "third"]);
+    // An initially correct episode stores its solved question only, with no call.
+    expect((await errorFixNotes({ ...base, attempts: [at("SELECT z", null)], success: true }, model)).map((n) => n.kind)).toEqual(["solved"]);
+    expect(prompts).toHaveLength(1);
   });
 
   it("shows pairs of the current failure type and similar solved questions", async () => {
-    const { dir, files, byId } = await run("error_fix_memory");
-    expectNoExtraCalls(files);
+    const { dir, files, byId, double } = await run("error_fix_memory");
+    // One advise call per repaired episode (A and C), after its repairs; none elsewhere.
+    for (const t of files.trajectories) {
+      const repaired = !t.initial_correct && t.final_correct;
+      expect(t.call_kinds.slice(1)).toEqual([...Array(t.repair_steps).fill("repair"), ...(repaired ? ["advise"] : [])]);
+      expect(t.accounting.llm_calls).toBe(t.call_kinds.length);
+    }
+    expect(double.advice).toHaveLength(2);
     for (const t of files.trajectories) {
       const types = new Set(t.error_types.slice(0, -1).filter((e) => e !== null));
       const kinds = (t.memory_writes ?? []).map((n) => n.kind);
@@ -272,6 +357,9 @@ describe("error_fix_memory: solved questions and error→fix pairs", () => {
     const aPair = byId.get(A)!.memory_writes!.find((n) => n.kind === "error_fix" && (n.data as { error_type: string }).error_type === cType)!;
     expect(aPair).toBeDefined();
     expect(repairPromptsOf(files, C)[0]).toContain(`ERROR FIXES AND SOLVED QUESTIONS FROM EARLIER EPISODES:\n[error_fix 1]\nNote ID: ${aPair.note_id}\n`);
+    expect(aPair.text).toContain(`\nAdvice: Check the ${cType} first.`);
+    expect(repairPromptsOf(files, C)[0]).toContain(`Advice: Check the ${cType} first.`);
+    expect(aPair.key).toBe(`${aPair.key.split("\n")[0]}\n${sqlSkeleton((aPair.data as { failed_sql: string }).failed_sql)}`);
     expectCausalAndClean(dir, files, byId);
   }, budget(120_000));
 

@@ -56,3 +56,43 @@ export function tagged(text: string, tag: string): string | null {
   const m = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "i").exec(text);
   return m ? m[1].trim() : null;
 }
+
+/** The longest SQL and DBMS message a stored repair path keeps of one attempt (characters). */
+export const PATH_SQL_CHARS = 600;
+export const PATH_MESSAGE_CHARS = 300;
+
+/** One attempt of a stored repair path: its SQL and the feedback it got, each cut to a bound. */
+export interface PathStep {
+  sql: string;
+  status: string;
+  db_error: string | null;
+}
+
+const cut = (text: string, most: number) => (text.length <= most ? text : `${text.slice(0, most)}…`);
+
+/**
+ * The repair path an episode stores (issue 37 §1: the originals keep the trajectory, not only its
+ * end): its last `most` failed attempts, each with its SQL and the DBMS message it got, oldest first,
+ * then the final attempt; each SQL cut to PATH_SQL_CHARS and each message to PATH_MESSAGE_CHARS
+ * characters. `omitted` counts the earlier failed attempts left out; `most` = 0 keeps the final attempt alone.
+ */
+export function repairPath(episode: Pick<EpisodeView, "attempts">, most: number): { failed: PathStep[]; final: PathStep; omitted: number } {
+  const step = (a: AttemptView): PathStep => ({ sql: cut(a.sql.trim(), PATH_SQL_CHARS), status: a.status, db_error: a.dbError === null ? null : cut(a.dbError, PATH_MESSAGE_CHARS) });
+  const before = episode.attempts.slice(0, -1);
+  const kept = most > 0 ? before.slice(-most) : [];
+  return { failed: kept.map(step), final: step(finalAttempt(episode)), omitted: before.length - kept.length };
+}
+
+/** The failed attempts of a stored repair path as a prompt shows them, each with its feedback ([] when none). */
+export function failedPathLines(path: { failed: readonly PathStep[]; omitted: number }): string[] {
+  const feedback = (s: PathStep) => [`status ${s.status}`, s.db_error ? `DBMS message: ${s.db_error}` : null].filter((p) => p !== null).join("; ");
+  return [
+    ...(path.omitted > 0 ? [`(${path.omitted} earlier failed attempt${path.omitted === 1 ? "" : "s"} left out)`] : []),
+    ...path.failed.map((s, i) => `Failed attempt ${i + 1}: ${s.sql || "(no SQL)"}\n  -> ${feedback(s)}`),
+  ];
+}
+
+/** A stored repair path as a prompt shows it: each failed attempt with its feedback, then the final SQL (`finalLabel`). */
+export function pathText(path: { failed: readonly PathStep[]; final: Pick<PathStep, "sql">; omitted: number }, finalLabel: string): string {
+  return [...failedPathLines(path), `${finalLabel}: ${path.final.sql || "(no SQL)"}`].join("\n");
+}

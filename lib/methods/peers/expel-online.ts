@@ -6,24 +6,49 @@
  * first and extracts insights offline; here the list is updated online, once per repaired episode,
  * from that episode's own fail→success pair (the failed attempts, then the accepted one).
  *
- * - write: only a repaired episode (it failed, then an attempt was accepted) makes ONE `critique`
- *   call on the current list (the latest list in the eligible view); the operations it answers
- *   (ADD +2, AGREE +1, EDIT +1, REMOVE −1; an insight at 0 is dropped; at most
- *   {@link MAX_INSIGHTS}) give the new list, stored as one `insights` note. Other episodes store
+ * - write: every successful episode stores its trajectory (the question, its failed attempts with
+ *   their DBMS messages — at most `path_attempts` — and the accepted SQL) as one `trajectory` note
+ *   keyed (embedded) by its question: ExpeL's pool of successful trajectories. A repaired episode
+ *   (it failed, then an attempt was accepted) also makes ONE `critique` call on the current list (the
+ *   latest list in the eligible view); the first `max_operations` operations it answers (ADD +2,
+ *   AGREE +1, EDIT +1, REMOVE −1, or −3 when the list is full; an insight at 0 is dropped; at most
+ *   `max_rules` insights) give the new list, stored as one `insights` note. A failed episode stores
  *   nothing, and a response without a usable operation leaves the list as it was.
- * - retrieve: the latest list, every insight, most important first.
+ * - retrieve: the latest list, every insight, most important first, and beside it the `few_shots`
+ *   stored successful trajectories whose questions are nearest by cosine to this one (ExpeL's
+ *   task-similarity few-shots), shown as one text under the heading.
  * @module
  */
-import type { EpisodeView, NoteDraft, NoteView } from "../hooks.ts";
+import { topByCosine, type EpisodeView, type NoteDraft, type NoteView, type PickedNote } from "../hooks.ts";
+import type { JsonValue } from "../../hash.ts";
+import type { MethodDefinition } from "../method.ts";
 import { registerMethod } from "../registry.ts";
+import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
 import { attemptLines, latestNote, notesOfKind } from "./common.ts";
+import { pathText, questionLines, repairPath } from "./episode-text.ts";
 
-/** The most insights the list holds (an ADD to a full list is ignored). */
-export const MAX_INSIGHTS = 10;
+/** The most insights the list holds (the original's max_num_rules; an ADD to a full list is ignored). */
+export const MAX_INSIGHTS = 20;
+/** The most operations one critique applies (the original's prompt: at most 4 per update). */
+export const MAX_OPERATIONS = 4;
+/** Successful trajectories shown beside the rules (task-similarity few-shots). */
+export const FEW_SHOTS = 2;
+/** The most failed attempts a stored trajectory keeps (K = 7 here: the whole repair path). */
+export const EXPEL_PATH_ATTEMPTS = 7;
+
+/** ExpeL's settings (lib/methods/settings.ts), the original's values as defaults. */
+export const EXPEL_SETTINGS: SettingSpecs = {
+  max_rules: { default: MAX_INSIGHTS, min: 1, max: 100, doc: "insights the list holds (configs/agent/expel.yaml max_num_rules)" },
+  max_operations: { default: MAX_OPERATIONS, min: 1, max: 20, doc: "operations one critique applies (the critique prompt: at most 4)" },
+  few_shots: { default: FEW_SHOTS, min: 0, max: 20, doc: "task-similar successful trajectories shown beside the rules" },
+  path_attempts: { default: EXPEL_PATH_ATTEMPTS, min: 0, max: 50, doc: "failed attempts a stored trajectory keeps (0: the accepted SQL alone)" },
+};
 /** The longest insight kept (characters). */
 export const MAX_INSIGHT_CHARS = 300;
 /** Counter changes per operation; an insight whose counter reaches 0 is dropped. */
 export const IMPORTANCE = { ADD: 2, AGREE: 1, EDIT: 1, REMOVE: -1 } as const;
+/** A REMOVE's change when the list is full (the original: −3, so a full list makes room faster). */
+export const REMOVE_WHEN_FULL = -3;
 
 export interface Insight {
   text: string;
@@ -68,8 +93,10 @@ export function parseOperations(response: string): Operation[] {
  * insight already in the list (same text, case and spacing aside) counts as AGREE; an ADD when the
  * list is full is ignored. Insights at 0 are dropped; the rest are ordered by importance, most
  * first (ties keep their order, additions last). `applied` counts the operations that changed something.
+ * Only the first `maxOps` operations are applied; a REMOVE while the list is full counts REMOVE_WHEN_FULL.
  */
-export function applyOperations(list: readonly Insight[], ops: readonly Operation[], cap = MAX_INSIGHTS): { insights: Insight[]; applied: number } {
+export function applyOperations(list: readonly Insight[], allOps: readonly Operation[], cap = MAX_INSIGHTS, maxOps = MAX_OPERATIONS): { insights: Insight[]; applied: number } {
+  const ops = allOps.slice(0, maxOps);
   const work = list.map((i) => ({ ...i }));
   let applied = 0;
   const key = (t: string) => t.toLowerCase().replace(/\s+/g, " ").trim();
@@ -86,7 +113,7 @@ export function applyOperations(list: readonly Insight[], ops: readonly Operatio
     const target = op.index <= list.length ? work[op.index - 1] : undefined;
     if (!target || target.importance <= 0) continue;
     if (op.op === "EDIT") target.text = op.text;
-    target.importance += IMPORTANCE[op.op];
+    target.importance += op.op === "REMOVE" && alive() >= cap ? REMOVE_WHEN_FULL : IMPORTANCE[op.op];
     applied += 1;
   }
   const insights = work
@@ -113,11 +140,11 @@ export function renderInsights(list: readonly Insight[]): string {
 }
 
 /** The critique prompt: the episode's failed attempts, the accepted query and the current list; never the gold. */
-export function critiquePrompt(episode: EpisodeView, list: readonly Insight[]): string {
+export function critiquePrompt(episode: EpisodeView, list: readonly Insight[], maxRules: number = MAX_INSIGHTS, maxOps: number = MAX_OPERATIONS): string {
   const failed = episode.attempts.slice(0, -1);
   const accepted = episode.attempts[episode.attempts.length - 1];
   return [
-    "EXPEL-CRITIQUE v1",
+    "EXPEL-CRITIQUE v2",
     "You keep a short list of general insights that help fix wrong SQLite queries, for questions on any database.",
     "Below, earlier queries for one question failed and a later query was accepted as correct.",
     "",
@@ -133,12 +160,12 @@ export function critiquePrompt(episode: EpisodeView, list: readonly Insight[]): 
     `CURRENT INSIGHTS ([importance]):\n${renderInsights(list)}`,
     "",
     "Find what the accepted query does right that the failed ones did not, and update the list.",
-    "Answer with operations only, one per line, in these forms:",
+    `Answer with at most ${maxOps} operations, one per line, in these forms:`,
     "ADD: <a new general insight>",
     "AGREE <number>",
     "EDIT <number>: <the insight, rewritten>",
     "REMOVE <number>",
-    `The list holds at most ${MAX_INSIGHTS} insights; when it is full, edit or remove rather than add.`,
+    `The list holds at most ${maxRules} insights; when it is full, edit or remove rather than add.`,
   ].join("\n");
 }
 
@@ -152,33 +179,70 @@ function insightsNote(list: readonly Insight[], ops: readonly Operation[]): Note
   };
 }
 
-registerMethod({
-  name: "expel_online",
-  description: "ExpeL, online (Zhao et al. 2024, AAAI; arXiv 2308.10144): one critique call per repaired episode edits an insight list (ADD/AGREE/EDIT/REMOVE, importance counters, at most 10); every repair sees the latest list",
-  citation: "Zhao et al. ExpeL: LLM Agents Are Experiential Learners. AAAI 2024. arXiv:2308.10144",
-  sight: "oracle",
-  parts: {},
-  hooks: {
-    calls: { critique: { most: 1, per: "repaired", maxOutputTokens: 2048 } },
-    memory: {
-      name: "expel_insights",
-      heading: "INSIGHTS FROM EARLIER EPISODES",
-      replaces: ["insights"],
-      async write(episode, model, memory): Promise<NoteDraft[]> {
-        // A fail→success pair of the same query: the episode failed at first and ended accepted.
-        if (!episode.success || episode.attempts.length < 2) return [];
-        const list = insightsOf(latestNote(notesOfKind(memory, "insights")));
-        const reply = await model.reply("critique", critiquePrompt(episode, list));
-        // A critique cut at its output limit may end mid-operation: the list stays as it was.
-        if (reply.truncated) return [];
-        const ops = parseOperations(reply.text);
-        const { insights, applied } = applyOperations(list, ops);
-        return applied === 0 ? [] : [insightsNote(insights, ops)];
-      },
-      retrieve(_request, memory) {
-        const latest = latestNote(notesOfKind(memory, "insights"));
-        return latest && insightsOf(latest).length > 0 ? [{ note: latest }] : [];
+/** The trajectory note of a successful episode: its question, its repair path (bounded), the accepted SQL; keyed by the question. */
+export function trajectoryNote(episode: EpisodeView, pathAttempts: number = EXPEL_PATH_ATTEMPTS): NoteDraft {
+  const path = repairPath(episode, pathAttempts);
+  return {
+    kind: "trajectory",
+    text: [...questionLines(episode), pathText(path, "Accepted SQL")].join("\n"),
+    key: episode.question,
+    polarity: "positive",
+    data: { question: episode.question, path: path as unknown as JsonValue },
+  };
+}
+
+/** What a repair reads: the rules, most important first, then the few-shot trajectories. */
+export function expelText(list: readonly Insight[], shots: readonly PickedNote[]): string {
+  return [
+    ...(list.length > 0 ? [`Insights (most important first, [importance]):\n${renderInsights(list)}`] : []),
+    ...(shots.length > 0 ? [`Successful attempts at similar earlier questions:\n${shots.map((p, i) => `[example ${i + 1}]\n${p.note.text}`).join("\n\n")}`] : []),
+  ].join("\n\n");
+}
+
+function expelDefinition(s: SettingValues): MethodDefinition {
+  return {
+    name: "expel_online",
+    description: `ExpeL, online (Zhao et al. 2024, AAAI; arXiv 2308.10144): one critique call per repaired episode edits an insight list (at most ${s.max_operations} ADD/AGREE/EDIT/REMOVE, importance counters, at most ${s.max_rules}); every repair sees the list and the ${s.few_shots} most similar successful trajectories`,
+    citation: "Zhao et al. ExpeL: LLM Agents Are Experiential Learners. AAAI 2024. arXiv:2308.10144",
+    sight: "oracle",
+    parts: {},
+    hooks: {
+      calls: { critique: { most: 1, per: "repaired", maxOutputTokens: 2048 } },
+      memory: {
+        name: "expel_insights",
+        heading: "INSIGHTS AND SIMILAR SUCCESSES FROM EARLIER EPISODES",
+        // a new insight list retires the one before (only the latest list is in force); trajectories accumulate
+        replaces: ["insights"],
+        // The trajectories are retrieved by their questions' vectors (the insights note's key is a constant).
+        embedsNotes: true,
+        async write(episode, model, memory): Promise<NoteDraft[]> {
+          if (!episode.success) return [];
+          const trajectory = trajectoryNote(episode, s.path_attempts);
+          // A fail→success pair of the same query: the episode failed at first and ended accepted.
+          if (episode.attempts.length < 2) return [trajectory];
+          const list = insightsOf(latestNote(notesOfKind(memory, "insights")));
+          const reply = await model.reply("critique", critiquePrompt(episode, list, s.max_rules, s.max_operations));
+          // A critique cut at its output limit may end mid-operation: the list stays as it was.
+          if (reply.truncated) return [trajectory];
+          const ops = parseOperations(reply.text).slice(0, s.max_operations);
+          const { insights, applied } = applyOperations(list, ops, s.max_rules, s.max_operations);
+          return applied === 0 ? [trajectory] : [trajectory, { ...insightsNote(insights, ops), key: "insights" }];
+        },
+        async retrieve(request, memory, model) {
+          const latest = latestNote(notesOfKind(memory, "insights"));
+          const list = insightsOf(latest);
+          const pool = notesOfKind(memory, "trajectory");
+          let shots: PickedNote[] = [];
+          if (s.few_shots > 0 && pool.length > 0) {
+            const [query] = await model.embed([request.question]);
+            shots = topByCosine(pool, query, s.few_shots);
+          }
+          const picked = [...(latest && list.length > 0 ? [{ note: latest }] : []), ...shots];
+          return picked.length === 0 ? [] : { picked, text: expelText(list, shots) };
+        },
       },
     },
-  },
-});
+  };
+}
+
+registerMethod(fromFactory("expel_online", EXPEL_SETTINGS, expelDefinition));

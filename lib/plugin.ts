@@ -12,7 +12,7 @@ export { MeritError } from "./errors.ts";
 export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
 /** Hooks over one episode (a classifier, a memory written after each episode, extra call kinds): lib/methods/hooks.ts. */
 export { cosine, MAX_NOTE_BYTES, topByCosine } from "./methods/hooks.ts";
-export type { AttemptView, CallDeclaration, ClassifyHook, ClassifyInput, EpisodeView, HookModel, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult, WriteResult } from "./methods/hooks.ts";
+export type { AttemptView, CallDeclaration, ClassifyHook, ClassifyInput, EpisodeView, HookModel, HookReply, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult, WriteResult } from "./methods/hooks.ts";
 /** How hooks are called (deadline, one-line failures) and what they are given: SQL rows JSON-safe (lib/methods/hook-guard.ts). */
 export { DEFAULT_HOOK_DEADLINE_S, jsonRows } from "./methods/hook-guard.ts";
 /** The deterministic classifier of METHOD.md §3 and its vocabulary, for a classify hook that refines it. */
@@ -41,5 +41,7 @@ export const SQL_RULES_URL: string = new URL("./oracle/sql-rules.mjs", import.me
 export { getEngine, registerEngine } from "./llm/engines/index.ts";
 /** Feedback regimes (what the agent is told about each attempt): lib/methods/feedback.ts. */
 export { judgePrompt, noiseDraw, parseJudgeVerdict, registerFeedback, rowsPreview } from "./methods/feedback.ts";
-export type { FeedbackInput, FeedbackRegimeDef } from "./methods/feedback.ts";
+export type { AcceptanceMeaning, FeedbackInput, FeedbackRegimeDef, ShowInput } from "./methods/feedback.ts";
+/** What a method may read (`sight` in registerMethod): the agent's view, or the oracle's verdict too. */
+export type { Sight } from "./methods/sight.ts";
 export type { DecodingParams, EngineRequest, InferenceEngine } from "./llm/engine-request.ts";

@@ -16,7 +16,7 @@ import { buildStream } from "../experiment/stream.ts";
 import type { ExperimentConfig } from "../experiment/config.ts";
 import type { OrderKind } from "../experiment/stream-order.ts";
 import { byConditions, checkStudyDatabases, isRunComplete, openStudy, studyDatabasesLine, studyModelsLine, STUDY_TIMING_FILE } from "../experiment/study-grid.ts";
-import { datasetRunRoot, orderResults, orderRunRoot, orderText, studyConfig, studyOrders, studyPaths, subsetText, type StudyPaths } from "../experiment/study.ts";
+import { datasetRunRoot, initialPredictions, orderResults, orderRunRoot, orderText, studyConfig, studyOrders, studyPaths, subsetText, type StudyPaths } from "../experiment/study.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { readPaperNumbers } from "./paper-comparison.ts";
 import { readReportInputs } from "./report-inputs.ts";
@@ -90,6 +90,12 @@ export interface DatasetStreams {
   exact: boolean;
   /** Queries the dataset holds (what `queries: null` would run). */
   available: number;
+  /**
+   * Model calls that build the initial cache before the grid: one greedy call per query of the
+   * dataset when the cache is missing and no predictions file is known (`merit study run` then builds
+   * it with the model); 0 or absent otherwise.
+   */
+  initialCalls?: number;
 }
 
 /** The per-call rate the time estimate uses. */
@@ -164,7 +170,9 @@ export function gridBudget(study: Study, streams: readonly DatasetStreams[], isC
       }
     }
     const plan = planned.get(s.dataset);
-    return { dataset: s.dataset, runs, complete, calls: plan?.calls ?? calls, callsLeft: plan?.callsLeft ?? callsLeft, planned: plan !== undefined };
+    // A model-built initial cache comes first: its calls count, and are all still to compute (issue 39 item 5).
+    const initial = s.initialCalls ?? 0;
+    return { dataset: s.dataset, runs, complete, calls: (plan?.calls ?? calls) + initial, callsLeft: (plan?.callsLeft ?? callsLeft) + initial, planned: plan !== undefined };
   });
 }
 
@@ -254,7 +262,8 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
   const orders = study.seeds.length + study.orderKinds.length;
   lines.push(`runs: ${total} (${count(study.methods.length, "method")} × ${count(orders, "stream order")} × ${count(study.datasets.length, "dataset")}), ${complete === total ? `all ${complete} already complete: none left to compute` : `${complete} already complete`}`);
   for (const s of streams) {
-    lines.push(`  ${s.dataset}: ${s.queries} queries per stream, ${s.exact ? "" : "at most "}${s.failed} initially failed${s.exact ? " (from the initial cache)" : " (the initial cache is not built yet)"}`);
+    const built = (s.initialCalls ?? 0) > 0 ? `; the model builds it first: ${int(s.initialCalls!)} calls, one per query of the dataset, counted below` : "";
+    lines.push(`  ${s.dataset}: ${s.queries} queries per stream, ${s.exact ? "" : "at most "}${s.failed} initially failed${s.exact ? " (from the initial cache)" : ` (the initial cache is not built yet${built})`}`);
   }
   const how = budgets.every((b) => b.planned)
     ? "merit grid --plan's count: calls repeated across streams counted once, those the call cache holds not left to compute"
@@ -314,7 +323,7 @@ export async function planStudy(file: string, options: StudyPlanOptions = {}): P
     ...(databases !== "" ? [databases] : []),
   ];
   await checkStudyDatabases(study, file, paths);
-  const streams = await datasetStreams(study, paths);
+  const streams = await datasetStreams(study, paths, file);
   const complete = (d: string, m: string, s: number, order: OrderKind = "random") => isRunComplete(join(orderRunRoot(paths, d, order), `${m}-s${s}`));
   const budgets = gridBudget(study, streams, complete, await plannedCalls(study, streams, paths, complete));
   const pilot = finishedRuns(study, paths);
@@ -357,7 +366,7 @@ export function gpuRate(study: Study, config: ExperimentConfig): CallRate | unde
 }
 
 /** What is known about each dataset's streams: exact from the initial cache when it exists. */
-async function datasetStreams(study: Study, paths: StudyPaths): Promise<DatasetStreams[]> {
+async function datasetStreams(study: Study, paths: StudyPaths, file: string): Promise<DatasetStreams[]> {
   const out: DatasetStreams[] = [];
   for (const dataset of study.datasets) {
     const config = studyConfig(study, dataset, paths);
@@ -369,7 +378,8 @@ async function datasetStreams(study: Study, paths: StudyPaths): Promise<DatasetS
     } else {
       const queries = Math.min(study.queries ?? data.examples.length, data.examples.length);
       const correct = study.subset?.rule === "initially_failed" ? Math.min(study.subset.initially_correct, queries) : 0;
-      out.push({ dataset, queries, failed: queries - correct, exact: false, available: data.examples.length });
+      const initialCalls = initialPredictions(study, dataset, file) === null ? data.examples.length : 0;
+      out.push({ dataset, queries, failed: queries - correct, exact: false, available: data.examples.length, ...(initialCalls > 0 ? { initialCalls } : {}) });
     }
   }
   return out;

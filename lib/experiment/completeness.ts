@@ -87,7 +87,8 @@ export function checkRunComplete(dir: string): Trajectory[] {
     const kind = FEEDBACK.get(regime).call?.kind;
     return kind ? [kind] : [];
   };
-  trajectories.forEach((t, i) => checkTrajectoryVocabulary(hooks, t, `${trajFile} line ${i + 1}`, judgeKinds(t.feedback_regime)));
+  // initial_failure_type (an accepted initial failure's type) is a label of the same classifier
+  trajectories.forEach((t, i) => checkTrajectoryVocabulary(hooks, { call_kinds: t.call_kinds, error_types: [...t.error_types, t.initial_failure_type ?? null] }, `${trajFile} line ${i + 1}`, judgeKinds(t.feedback_regime)));
   const expected = expectedJournalLines(trajectories, parts ? parts.planner !== undefined || parts.hooks?.memory !== undefined : Boolean(registered && retrievesMemory(registered)));
   const prompts = countLines(runFile(dir, "prompts"));
   if (prompts !== expected.prompts) throw new InputFileError(runFile(dir, "prompts"), `has ${prompts} lines but the ${trajectories.length} trajectories made ${expected.prompts} prompts`, FIX);

@@ -14,10 +14,14 @@
  *   attempt), so a resumed or repeated run flips the same attempts. SQL that did not execute is
  *   rejected whatever the draw: the agent sees the DBMS error, so there is no verdict to get wrong.
  *
- * A plugin registers its own regime with `registerFeedback`. A regime receives the oracle's verdict
- * only when it declares `usesOracle`; it never receives the gold. Under every regime but the oracle
- * the trajectory records, per attempt, what the agent was told and what the oracle said
- * (`feedback`), and the report tabulates their confusion.
+ * Each is a registered object whose functions the loop calls (lib/repair/feedback-step.ts), never a
+ * name it compares: `accept` (required), and with defaults `show` (the status the agent is shown),
+ * `verdict` (what a method's hooks read), `stops` (when the loop ends), `acceptance` (what an
+ * accepted attempt means to memory), `recordsFeedback`, `perStream` and `rejectsCorrect` (for the
+ * plans). A plugin registers its own with `registerFeedback`. A regime receives the oracle's verdict
+ * only when it declares `usesOracle`; it never receives the gold. Under every regime that records
+ * feedback (all but the oracle's) the trajectory records, per attempt, what the agent was told and
+ * what the oracle said (`feedback`), and the report tabulates their confusion.
  * @module
  */
 import { MeritError } from "../errors.ts";

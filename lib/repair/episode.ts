@@ -6,7 +6,10 @@
  * asks for them. A method's hooks (lib/methods/hooks.ts) act here and nowhere else: its classifier
  * labels each failed attempt, its memory's `retrieve` picks notes from the eligible view before each
  * repair and its `write` runs once the episode is final, their model calls accounted under the kinds
- * they declare. Returns the trajectory, the retrieval log, the finished episode that memory
+ * they declare, each at its declared output limit. Whether an attempt is accepted, what the agent is
+ * shown and when the loop stops are the feedback regime's (lib/repair/feedback-step.ts); what the
+ * hooks may read is built from the method's declared sight (lib/methods/sight.ts). Returns the
+ * trajectory, the retrieval log, the finished episode that memory
  * finalization reads and the hook's notes; it never writes memory itself (the run does, after
  * committing the trajectory).
  * @module

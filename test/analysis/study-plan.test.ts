@@ -27,6 +27,14 @@ describe("study plan", () => {
     expect(gridBudget(dbms, streams, () => false)[0].calls).toBe(28);
   });
 
+  it("counts a model-built initial cache's calls before it exists, all still to compute (issue 39 item 5)", () => {
+    const unbuilt = [{ dataset: "spider_dk", queries: 10, failed: 10, exact: false, available: 535, initialCalls: 535 }];
+    const [b] = gridBudget(study, unbuilt, () => false);
+    expect([b.calls, b.callsLeft]).toEqual([2 * (70 + 150 + 70) + 535, 2 * (70 + 150 + 70) + 535]);
+    const lines = planLines(study, unbuilt, [b], { seconds: 1, source: "assumed" }, { tokens: 1, source: "x" }, [], 2);
+    expect(lines).toContain("  spider_dk: 10 queries per stream, at most 10 initially failed (the initial cache is not built yet; the model builds it first: 535 calls, one per query of the dataset, counted below)");
+  });
+
   it("counts runs and calls per dataset, leaving finished runs out of what is left", () => {
     const [b] = gridBudget(study, streams, (_d, m, s) => m === "reflexion" && s === 0);
     expect(b).toEqual({ dataset: "spider", runs: 8, complete: 1, calls: 2 * (28 + 60 + 28), callsLeft: 2 * (28 + 60 + 28) - 60, planned: false });

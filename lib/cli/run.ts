@@ -6,7 +6,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
-import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
+import { loadConfig, MAX_REPAIR_STEPS, MAX_REPAIR_STEPS_REASON, type ExperimentConfig } from "../experiment/config.ts";
 import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { checkStreams, planStreams, runCheckedGrid, withGridSequences, type Stream, type StreamResult } from "../experiment/grid.ts";
 import { gridPlanLines, planGrid } from "../experiment/grid-plan.ts";
@@ -150,7 +150,7 @@ export function withRepairSteps(config: ExperimentConfig, text: string | undefin
     const methods = listFlag(text.slice("budget:".length), "max-repair-steps budget:");
     return { ...config, max_repair_steps: familyBudgetSteps(methods, config.max_repair_steps) };
   }
-  return { ...config, max_repair_steps: numberFlag(text, "max-repair-steps", 7, { integer: true, min: 0 }) };
+  return { ...config, max_repair_steps: numberFlag(text, "max-repair-steps", 7, { integer: true, min: 0, max: MAX_REPAIR_STEPS, maxReason: MAX_REPAIR_STEPS_REASON }) };
 }
 
 /** `--arm NAME`: registers NAME as the arm of the one listed method at the overridden K; returns NAME. */

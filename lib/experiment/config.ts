@@ -16,6 +16,14 @@ import { ORDER_KINDS } from "./stream-order.ts";
 
 export { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 
+/**
+ * The largest K a config or `--max-repair-steps` accepts: a repair episode makes up to K model calls
+ * per failed query, and the paper's K is 7, so a larger value is a typing slip (99999999999 for 9),
+ * not an experiment. Budget-matched controls (K plus a method's extra calls) stay far below it.
+ */
+export const MAX_REPAIR_STEPS = 100;
+export const MAX_REPAIR_STEPS_REASON = "up to K model calls per failed query; the paper's K is 7";
+
 const GpuSchema = z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", "vulkan", "metal"])]);
 
 /** Where the frozen chat model runs. */
@@ -173,8 +181,8 @@ export const ExperimentConfigSchema = z
     feedback_regime: z.preprocess((v) => (v === "oracle" ? "denotation_confirmed" : v), z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "must be a feedback regime name (denotation_confirmed, oracle, dbms_only, llm_judge, noisy_oracle or a plugin's)")).default("denotation_confirmed"),
     /** `noisy_oracle`'s flip probability; absent = 0.1 (left out, so the hashes of configs without it are unchanged). */
     feedback_noise: z.number().min(0).max(1).optional(),
-    /** K: repair generations per failed query (METHOD.md §6.1). */
-    max_repair_steps: z.number().int().nonnegative().default(7),
+    /** K: repair generations per failed query (METHOD.md §6.1); at most MAX_REPAIR_STEPS. */
+    max_repair_steps: z.number().int().nonnegative().max(MAX_REPAIR_STEPS, `at most ${MAX_REPAIR_STEPS} (${MAX_REPAIR_STEPS_REASON})`).default(7),
     /** Seconds per SQL statement (§11.1); at most what one Node timer can hold. */
     sql_timeout_s: z.number().min(MIN_SQL_TIMEOUT_S, `at least ${MIN_SQL_TIMEOUT_S} seconds (1 ms, the shortest deadline --timeout accepts)`).max(MAX_SQL_TIMEOUT_S, `at most ${MAX_SQL_TIMEOUT_S} seconds (Node timers hold 2^31 − 1 ms; a longer deadline would fire after 1 ms)`).default(30),
     /** Seed of random_same_type draws (§5.6). */

@@ -16,7 +16,8 @@ import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } 
 import { renderPng, renderSvg, svgToPng } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
 import { cumulativeRepairFigure, exFigure, forestFigure, paretoFigure, tokensVsExFigure } from "../analysis/figures.ts";
-import { learningCurveFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
+import { MAX_RESAMPLES } from "../analysis/bootstrap.ts";
+import { learningCurveFigure, learningCurves, learningCurvesCsv, MAX_CURVE_RESAMPLES } from "../analysis/learning-curves.ts";
 import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { memorySizeCsv, memorySizeFigure, memoryUtilityTable, readRunDiagnostics, type RunDiagnostics } from "../analysis/memory-diagnostics.ts";
@@ -123,6 +124,10 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   assertWritableDir(out, "--out");
   const boot = { resamples: o.bootstrap?.resamples ?? 10_000, seed: o.bootstrap?.seed ?? 0, level: o.bootstrap?.level ?? 0.95, interval: o.bootstrap?.interval ?? ("percentile" as const) };
   const curveOpts = o.curves === false ? undefined : { resamples: o.curves?.resamples ?? 1000, seed: boot.seed, level: boot.level };
+  // bounds checked before any run is read (a mistyped B would otherwise compute for hours or fail to allocate)
+  const bounded = (b: number, max: number) => Number.isSafeInteger(b) && b >= 1 && b <= max;
+  if (!bounded(boot.resamples, MAX_RESAMPLES)) throw new UsageError(`--resamples must be an integer in 1..${MAX_RESAMPLES} (ten times the default), got ${boot.resamples}`);
+  if (curveOpts !== undefined && !bounded(curveOpts.resamples, MAX_CURVE_RESAMPLES)) throw new UsageError(`--curve-resamples must be an integer in 1..${MAX_CURVE_RESAMPLES} (ten times the default), got ${curveOpts.resamples}`);
   const minGold = o.minGoldLabels;
   const given = o.labels;
   const runDirs = [...new Map(inputs.flatMap(listRuns).map((d) => [resolve(d), d])).values()];

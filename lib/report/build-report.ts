@@ -9,7 +9,7 @@
  * name the `merit report` flag of the option at fault.
  * @module
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { goldLabelRows } from "../analysis/annotation-cases.ts";
 import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } from "../analysis/classifier-validation.ts";
@@ -38,6 +38,7 @@ import { costTable, timingKey } from "../analysis/table-cost.ts";
 import { feedbackTable } from "../analysis/table-feedback.ts";
 import { peerMethodsOf, peersTable } from "../analysis/table-peers.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
+import { writeFileAtomic } from "../atomic-file.ts";
 import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
 import { assertWritableDir } from "../experiment/output-paths.ts";
 import { loadPluginSources } from "../experiment/plugin-sources.ts";
@@ -203,9 +204,9 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   }
 
   const written: string[] = [];
+  // each file whole or not at all (a full disk leaves no truncated figure; the error names the file in one line)
   const write = (path: string, content: string | Buffer) => {
-    mkdirSync(join(path, ".."), { recursive: true });
-    writeFileSync(path, content);
+    writeFileAtomic(path, content);
     written.push(relative(out, path));
   };
   for (const t of tables) {

@@ -7,8 +7,9 @@
  * Table 2. Rerunnable: a second run computes only what is missing.
  * @module
  */
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../atomic-file.ts";
 import { InputFileError } from "../errors.ts";
 import { auditLines, auditRunDir } from "../experiment/audit.ts";
 import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
@@ -53,8 +54,16 @@ export interface StudyRunResult {
 function seedCallCache(study: Study, paths: StudyPaths, log: (line: string) => void): void {
   const cache = studyCallCache(paths);
   if (study.models.kind !== "tiny" || existsSync(cache) || !existsSync(REPLAY_CACHE)) return;
-  mkdirSync(dirname(cache), { recursive: true });
-  copyFileSync(REPLAY_CACHE, cache);
+  try {
+    // whole or not at all: a copy cut short by a full disk would leave a damaged cache the next run trusts
+    writeFileAtomic(cache, readFileSync(REPLAY_CACHE));
+  } catch (error) {
+    const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? (error as NodeJS.ErrnoException))?.code;
+    const full = code === "ENOSPC" || code === "EDQUOT";
+    // the disk that is full is the runs folder's (the copy's target), never the committed source cache
+    if (full) throw new InputFileError(cache, `no space left on the disk of the study's runs folder ${paths.runs} to copy the replay cache (${statSync(REPLAY_CACHE).size} bytes); nothing was written`, "free space there or pass --runs DIR on a disk with room, and run `merit study run` again (it continues where it stopped)", error);
+    throw error;
+  }
   log(`study: ${cache} starts as a copy of ${REPLAY_CACHE} (${cacheRows(cache)} stored calls of the tiny models)`);
 }
 

@@ -8,11 +8,20 @@
  * @module
  */
 export { count, MERIT_PARTS, nonNegative, oneOf, PARTS, registerMethod } from "./methods/index.ts";
+export type { MethodDefinition } from "./methods/index.ts";
+/**
+ * What a study reads back of a method: the equal-budget control's K (METHOD.md §13: K plus the most
+ * calls its hooks declare), the most calls one declaration allows at a K (a `most` may follow K:
+ * `{ per_repair: n, plus?: m }`), and the source a registered method declares (`citation`, and
+ * `groundTruth`: whether its memory relies on the oracle's verdict; null when not declared).
+ */
+export { budgetMatchedSteps, callMost } from "./methods/index.ts";
+export { methodSource } from "./analysis/table-peers.ts";
 export { MeritError } from "./errors.ts";
 export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
 /** Hooks over one episode (a classifier, a memory written after each episode, extra call kinds): lib/methods/hooks.ts. */
 export { cosine, topByCosine } from "./methods/hooks.ts";
-export type { AttemptView, CallDeclaration, ClassifyHook, ClassifyInput, EpisodeView, HookModel, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult } from "./methods/hooks.ts";
+export type { AttemptView, CallDeclaration, PerRepairBound, ClassifyHook, ClassifyInput, EpisodeView, HookModel, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult } from "./methods/hooks.ts";
 /** The deterministic classifier of METHOD.md §3 and its vocabulary, for a classify hook that refines it. */
 export { classifyFailure, ERROR_TYPES } from "./classify.ts";
 export type { ErrorType } from "./classify.ts";

@@ -189,7 +189,7 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     if (judging) {
       // A regime that calls the model decides termination itself: every episode counted in full —
       // its repairs, its hooks' declared calls and a judge call per attempt — as computed.
-      const full = stream.length * (episodeCallBound(method, k) + hookCallBound(method) + judging.perAttempt * (k + 1));
+      const full = stream.length * (episodeCallBound(method, k) + hookCallBound(method, k) + judging.perAttempt * (k + 1));
       plan.repairEpisodes += stream.length;
       plan.computed += full;
       plan.computedAtMost += full;
@@ -203,9 +203,9 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     // the kinds allowed in a failed one, at most every kind. A memory hook's memory may hold notes
     // from the first episode on, so its repair episodes are counted in full too.
     const extra = {
-      accepted: hookCallBound(method, { initiallyAccepted: true, finallyAccepted: true }),
-      failed: hookCallBound(method, { initiallyAccepted: false, finallyAccepted: false }),
-      any: hookCallBound(method),
+      accepted: hookCallBound(method, k, { initiallyAccepted: true, finallyAccepted: true }),
+      failed: hookCallBound(method, k, { initiallyAccepted: false, finallyAccepted: false }),
+      any: hookCallBound(method, k),
     };
     const hookMemory = method.hooks.memory !== undefined;
     // Whether the memory is necessarily empty at the next episode (memoryless methods: always), in

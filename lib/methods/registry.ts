@@ -76,7 +76,7 @@ function lookup(name: string): MethodEntry {
  */
 export function budgetMatchedSteps(method: string | Pick<MethodSpec, "hooks">, k: number): number {
   if (!Number.isInteger(k) || k < 0) throw new MeritError(`budgetMatchedSteps: K must be a non-negative integer, got ${k}`);
-  return k + hookCallBound(typeof method === "string" ? getMethod(method) : method);
+  return k + hookCallBound(typeof method === "string" ? getMethod(method) : method, k);
 }
 
 /** The equal-budget control's K for a family of methods: the largest budgetMatchedSteps among them (`merit grid --max-repair-steps budget:…`, the peers demo). */

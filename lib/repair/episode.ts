@@ -24,7 +24,7 @@ import type { AttemptStatus, FeedbackRegime, Status } from "../oracle/types.ts";
 import { extractReflection, promptHash, reflectionPrompt, repairPrompt, type PromptAttempt, type PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback, ORACLE_REGIME, rowsPreview } from "../methods/feedback.ts";
-import { eligibleNotes, retrievedSection, scopeAllows, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { callMost, eligibleNotes, retrievedSection, scopeAllows, stampNotes, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import type { MethodSpec } from "../methods/index.ts";
@@ -224,7 +224,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   // never the kit's initial_cache, reflection or repair — at most their declared count per episode.
   const declared = new Set([...Object.keys(hooks.calls ?? {}), ...(regime.call ? [regime.call.kind] : [])]);
   const made = new Map<string, number>();
-  const mostOf = (kind: string): number | undefined => (regime.call?.kind === kind ? regime.call.perAttempt * (spec.maxRepairSteps + 1) : 0) + (hooks.calls?.[kind]?.most ?? 0) || undefined;
+  const mostOf = (kind: string): number | undefined => (regime.call?.kind === kind ? regime.call.perAttempt * (spec.maxRepairSteps + 1) : 0) + (hooks.calls?.[kind] ? callMost(hooks.calls[kind], spec.maxRepairSteps) : 0) || undefined;
   const hookModel: HookModel = {
     async generate(kind, prompt) {
       if (!declared.has(kind)) throw new MeritError(`method "${method.name}": a hook called the model with kind "${kind}", which it does not declare; add it to the method's hooks.calls (declared: ${[...declared].join(", ") || "none"})`);

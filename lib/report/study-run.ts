@@ -34,6 +34,8 @@ export interface StudyRunOptions {
   out?: string;
   /** The HTML explorer in the report (default true). */
   html?: boolean;
+  /** The memory diagnostics in the report (`merit study run --diagnostics`; default false). */
+  diagnostics?: boolean;
   /** Status lines, the initial cache's counter and the grid's progress. */
   reporter?: Reporter;
 }
@@ -142,6 +144,6 @@ export async function runStudy(file: string, options: StudyRunOptions = {}): Pro
     log(`study ${study.name}: the causal audit found ${violations} violations (listed above); the report is not written`);
     return { study, runRoots: roots, computedCalls: computed, violations, report: null };
   }
-  const report = await buildReport(roots, { out: paths.results, ...studyReportLayout(study), html: options.html ?? true, reporter });
+  const report = await buildReport(roots, { out: paths.results, ...studyReportLayout(study), html: options.html ?? true, diagnostics: options.diagnostics === true, reporter });
   return { study, runRoots: roots, computedCalls: computed, violations, report };
 }

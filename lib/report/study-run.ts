@@ -8,7 +8,7 @@
  * @module
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { writeFileAtomic } from "../atomic-file.ts";
 import { InputFileError } from "../errors.ts";
 import { auditLines, auditRunDir } from "../experiment/audit.ts";
@@ -74,11 +74,18 @@ async function ensureInitialCache(study: Study, file: string, dataset: string, c
   if (existsSync(config.initial_cache)) return;
   const log = reporter.log ?? (() => undefined);
   const configFile = join(paths.runs, "configs", `${dataset}.json`);
-  const predictions = initialPredictions(study, dataset, file);
+  const found = initialPredictions(study, dataset, file);
+  const predictions = found === null ? null : shownPath(found);
   log(`study: initial cache of ${dataset} ${predictions ? `from ${predictions}` : "from the model (one greedy call per query)"} -> ${config.initial_cache}`);
   await loadPluginSources([], { configs: [configFile] }, log);
   const built = await buildInitialCache(loadConfig(configFile), { fromPredictions: predictions ?? undefined, data: { configFile }, reporter });
   for (const line of initialCacheLines(built)) log(line);
+}
+
+/** A path as the study's log shows it: relative to the working folder when inside it (no machine's absolute path), else as it is. */
+function shownPath(path: string): string {
+  const rel = relative(process.cwd(), resolve(path));
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? path : rel.split(sep).join("/");
 }
 
 /** A finished run made with other plugin code is stale: refuse rather than report it. */

@@ -209,24 +209,43 @@ export const ExperimentConfigSchema = z
      * `random` is dropped from the parsed config, so configs without a structured order keep their hash.
      */
     order: z.enum(ORDER_KINDS).optional(),
+    /**
+     * The default `--limit` of `merit run` and `merit grid` with this config (the first N queries of
+     * each stream, by the `subset` rule); a study's saved config (RUNS/configs/<dataset>.json) carries
+     * its `queries` here. Never part of a run's identity: parsing takes it out of the config, and a run
+     * records its limit beside its config (config.json `limit`), as with `--limit`.
+     */
+    limit: z.number().int().min(1).optional(),
   })
   .strict();
 
-export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
+/** A parsed config: every field but `limit` (see {@link loadConfigFile}). */
+export type ExperimentConfig = Omit<z.infer<typeof ExperimentConfigSchema>, "limit">;
 
 /** Parses a config object; the error names the file, the path to the bad field and what was wrong. */
 export function parseConfig(value: unknown, file = "<config>"): ExperimentConfig {
+  return parseConfigFile(value, file).config;
+}
+
+/** A parsed config and its `limit` (null when it has none). */
+function parseConfigFile(value: unknown, file: string): { config: ExperimentConfig; limit: number | null } {
   const parsed = ExperimentConfigSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`);
     throw new InputFileError(file, `invalid config — ${issues.slice(0, 3).join("; ")}${issues.length > 3 ? ` (+${issues.length - 3} more)` : ""}`, "fix the field (see lib/experiment/config.ts for every key and its default)");
   }
   if (parsed.data.order === "random") delete parsed.data.order;
-  return parsed.data;
+  const { limit, ...config } = parsed.data;
+  return { config, limit: limit ?? null };
 }
 
 /** Reads and validates a JSON config file. */
 export function loadConfig(file: string): ExperimentConfig {
+  return loadConfigFile(file).config;
+}
+
+/** Reads and validates a JSON config file; also its `limit`, the default `--limit` of `merit run` and `merit grid` (null: none). */
+export function loadConfigFile(file: string): { config: ExperimentConfig; limit: number | null } {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -239,7 +258,7 @@ export function loadConfig(file: string): ExperimentConfig {
   } catch (error) {
     throw new InputFileError(file, `malformed JSON (${(error as Error).message})`, "fix the JSON syntax", error);
   }
-  return parseConfig(value, file);
+  return parseConfigFile(value, file);
 }
 
 /** The executor that scores a config's runs (`oracle.executor`, default `sqlite`). */

@@ -114,7 +114,8 @@ export async function runStudy(file: string, options: StudyRunOptions = {}): Pro
     const config = studyConfig(study, dataset, paths);
     const configFile = join(paths.runs, "configs", `${dataset}.json`);
     mkdirSync(dirname(configFile), { recursive: true });
-    writeFileSync(configFile, JSON.stringify(config, null, 2) + "\n");
+    // the saved config carries the study's query count, so `merit grid --config` on it plans and runs the study's streams
+    writeFileSync(configFile, JSON.stringify(study.queries === null ? config : { ...config, limit: study.queries }, null, 2) + "\n");
     await ensureInitialCache(study, file, dataset, config, paths, reporter);
     const root = datasetRunRoot(paths, dataset);
     roots.push(root);

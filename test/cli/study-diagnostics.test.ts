@@ -1,7 +1,7 @@
 // Tests `merit study run --diagnostics` (issue 39 §13: study run had no --diagnostics): the study's
 // report gains the memory diagnostics `merit report --diagnostics` writes (tables/memory-utility.*,
 // figures/memory-size.*); a --shard run, which writes no report, refuses the flag in one line.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -41,5 +41,7 @@ describe("merit study run --diagnostics", () => {
     expect(r.code, r.err.slice(-5).join("\n")).toBe(0);
     expect(existsSync(join(results, "tables", "memory-utility.md"))).toBe(true);
     expect(existsSync(join(results, "figures", "memory-size.svg"))).toBe(true);
+    // issue 39 §13: the saved config carries the study's queries, so `merit grid --config` on it plans the study's streams
+    expect(JSON.parse(readFileSync(join(tmp, "runs", "configs", "spider.json"), "utf8")).limit).toBe(6);
   }, budget(300_000));
 });

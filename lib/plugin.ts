@@ -15,8 +15,7 @@ export type { MethodDefinition } from "./methods/index.ts";
  * `{ per_repair: n, plus?: m }`), and the source a registered method declares (`citation`, and
  * `groundTruth`: whether its memory relies on the oracle's verdict; null when not declared).
  */
-export { budgetMatchedSteps, callMost } from "./methods/index.ts";
-export { methodSource } from "./analysis/table-peers.ts";
+export { budgetMatchedSteps, callMost, methodSource } from "./methods/index.ts";
 export { MeritError } from "./errors.ts";
 export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
 /** Hooks over one episode (a classifier, a memory written after each episode, extra call kinds): lib/methods/hooks.ts. */

@@ -10,7 +10,7 @@
  * @module
  */
 import { MeritError } from "../errors.ts";
-import { isMethodName, methodDefinition, methodNames } from "../methods/index.ts";
+import { methodNames, methodSource } from "../methods/index.ts";
 import { meanStd } from "./aggregate.ts";
 import { bootstrapPValue, pairedClusterBootstrap } from "./bootstrap.ts";
 import { holmAdjust } from "./holm.ts";
@@ -28,12 +28,8 @@ export interface PeersTableOptions extends Omit<TableSelection, "methods">, Tabl
   peers?: string[];
 }
 
-/** The source and ground-truth flag a registered method declares (null / undefined for others, e.g. a plugin's unregistered name). */
-export function methodSource(name: string): { citation: string | null; groundTruth: boolean | null } {
-  if (!isMethodName(name)) return { citation: null, groundTruth: null };
-  const def = methodDefinition(name);
-  return { citation: def.citation ?? null, groundTruth: def.groundTruth ?? null };
-}
+/** The source and ground-truth flag a registered method declares (lib/methods/registry.ts; lib/plugin.ts exports it too). */
+export { methodSource };
 
 /** The registered peer methods (those declaring a citation), in registration order. */
 export function registeredPeers(): string[] {

@@ -79,6 +79,13 @@ export function budgetMatchedSteps(method: string | Pick<MethodSpec, "hooks">, k
   return k + hookCallBound(typeof method === "string" ? getMethod(method) : method, k);
 }
 
+/** The source and ground-truth flag a registered method declares (`citation`, `groundTruth`); null for either when not declared, both for an unregistered name (a plugin's not loaded). */
+export function methodSource(name: string): { citation: string | null; groundTruth: boolean | null } {
+  if (!isMethodName(name)) return { citation: null, groundTruth: null };
+  const def = methodDefinition(name);
+  return { citation: def.citation ?? null, groundTruth: def.groundTruth ?? null };
+}
+
 /** The equal-budget control's K for a family of methods: the largest budgetMatchedSteps among them (`merit grid --max-repair-steps budget:…`, the peers demo). */
 export function familyBudgetSteps(methods: readonly string[], k: number): number {
   if (methods.length === 0) throw new MeritError("familyBudgetSteps: name at least one method");

@@ -178,7 +178,9 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
     o.goldLabels !== undefined
       ? loadGoldLabels(o.goldLabels, o.annotationsDataset, firstTrajectories, minGold)
       : loadValidation(o.annotations, o.annotationsDataset, firstTrajectories);
-  tables.push(failureTable(runs, { ...tableSel, validation, minGoldLabels: minGold }));
+  // Table 5 over the shown methods' runs: a classify hook's columns only when its method is shown
+  const shownRuns = tableSel.methods === undefined ? runs : runs.filter((r) => tableSel.methods!.includes(r.method));
+  tables.push(failureTable(shownRuns, { ...tableSel, validation, minGoldLabels: minGold }));
   for (const [dataset, v] of Object.entries(validation ?? {})) tables.push(confusionTable(v, sel.labels?.[dataset] ?? dataset));
   const byDifficulty = difficultyTable(runs, readDifficulties(identities.map((id) => id.dir), log), sel);
   if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);

@@ -75,5 +75,9 @@ describe("merit report: merit beside merit_fine_types (examples/error-taxonomy.t
     const md = readFileSync(join(dest, "tables", "table5.md"), "utf8").split("\n");
     expect(md[2]).toBe("| Dataset | Result Mismatch | Schema Linking | Mismatch: filter | Mismatch: join | Other | Acc. (%) | Macro-F1 |");
     expect(md[5]).toMatch(/^\| Spider: merit_fine_types \| — \| 25\.00 \| 25\.00 \| 50\.00 \| 0\.00 \|/);
+    // --methods leaving the hook's method out: no row and no column of its labels (issue 39 §3)
+    const only = join(root, "report-merit");
+    expect(await reportCommand.run([join(root, "runs"), "--out", only, "--resamples", "50", "--no-figures", "--no-curves", "--methods", "merit", "--plugin", "examples/error-taxonomy.ts"], quiet)).toBe(0);
+    expect(readFileSync(join(only, "tables", "table5.md"), "utf8").split("\n").slice(2, 5)).toEqual(["| Dataset | Result Mismatch | Schema Linking | Other | Acc. (%) | Macro-F1 |", "|:---|---:|---:|---:|---:|---:|", "| Spider | 75.00 | 25.00 | 0.00 | — | — |"]);
   });
 });

@@ -55,7 +55,13 @@ export function writeFileAtomic(path: string, text: string | Uint8Array): void {
   fs.mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
   const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
-  const fd = fsLayer.openSync(tmp, "w");
+  let fd: number;
+  try {
+    fd = fsLayer.openSync(tmp, "w");
+  } catch (error) {
+    // a full disk can refuse the temp file itself (no free inode or block): name the target, not the temp file
+    throw writeError(path, error, 0, bytes.length);
+  }
   try {
     writeFully(fd, bytes, path);
     fsLayer.fsyncSync(fd);

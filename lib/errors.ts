@@ -48,10 +48,13 @@ export function nearestName(name: string, known: readonly string[]): string | un
   return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
 }
 
+/** How a stopped command continues: the flag differs between commands (`merit study run` takes none). */
+const CONTINUES = "a killed or failed `merit run` or `merit grid` continues with --resume, `merit study run` by itself";
+
 /** Fixes for operating-system errors a user can cause or fix (full disk, a path that is a file, …). */
 const SYSTEM_FIXES: Record<string, [problem: string, fix: string]> = {
-  ENOSPC: ["no space left on device", "free disk space (or write elsewhere) and run the command again; a killed or failed run continues with --resume"],
-  EDQUOT: ["disk quota exceeded", "free space within your quota and run the command again; a run continues with --resume"],
+  ENOSPC: ["no space left on device", `free disk space (or write elsewhere) and run the command again; ${CONTINUES}`],
+  EDQUOT: ["disk quota exceeded", `free space within your quota and run the command again; ${CONTINUES}`],
   ENOTDIR: ["a part of this path is a file, not a folder", "choose a path whose folders are folders"],
   EISDIR: ["is a folder where a file was expected", "pass a file path"],
   EEXIST: ["already exists", "choose another path or remove it"],
@@ -116,8 +119,11 @@ export function userFixableError(error: unknown): MeritError | null {
   const e = error as { code?: unknown; path?: unknown; dest?: unknown; message?: unknown } | null;
   if (!e || typeof e.code !== "string") return null;
   const system = SYSTEM_FIXES[e.code];
+  // a copy or rename that ran out of space names its target (e.dest), the file on the full disk, not its source
+  const full = e.code === "ENOSPC" || e.code === "EDQUOT";
+  if (system && full && typeof e.dest === "string") return new InputFileError(e.dest, system[0], system[1], error);
   if (system && typeof e.path === "string") return new InputFileError(e.path, system[0], system[1], error);
-  if (e.code === "SQLITE_FULL") return new MeritError(`a SQLite database or the disk is full (${String(e.message)}); free disk space and run the command again (a run continues with --resume)`, { cause: error });
+  if (e.code === "SQLITE_FULL") return new MeritError(`a SQLite database or the disk is full (${String(e.message)}); free disk space and run the command again (${CONTINUES})`, { cause: error });
   if (e.code === "SQLITE_NOTADB" || e.code === "SQLITE_CORRUPT") return new MeritError(`a SQLite file is damaged or not a database (${String(e.message)}); restore or re-download the file named in the config`, { cause: error });
   return null;
 }

@@ -8,11 +8,19 @@
  * @module
  */
 export { count, MERIT_PARTS, nonNegative, oneOf, PARTS, registerMethod } from "./methods/index.ts";
+export type { MethodDefinition } from "./methods/index.ts";
+/**
+ * What a study reads back of a method: the equal-budget control's K (METHOD.md §13: K plus the most
+ * calls its hooks declare), the most calls one declaration allows at a K (a `most` may follow K:
+ * `{ per_repair: n, plus?: m }`), and the source a registered method declares (`citation`, and
+ * `groundTruth`: whether its hooks read the oracle's verdict, from its declared sight; null for a method without hooks).
+ */
+export { budgetMatchedSteps, callMost, methodSource } from "./methods/index.ts";
 export { MeritError } from "./errors.ts";
 export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
 /** Hooks over one episode (a classifier, a memory written after each episode, extra call kinds): lib/methods/hooks.ts. */
 export { cosine, MAX_NOTE_BYTES, topByCosine } from "./methods/hooks.ts";
-export type { AttemptView, CallDeclaration, ClassifyHook, ClassifyInput, EpisodeView, HookModel, HookReply, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult, WriteResult } from "./methods/hooks.ts";
+export type { AttemptView, CallDeclaration, PerRepairBound, ClassifyHook, ClassifyInput, EpisodeView, HookModel, HookReply, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult, WriteResult } from "./methods/hooks.ts";
 /** How hooks are called (deadline, one-line failures) and what they are given: SQL rows JSON-safe (lib/methods/hook-guard.ts). */
 export { DEFAULT_HOOK_DEADLINE_S, jsonRows } from "./methods/hook-guard.ts";
 /** The deterministic classifier of METHOD.md §3 and its vocabulary, for a classify hook that refines it. */

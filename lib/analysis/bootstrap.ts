@@ -20,6 +20,14 @@ import { checkPair, perQueryDifferences, type PairShape } from "./paired-outcome
 
 export { mcnemarExact, type McNemarResult } from "./mcnemar.ts";
 
+/**
+ * The largest B the kit accepts (`merit report --resamples`, the library): ten times the default of
+ * 10,000. The paired bootstrap draws B × queries indices, so a mistyped 1000000000 would compute for
+ * hours with no progress line; more resamples than this change an interval's bounds by less than
+ * the table's rounding.
+ */
+export const MAX_RESAMPLES = 100_000;
+
 /** Options of the bootstrap; defaults are the kit's (METHOD.md §9: the paper gives none). */
 export interface BootstrapOptions {
   /** Number of resamples B. @default 10000 */
@@ -217,7 +225,7 @@ function checkOptions(opts: BootstrapOptions): Required<BootstrapOptions> {
   const seed = opts.seed ?? 0;
   const level = opts.level ?? 0.95;
   const method = opts.method ?? "percentile";
-  if (!Number.isSafeInteger(resamples) || resamples < 1) throw new MeritError(`bootstrap: resamples must be a positive integer, got ${resamples}; the kit's default is 10000`);
+  if (!Number.isSafeInteger(resamples) || resamples < 1 || resamples > MAX_RESAMPLES) throw new MeritError(`bootstrap: resamples must be an integer in 1..${MAX_RESAMPLES}, got ${resamples}; the kit's default is 10000`);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new MeritError(`bootstrap: seed must be a non-negative integer, got ${seed}; the kit's default is 0`);
   if (!(level > 0 && level < 1)) throw new MeritError(`bootstrap: level must be in (0, 1), got ${level}; use 0.95 for a 95% interval`);
   if (method !== "percentile" && method !== "bca") throw new MeritError(`bootstrap: method must be "percentile" or "bca", got ${JSON.stringify(method)}`);

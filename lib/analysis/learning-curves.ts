@@ -144,12 +144,19 @@ function quantile(sorted: Float64Array, p: number): number {
   return sorted[below] + (h - below) * (sorted[above] - sorted[below]);
 }
 
+/**
+ * The largest band B the kit accepts (`merit report --curve-resamples`): ten times the default of
+ * 1,000. The band holds B resampled lines of every stream position in memory (16 bytes each, 165 MB
+ * at this B for Spider's 1,034 queries), so a mistyped 1000000000 cannot be allocated.
+ */
+export const MAX_CURVE_RESAMPLES = 10_000;
+
 /** The curves of the runs of one (dataset, method) — S orders of one query set (see the module comment). */
 export function methodCurves(runs: readonly RunSummary[], opts: LearningCurveOptions = {}): MethodCurves {
   const B = opts.resamples ?? 1000;
   const seed = opts.seed ?? 0;
   const level = opts.level ?? 0.95;
-  if (!Number.isInteger(B) || B < 1) throw new RangeError(`learning curves: resamples must be a positive integer, got ${B}`);
+  if (!Number.isInteger(B) || B < 1 || B > MAX_CURVE_RESAMPLES) throw new MeritError(`learning curves: resamples must be an integer in 1..${MAX_CURVE_RESAMPLES}, got ${B}; the kit's default is 1000`);
   if (!(level > 0 && level < 1)) throw new RangeError(`learning curves: level must lie in (0, 1), got ${level}`);
   if (runs.length === 0) throw new MeritError(`learning curves: no runs`);
   const { order, correct, failed, n } = streams(runs);

@@ -11,6 +11,7 @@
  */
 import { MeritError } from "../errors.ts";
 import { PyRandom } from "../random.ts";
+import { MAX_CURVE_RESAMPLES } from "./learning-curves.ts";
 import { fixed } from "./number-format.ts";
 import { runsOf, type RunSummary } from "./run-summary.ts";
 import type { Cell, DataValue, Table } from "./table.ts";
@@ -31,6 +32,7 @@ export interface OrderSpread {
 export function orderSpread(runs: readonly RunSummary[], opts: { resamples?: number; seed?: number; level?: number } = {}): OrderSpread {
   const B = opts.resamples ?? 1000;
   const level = opts.level ?? 0.95;
+  if (!Number.isInteger(B) || B < 1 || B > MAX_CURVE_RESAMPLES) throw new MeritError(`order sensitivity: resamples must be an integer in 1..${MAX_CURVE_RESAMPLES}, got ${B}; the kit's default is 1000`);
   if (runs.length < 2) throw new MeritError(`order sensitivity: needs at least 2 stream orders, got ${runs.length}`);
   const ids = runs[0].queries.map((q) => q.query_id);
   const n = ids.length;

@@ -1,7 +1,8 @@
 /**
  * Analysis stage, the paper's table layout (METHOD.md §9; arXiv 2608.05906 Tables 1–5): which
  * methods and comparisons the report shows by default, in the paper's order and under its display
- * names. Everything else stays reachable (`merit report --all-methods`, `--all-comparisons`).
+ * names, with every other method of the runs after them (below a rule); Table 2's comparisons
+ * beyond the paper's with `merit report --all-comparisons`.
  * @module
  */
 import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
@@ -58,15 +59,17 @@ export interface MethodLayout {
 }
 
 /**
- * The paper's methods present among `runs`, in paper order; with `all`, every other method follows
- * (alphabetically) below a rule. Runs with none of the paper's methods show all their methods.
+ * Every method of `runs`: the paper's present among them in paper order, then every other method
+ * (alphabetically) below a rule. A report shows each method its runs hold unless the user leaves it
+ * out (`merit report --methods`); runs with none of the paper's methods show all of theirs, no rule.
+ * (`all`, from `--all-methods`, is the default now and changes nothing; kept so callers still compile.)
  */
-export function paperMethodLayout(runs: readonly RunSummary[], all: boolean): MethodLayout {
+export function paperMethodLayout(runs: readonly RunSummary[], _all = true): MethodLayout {
   const present = [...new Set(runs.map((r) => r.method))];
   const paper = PAPER_METHODS.filter((m) => present.includes(m));
   const extra = present.filter((m) => !(PAPER_METHODS as readonly string[]).includes(m)).sort();
   if (paper.length === 0) return { methods: extra };
-  if (!all || extra.length === 0) return { methods: paper };
+  if (extra.length === 0) return { methods: paper };
   return { methods: [...paper, ...extra], firstExtra: extra[0] };
 }
 
@@ -80,7 +83,8 @@ export function paperComparisons(runs: readonly RunSummary[], reference: string,
 
 /**
  * The selection `merit report` gives Tables 1, 3, 4, 5, the difficulty table and the figures: the
- * paper's labels (overridden by `labels`) and methods (`allMethods`: the others below a rule).
+ * paper's labels (overridden by `labels`), the paper's methods first and every other method of the
+ * runs below a rule (`allMethods` is that default).
  */
 export function paperSelection(runs: readonly RunSummary[], opts: { allMethods?: boolean; labels?: Record<string, string> } = {}): TableSelection {
   const layout = paperMethodLayout(runs, opts.allMethods === true);

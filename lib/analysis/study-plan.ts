@@ -132,7 +132,7 @@ export function streamCalls(method: string, failed: number, k: number, opts: { q
   const queries = opts.queries ?? failed;
   const judge = opts.judgePerAttempt ?? 0;
   const repairing = judge > 0 || opts.rejectsCorrect === true ? queries : failed;
-  return repairing * episodeCallBound(m, k) + queries * hookCallBound(m) + queries * judge * (k + 1);
+  return repairing * episodeCallBound(m, k) + queries * hookCallBound(m, k) + queries * judge * (k + 1);
 }
 
 /**
@@ -178,7 +178,7 @@ export function gridBudget(study: Study, streams: readonly DatasetStreams[], isC
 
 /** The plan's words for the calls beyond repairs and reflections: the hooks' declared calls, a judging arm's judge calls ("" when none). */
 function extraCallsText(study: Study): string {
-  const hooks = study.methods.some((m) => hookCallBound(getMethod(m)) > 0);
+  const hooks = study.methods.some((m) => hookCallBound(getMethod(m), study.max_repair_steps) > 0);
   const judged = study.methods.some((m) => getFeedback(armConditions(study, m).feedback_regime ?? study.feedback ?? "denotation_confirmed").call !== undefined);
   return [hooks ? ", the methods' declared hook calls in every episode" : "", judged ? ", and under a judging feedback regime every query may repair and each attempt is judged" : ""].join("");
 }

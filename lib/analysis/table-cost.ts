@@ -3,8 +3,8 @@
  * calls of every call kind a method made — the paper's `initial_cache`, `repair`, `reflection`, and
  * the kinds its hooks or its feedback regime declare (`distill`, `judge`, `curate`, …) — with its
  * embedding calls and, for memory methods, the measured wall time of retrieval and of memory
- * maintenance (manifest.json `timing`), per query, mean over seeds. Shown when some run made a call
- * of a kind beyond the paper's (a memory method that distils, a judge) or when asked (`merit report
+ * maintenance (manifest.json `timing`), per query, mean over seeds; one column per call kind some
+ * shown method made. Shown when some shown run made a call of a kind beyond the paper's (a memory method that distils, a judge) or when asked (`merit report
  * --costs`), so the paper's default reports are unchanged; Table 3's total already includes every
  * LLM call kind. Embedding tokens (trajectory accounting.embedding_tokens: the embedded texts' tokens
  * by the embedder's own tokenizer, cached or computed) are a column of their own; "—" where a run
@@ -31,7 +31,11 @@ export function timingKey(dataset: string, method: string, seed: number): string
  * measurements of one machine, so a report that must be byte-stable (the demos') leaves them out.
  */
 export function costTable(runs: readonly RunSummary[], sel: TableSelection = {}, timings: RunTimings | null = null, force = false): Table | null {
-  const kinds = [...new Set(runs.flatMap((r) => Object.keys(r.costs?.by_kind ?? {})))];
+  // the call kinds of the shown runs only: a column no shown method made a call of is not printed
+  const datasets = tableDatasets(runs, sel);
+  const methods = tableMethods(runs, sel);
+  const shown = runs.filter((r) => datasets.includes(r.dataset) && methods.includes(r.method));
+  const kinds = [...new Set(shown.flatMap((r) => Object.keys(r.costs?.by_kind ?? {})))];
   const extra = kinds.filter((k) => !BUILTIN_CALL_KINDS.includes(k)).sort();
   if (extra.length === 0 && !force) return null;
   const order = [...BUILTIN_CALL_KINDS.filter((k) => kinds.includes(k)), ...extra];
@@ -39,8 +43,8 @@ export function costTable(runs: readonly RunSummary[], sel: TableSelection = {},
   const cutKinds = order.filter((k) => runs.some((r) => (r.costs?.by_kind[k]?.cut_calls ?? 0) > 0));
   const rows: Cell[][] = [];
   const data: Record<string, DataValue>[] = [];
-  for (const dataset of tableDatasets(runs, sel)) {
-    for (const method of tableMethods(runs, sel)) {
+  for (const dataset of datasets) {
+    for (const method of methods) {
       const of = runs.filter((r) => r.dataset === dataset && r.method === method && r.costs !== undefined);
       if (of.length === 0) continue;
       const perQuery = (f: (r: RunSummary) => number) => of.reduce((s, r) => s + f(r) / r.metrics.total, 0) / of.length;

@@ -20,24 +20,56 @@ export interface FailureTableOptions extends Omit<TableSelection, "methods"> {
   minGoldLabels?: number;
 }
 
+/** One row of Table 5: the initial-failure counts of a dataset under one classifier's labels, and the runs that gave them. */
+interface Composition {
+  dataset: string;
+  counts: Record<string, number>;
+  /** Methods of the runs with these counts (with seeds where a method's runs split). */
+  methods: string[];
+  /** True when some label is not METHOD.md §3's (a method's classify hook). */
+  hook: boolean;
+}
+
+/** A run's counts with sorted keys, so two equal compositions compare equal whatever their order. */
+const countsKey = (c: Record<string, number>) => JSON.stringify(Object.entries(c).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+
 /**
- * The initial-failure counts of a dataset. Every run shares the initial cache, so all runs must
- * agree; a disagreement throws MeritError naming the two runs.
+ * The initial-failure compositions of a dataset. Every run shares the initial cache, so all runs must
+ * have the same initial failures (the same queries with the same initial SQL); a disagreement throws
+ * MeritError naming the two runs. Their labels may differ — a method's classify hook labels the same
+ * failures its own way (issue 39 §8) — so the runs are grouped by their counts: one composition per
+ * classifier, the §3 classifier's first.
  */
-function sharedComposition(runs: readonly RunSummary[], dataset: string): Record<string, number> {
+function sharedCompositions(runs: readonly RunSummary[], dataset: string): Composition[] {
   const selected = runs
     .filter((r) => r.dataset === dataset)
     .sort((x, y) => (x.method < y.method ? -1 : x.method > y.method ? 1 : x.stream_seed - y.stream_seed));
   const first = selected[0];
-  const text = (r: RunSummary) => JSON.stringify(r.metrics.initial_failure_breakdown);
+  const failures = (r: RunSummary) => r.queries.filter((q) => !q.initial_correct).map((q) => `${q.query_id}\u0000${q.initial_sql}`);
+  const firstFailures = failures(first);
+  const groups = new Map<string, RunSummary[]>();
   for (const r of selected) {
-    if (text(r) !== text(first)) {
+    const f = failures(r);
+    if (f.length !== firstFailures.length || f.some((x, i) => x !== firstFailures[i])) {
+      const diff = f.find((x) => !firstFailures.includes(x)) ?? firstFailures.find((x) => !f.includes(x));
+      const at = diff === undefined ? "" : ` (first difference: query ${diff.split("\u0000")[0]})`;
       throw new MeritError(
-        `Table 5: on ${dataset}, initial failures of (${r.method}, seed ${r.stream_seed}) are ${text(r)} but (${first.method}, seed ${first.stream_seed}) has ${text(first)}; the runs do not share one initial cache`,
+        `Table 5: on ${dataset}, (${r.method}, seed ${r.stream_seed}) has ${f.length} initial failure${f.length === 1 ? "" : "s"} but (${first.method}, seed ${first.stream_seed}) has ${firstFailures.length}${at}; the runs do not share one initial cache`,
       );
     }
+    const key = countsKey(r.metrics.initial_failure_breakdown as Record<string, number>);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
   }
-  return first.metrics.initial_failure_breakdown as Record<string, number>;
+  const compositions = [...groups.values()].map((group): Composition => {
+    const counts = group[0].metrics.initial_failure_breakdown as Record<string, number>;
+    const methods = [...new Set(group.map((r) => r.method))].map((m) => {
+      const split = selected.some((r) => r.method === m && !group.includes(r));
+      return split ? `${m} (seed ${group.filter((r) => r.method === m).map((r) => r.stream_seed).join(", ")})` : m;
+    });
+    return { dataset, counts, methods, hook: Object.keys(counts).some((t) => !(ERROR_TYPES as readonly string[]).includes(t)) };
+  });
+  // the §3 classifier's composition first, then the hooks' in method order
+  return compositions.sort((x, y) => Number(x.hook) - Number(y.hook));
 }
 
 /** Table 5's "Other" column: every coarse type besides Result Mismatch and Schema Linking (the paper: Aggregation, Execution, Syntax, Unknown). */
@@ -54,28 +86,42 @@ export function failureTable(runs: readonly RunSummary[], opts: FailureTableOpti
   const datasets = tableDatasets(runs, opts);
   // the paper's layout adds the plain accuracy beside the weighted one when there are gold labels
   const showPlain = opts.paperLayout === true && datasets.some((d) => opts.validation?.[d] !== undefined);
-  const compositions = datasets.map((d) => sharedComposition(runs, d));
-  const present = new Set(compositions.flatMap((c) => Object.keys(c)));
+  const perDataset = datasets.map((d) => sharedCompositions(runs, d));
+  const compositions = perDataset.flat();
+  const present = new Set(compositions.flatMap((c) => Object.keys(c.counts)));
   const types = [...(ERROR_TYPES as readonly string[]).filter((t) => present.has(t)), ...[...present].filter((t) => !(ERROR_TYPES as readonly string[]).includes(t)).sort()];
+  // a classify hook's labels get columns of their own, after Schema Linking (issue 39 §8: they used to fall under Other)
+  const hookLabels = types.filter((t) => !(ERROR_TYPES as readonly string[]).includes(t));
+  const ownColumn = new Set(["Result Mismatch", "Schema Linking", ...hookLabels]);
   const data: Record<string, DataValue>[] = [];
   const pct = (count: number, total: number) => (total === 0 ? MISSING : fixed((100 * count) / total, 2));
-  const rows: Cell[][] = compositions.map((c, j) => {
+  const rows: Cell[][] = compositions.map((comp) => {
+    const c = comp.counts;
+    const dataset = comp.dataset;
+    // several compositions of one dataset: each row names its classifier's methods
+    const several = perDataset[datasets.indexOf(dataset)].length > 1;
+    const label = several && (comp.hook || perDataset[datasets.indexOf(dataset)].filter((x) => !x.hook).length > 1) ? `${displayName(dataset, opts)}: ${comp.methods.map((m) => displayName(m, opts)).join(", ")}` : displayName(dataset, opts);
+    const tag: Record<string, DataValue> = several ? { methods: comp.methods.join(", ") } : {};
     const total = Object.values(c).reduce((s, x) => s + x, 0);
     const count = (t: string) => c[t] ?? 0;
-    const other = Object.entries(c).filter(([t]) => t !== "Result Mismatch" && t !== "Schema Linking").reduce((s, [, x]) => s + x, 0);
-    for (const type of types) data.push({ dataset: datasets[j], error_type: type, count: count(type), share: total === 0 ? 0 : count(type) / total });
-    data.push({ dataset: datasets[j], error_type: "Other", count: other, share: total === 0 ? 0 : other / total });
-    const v = opts.validation?.[datasets[j]];
+    // in a classify hook's row, a label it never returned is "—", not a measured 0 (and a hook's label in the §3 classifier's row)
+    const share = (t: string) => ((comp.hook || hookLabels.includes(t)) && count(t) === 0 ? MISSING : pct(count(t), total));
+    const other = Object.entries(c).filter(([t]) => !ownColumn.has(t)).reduce((s, [, x]) => s + x, 0);
+    for (const type of types) data.push({ dataset, ...tag, error_type: type, count: count(type), share: total === 0 ? 0 : count(type) / total });
+    data.push({ dataset, ...tag, error_type: "Other", count: other, share: total === 0 ? 0 : other / total });
+    // gold labels validate the §3 classifier: its row (the dataset's first) carries them
+    const v = comp === perDataset[datasets.indexOf(dataset)][0] ? opts.validation?.[dataset] : undefined;
     const w = opts.paperLayout ? v?.weighting : undefined;
     if (v) {
       const weighted: Record<string, DataValue> = w ? { weighted_accuracy: w.accuracy, weighted_covered_share: w.covered_share } : {};
-      data.push({ dataset: datasets[j], error_type: null, validation_cases: v.cases, accuracy: v.accuracy, macro_f1: v.macro_f1, coverage: v.coverage, ...weighted });
+      data.push({ dataset, ...tag, error_type: null, validation_cases: v.cases, accuracy: v.accuracy, macro_f1: v.macro_f1, coverage: v.coverage, ...weighted });
     }
     const accuracy = (x: number | null | undefined) => (x === null || x === undefined ? MISSING : fixed(100 * x, 2));
     return [
-      { text: displayName(datasets[j], opts) },
-      { text: pct(count("Result Mismatch"), total) },
-      { text: pct(count("Schema Linking"), total) },
+      { text: label },
+      { text: share("Result Mismatch") },
+      { text: share("Schema Linking") },
+      ...hookLabels.map((t) => ({ text: share(t) })),
       { text: pct(other, total) },
       { text: accuracy(w ? w.accuracy : v?.accuracy) },
       { text: v ? fixed(v.macro_f1, 3) : MISSING },
@@ -86,10 +132,16 @@ export function failureTable(runs: readonly RunSummary[], opts: FailureTableOpti
     ];
   });
   const notes = [
-    "Shares (%) of the initial failures of the shared initial cache by the classifier's coarse type (unclassified → Result Mismatch); Other = Aggregation + Execution + Syntax + Unknown (+ Filter/Value, which the paper does not list).",
+    hookLabels.length === 0
+      ? "Shares (%) of the initial failures of the shared initial cache by the classifier's coarse type (unclassified → Result Mismatch); Other = Aggregation + Execution + Syntax + Unknown (+ Filter/Value, which the paper does not list)."
+      : "Shares (%) of the initial failures of the shared initial cache by the classifier's coarse type (unclassified → Result Mismatch); Other = the rest of METHOD.md §3's types (Aggregation, Execution, Syntax, Unknown, Filter/Value).",
   ];
-  const hookLabels = types.filter((t) => !(ERROR_TYPES as readonly string[]).includes(t));
-  if (hookLabels.length > 0) notes.push(`Labels of a method's classify hook (${hookLabels.join(", ")}) are not METHOD.md §3's types: they count under Other here; the CSV gives each label's count.`);
+  if (hookLabels.length > 0) {
+    notes.push(
+      `Labels of a method's classify hook (${hookLabels.join(", ")}) are not METHOD.md §3's types and have columns of their own; ` +
+        `where the runs label the same initial failures differently, each classifier has its row, named by its methods; — where a row's classifier returned no such label.`,
+    );
+  }
   const validated = datasets.filter((d) => opts.validation?.[d] !== undefined);
   if (validated.length > 0 && opts.paperLayout) {
     notes.push(...weightingNotes(validated, opts));
@@ -106,12 +158,12 @@ export function failureTable(runs: readonly RunSummary[], opts: FailureTableOpti
     notes.push(`No gold labels for ${missing.join(", ")}, so Acc. and Macro-F1 are "—": label cases with \`merit annotate\` and pass --gold-labels (make reproduce passes results/annotations/cases.csv when that file exists).`);
   }
   const plain = showPlain ? ["Acc., plain (%)"] : [];
-  const first = 6 + plain.length; // the first CSV-only column
+  const first = 6 + hookLabels.length + plain.length; // the first CSV-only column
   return {
     id: "table5",
     title: "Composition of initial failures (%) and classifier validation",
-    columns: ["Dataset", "Result Mismatch", "Schema Linking", "Other", "Acc. (%)", "Macro-F1", ...plain, "Initial failures", "Annotated cases", ...types.map((t) => `${t} n`)],
-    align: ["l", "r", "r", "r", "r", "r", ...plain.map(() => "r" as const), "r", "r", ...types.map(() => "r" as const)],
+    columns: ["Dataset", "Result Mismatch", "Schema Linking", ...hookLabels, "Other", "Acc. (%)", "Macro-F1", ...plain, "Initial failures", "Annotated cases", ...types.map((t) => `${t} n`)],
+    align: ["l", "r", "r", ...hookLabels.map(() => "r" as const), "r", "r", "r", ...plain.map(() => "r" as const), "r", "r", ...types.map(() => "r" as const)],
     rows,
     notes,
     data,

@@ -17,7 +17,7 @@
  * @module
  */
 import { MeritError } from "../errors.ts";
-import { getMethod, isMethodName, methodDefinition, methodNames } from "../methods/index.ts";
+import { methodNames, methodSource } from "../methods/index.ts";
 import { meanStd } from "./aggregate.ts";
 import { bootstrapPValue, pairedClusterBootstrap } from "./bootstrap.ts";
 import { comparisonVerdict } from "./comparison-verdict.ts";
@@ -47,17 +47,8 @@ export interface PeersTableOptions extends Omit<TableSelection, "methods">, Tabl
   familyNote?: boolean;
 }
 
-/**
- * The source a registered method declares, and whether its hooks read the oracle's verdict — its
- * declared sight, which builds the views its hooks receive (lib/methods/sight.ts); null for a method
- * without hooks and for a name not registered here (a plugin's, not loaded).
- */
-export function methodSource(name: string): { citation: string | null; groundTruth: boolean | null } {
-  if (!isMethodName(name)) return { citation: null, groundTruth: null };
-  const method = getMethod(name);
-  // A method without hooks (the paper's) has no hook views to bound: nothing to declare.
-  return { citation: methodDefinition(name).citation ?? null, groundTruth: method.parts.hooks === undefined ? null : method.sight === "oracle" };
-}
+/** The source and ground-truth flag a registered method declares (lib/methods/registry.ts; lib/plugin.ts exports it too). */
+export { methodSource };
 
 /** The registered peer methods (those declaring a citation), in registration order. */
 export function registeredPeers(): string[] {

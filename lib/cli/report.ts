@@ -5,6 +5,8 @@
  * --paper-numbers, COMPARISON.md; prints each table in Markdown and a JSON summary line.
  * @module
  */
+import { MAX_RESAMPLES } from "../analysis/bootstrap.ts";
+import { MAX_CURVE_RESAMPLES } from "../analysis/learning-curves.ts";
 import { RUN_CONDITIONS, type RunCondition } from "../analysis/run-alignment.ts";
 import { expandRunArgs } from "../analysis/run-paths.ts";
 import { parseComparisonPairs } from "../analysis/study-layout.ts";
@@ -29,8 +31,9 @@ dataset, the initial cache and data hashes (manifest.json, config.json), else th
 --gold-labels reads the CSV of \`merit annotate\` with gold_type and annotator_id filled in (Table 5);
 --min-gold-labels N accepts N or more cases instead of METHOD.md §8's 150 (to try the flow on a demo;
 recorded in manifest.json and the table note).
-Tables follow the paper's layout: Tables 1 and 3 show Iterative, Reflexion-style, Dyn. RAG and MERIT
-(--all-methods adds every other method below a rule), Table 2 compares MERIT with the paper's
+Tables follow the paper's layout: Tables 1 and 3 show every method of the runs, Iterative,
+Reflexion-style, Dyn. RAG and MERIT first and the others below a rule (--methods leaves methods out;
+--all-methods is that default), Table 2 compares MERIT with the paper's
 comparisons (--all-comparisons: with every method), Table 4 names the full method MERIT Full; --labels
 overrides the display names. Table 1 has one block of rows per dataset; Tables 1, 3 and 4 mark the
 best value per dataset in bold and the second underlined; a difference that rounds to zero prints
@@ -39,7 +42,7 @@ best value per dataset in bold and the second underlined; a difference that roun
 attempt, the retrieved precedents and the repair) from the --reference method's run with the lowest
 seed; DATASET:QUERY_ID when several datasets hold the id. The query must have failed initially.
 A study's layout (merit study run passes it): --methods a,b,... shows exactly these methods, in this
-order, in Tables 1 and 3 and the figures; --comparisons a:b,... makes Table 2 these pairs
+order, in Tables 1 and 3, the cost table and the figures (a call kind none of them made gets no column); --comparisons a:b,... makes Table 2 these pairs
 (Δ = EX(a) − EX(b)) instead of --reference against the paper's comparisons (with the Holm p over
 the pairs); --conditions feedback_regime,feedback_noise,max_repair_steps lets runs differ in those
 config fields (a study's arms) and still be paired; any other difference is refused. Runs under a
@@ -73,7 +76,7 @@ EX against LLM tokens and against embedding tokens per query per method, the Par
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
 (every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
-Bootstrap defaults: B = 10000, seed 0, percentile, level 0.95.
+Bootstrap defaults: B = 10000 (at most 100000; --curve-resamples at most 10000), seed 0, percentile, level 0.95.
 The plugins the runs' manifests record are loaded (a plugin's dataset gives the per-difficulty table).
 ${PLUGIN_USAGE}`;
 
@@ -104,14 +107,14 @@ export const reportCommand: Command = {
     const interval = values.interval ?? "percentile";
     if (interval !== "percentile" && interval !== "bca") throw new UsageError(`--interval must be percentile or bca, got "${interval}"`);
     const boot = {
-      resamples: numberFlag(values.resamples, "resamples", 10_000, { integer: true, min: 1 }),
+      resamples: numberFlag(values.resamples, "resamples", 10_000, { integer: true, min: 1, max: MAX_RESAMPLES, maxReason: "ten times the default" }),
       seed: numberFlag(values.seed, "seed", 0, { integer: true, min: 0 }),
       level: numberFlag(values.level, "level", 0.95, { min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }),
       interval: interval as "percentile" | "bca",
     };
     if (values["no-curves"] && values.curves) throw new UsageError(`--curves and --no-curves contradict each other; pass one\n${USAGE}`);
     if (values["curve-resamples"] !== undefined && values["no-curves"]) throw new UsageError(`--curve-resamples sets the learning curves' band, which --no-curves leaves out; drop one\n${USAGE}`);
-    const curveOpts = !values["no-curves"] ? { resamples: numberFlag(values["curve-resamples"], "curve-resamples", 1000, { integer: true, min: 1 }), seed: boot.seed, level: boot.level } : undefined;
+    const curveOpts = !values["no-curves"] ? { resamples: numberFlag(values["curve-resamples"], "curve-resamples", 1000, { integer: true, min: 1, max: MAX_CURVE_RESAMPLES, maxReason: "ten times the default" }), seed: boot.seed, level: boot.level } : undefined;
     const minGold = values["min-gold-labels"] === undefined ? undefined : numberFlag(values["min-gold-labels"], "min-gold-labels", 150, { integer: true, min: 1 });
     if (minGold !== undefined && values["gold-labels"] === undefined) throw new UsageError(`--min-gold-labels needs --gold-labels FILE\n${USAGE}`);
     const labels = parseLabels(values.labels);

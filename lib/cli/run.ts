@@ -6,7 +6,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
-import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
+import { loadConfigFile, MAX_REPAIR_STEPS, MAX_REPAIR_STEPS_REASON, type ExperimentConfig } from "../experiment/config.ts";
 import type { ConfigDatasetOptions } from "../experiment/database-set.ts";
 import { checkStreams, planStreams, runCheckedGrid, withGridSequences, type Stream, type StreamResult } from "../experiment/grid.ts";
 import { gridPlanLines, planGrid } from "../experiment/grid-plan.ts";
@@ -54,7 +54,8 @@ const GRID_USAGE = `usage: merit grid --config FILE --methods a,b,... [--seeds 0
   --shard i/n  run only shard i (0-based) of n: streams i, i+n, ... of the methods x seeds list, so n
                machines (a Slurm array) together write exactly the run directories of one machine;
                unite their call caches afterwards with \`merit cache merge\`.
-  --limit N    only the first N queries of each stream (the config's \`subset\` rule says which)
+  --limit N    only the first N queries of each stream (the config's \`subset\` rule says which;
+               default: the config's \`limit\`, as a study's saved config has, else every query)
   --order KIND the stream orders' kind, overriding the config's \`order\` (${ORDER_KINDS.join(", ")});
                part of each run's identity (config.json), so a resume must pass the same
   --resume     continue killed runs in their run directories (same config, methods, seeds, limit)
@@ -175,7 +176,7 @@ export function withRepairSteps(config: ExperimentConfig, text: string | undefin
     const methods = listFlag(text.slice("budget:".length), "max-repair-steps budget:");
     return { ...config, max_repair_steps: familyBudgetSteps(methods, config.max_repair_steps) };
   }
-  return { ...config, max_repair_steps: numberFlag(text, "max-repair-steps", 7, { integer: true, min: 0 }) };
+  return { ...config, max_repair_steps: numberFlag(text, "max-repair-steps", 7, { integer: true, min: 0, max: MAX_REPAIR_STEPS, maxReason: MAX_REPAIR_STEPS_REASON }) };
 }
 
 /** `--arm NAME`: registers NAME as the arm of the one listed method at the overridden K; returns NAME. */
@@ -206,10 +207,11 @@ export const runCommand: Command = {
     refuseOthers(values, { methods: "merit run takes one --method (merit grid takes --methods)", seeds: "merit run takes one --seed (merit grid takes --seeds)", shard: "--shard is for merit grid", plan: "--plan is for merit grid", json: "--json is for merit grid --plan", "max-repair-steps": "--max-repair-steps is for merit grid", arm: "--arm is for merit grid" }, RUN_USAGE);
     const configFile = required(values.config, "config", RUN_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
-    const base = withOrder(loadConfig(configFile), values.order);
+    const loaded = loadConfigFile(configFile);
+    const base = withOrder(loaded.config, values.order);
     const method = required(values.method, "method", RUN_USAGE);
     const seed = parseSeed(required(values.seed, "seed", RUN_USAGE), "seed");
-    const limit = parseLimit(values.limit);
+    const limit = parseLimit(values.limit) ?? loaded.limit;
     const config = applyOverrides(base, values, 1);
     const outDir = values.out ?? join("runs", config.dataset, `${method}-s${seed}`);
     return runStreams(config, [{ method, seed, outDir }], limit, values.resume ?? false, io, { allowSingleDb: values["allow-single-db"], configFile }, plugins);
@@ -225,12 +227,13 @@ export const gridCommand: Command = {
     refuseOthers(values, { method: "merit grid takes --methods a,b,...", seed: "merit grid takes --seeds 0,1,2" }, GRID_USAGE);
     const configFile = required(values.config, "config", GRID_USAGE);
     const plugins = await loadCommandPlugins(values.plugin, { configs: [configFile] }); // first: a plugin may register the config's dataset
-    const ordered = withOrder(loadConfig(configFile), values.order);
+    const loaded = loadConfigFile(configFile);
+    const ordered = withOrder(loaded.config, values.order);
     const base = withRepairSteps(ordered, values["max-repair-steps"]);
     const listed = listFlag(required(values.methods, "methods", GRID_USAGE), "methods");
     const methods = values.arm === undefined ? listed : [registerGridArm(values.arm, listed, ordered, base)];
     const seeds = listFlag(values.seeds ?? "0,1,2", "seeds").map((text) => parseSeed(text, "seeds"));
-    const limit = parseLimit(values.limit);
+    const limit = parseLimit(values.limit) ?? loaded.limit;
     const root = values.out ?? join("runs", base.dataset);
     const all = planStreams(methods, seeds, root);
     checkStreams(all); // the whole grid, so one method named twice (an alias too) is refused in every shard

@@ -21,7 +21,7 @@ import { cliReporter } from "./progress.ts";
 
 const USAGE = `usage: merit study new NAME [--dir DIR]
        merit study plan FILE [--target PP] [--runs DIR]
-       merit study run FILE [--shard i/n] [--runs DIR] [--out DIR] [--no-html] [--initial-only]
+       merit study run FILE [--shard i/n] [--runs DIR] [--out DIR] [--no-html] [--initial-only] [--diagnostics]
   A follow-up study is one file, studies/NAME/study.ts: datasets, methods (the paper's and the
   study's own, registered by its plugin files), stream seeds, the reference method, the comparisons,
   how many queries, and the models (the tiny test models by default; realModels() or server({...})).
@@ -38,7 +38,8 @@ const USAGE = `usage: merit study new NAME [--dir DIR]
         are computed; their configs in RUNS/configs/<dataset>.json serve \`merit grid --config\` too),
         the causal audit of every run (exit 1 on a violation, and no report), then the report in
         OUT (default results/studies/NAME) with the study's methods in Tables 1 and 3 and its
-        comparisons in Table 2 (and, as every report, the learning curves). --shard i/n runs only streams i, i+n, ... and stops before the audit
+        comparisons in Table 2 (and, as every report, the learning curves; --diagnostics adds the
+        memory diagnostics, as \`merit report --diagnostics\`). --shard i/n runs only streams i, i+n, ... and stops before the audit
         and the report (rerun without --shard once every shard is done). The tiny models' call
         cache starts as a copy of ${REPLAY_CACHE}. --initial-only builds the initial caches
         (RUNS/initial/<dataset>.json) and stops: the long first step on its own, e.g. on a GPU
@@ -87,11 +88,12 @@ async function studyPlan(argv: string[], io: CommandIO): Promise<number> {
 
 /** `merit study run FILE` (lib/report/study-run.ts `runStudy`): exit 1 when the causal audit finds a violation. */
 async function studyRun(argv: string[], io: CommandIO): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { shard: { type: "string" }, runs: { type: "string" }, out: { type: "string" }, "no-html": { type: "boolean" }, "initial-only": { type: "boolean" } }, USAGE, true);
+  const { values, positionals } = parseFlags(argv, { shard: { type: "string" }, runs: { type: "string" }, out: { type: "string" }, "no-html": { type: "boolean" }, "initial-only": { type: "boolean" }, diagnostics: { type: "boolean" } }, USAGE, true);
   const file = studyFile(positionals, "run");
   const shard = values.shard === undefined ? undefined : parseShard(values.shard);
   if (shard && values["initial-only"]) throw new UsageError(`--initial-only builds the initial caches, which every shard shares; run it once, without --shard`);
-  const result = await runStudy(file, { shard, runs: values.runs, out: values.out, html: values["no-html"] !== true, reporter: cliReporter(io), initialOnly: values["initial-only"] === true });
+  if (shard && values.diagnostics) throw new UsageError(`--diagnostics adds to the report, which a --shard run does not write; pass it to the run without --shard`);
+  const result = await runStudy(file, { shard, runs: values.runs, out: values.out, html: values["no-html"] !== true, diagnostics: values.diagnostics === true, reporter: cliReporter(io), initialOnly: values["initial-only"] === true });
   if (values["initial-only"]) return 0;
   if (shard) {
     io.out(`study ${result.study.name}: shard ${shard.index}/${shard.count} done; once every shard is, unite the call caches (merit cache merge) and rerun without --shard for the audit and the report`);
@@ -106,9 +108,10 @@ async function studyRun(argv: string[], io: CommandIO): Promise<number> {
 /**
  * The `merit report` command line that rewrites a finished study's report as `merit study run` writes
  * it (runStudy passes the same layout, studyReportLayout, to buildReport): its methods and
- * comparisons, the conditions its arms change, and the HTML report unless `noHtml`.
+ * comparisons, the conditions its arms change, the HTML report unless `noHtml`, and the memory
+ * diagnostics with `diagnostics`.
  */
-export function studyReportArgs(study: Study, roots: readonly string[], out: string, noHtml: boolean): string[] {
+export function studyReportArgs(study: Study, roots: readonly string[], out: string, noHtml: boolean, diagnostics = false): string[] {
   const { methods, comparisons, conditions, peers } = studyReportLayout(study);
   return [
     ...roots,
@@ -119,5 +122,6 @@ export function studyReportArgs(study: Study, roots: readonly string[], out: str
     ...(peers !== undefined ? ["--peers", peers.join(",")] : []),
     "--setting",
     ...(noHtml ? [] : ["--html"]),
+    ...(diagnostics ? ["--diagnostics"] : []),
   ];
 }

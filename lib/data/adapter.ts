@@ -41,8 +41,12 @@ export interface RecordFields {
  */
 export interface ScoringSpec {
   semantics: "test-suite" | "set";
-  /** The protocol id recorded in summaries and manifests, for the chosen Spider protocol. */
-  protocolId(protocol: string): string;
+  /**
+   * The protocol id recorded in summaries, manifests and the initial cache, for the chosen Spider
+   * protocol and the dataset scored (`spider`'s and `bird`'s name the dataset, so a plugin dataset
+   * that keeps their scoring — `{ ...spider, name: "geoquery" }` — gets an id of its own, not Spider's).
+   */
+  protocolId(protocol: string, dataset?: string): string;
   /** true iff `--protocol` / config `protocol` chooses among the Spider protocols. */
   protocolChoice: boolean;
   /** Why `--protocol` is refused when `protocolChoice` is false (one line). */

@@ -17,6 +17,14 @@ import { ORDER_KINDS } from "./stream-order.ts";
 
 export { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 
+/**
+ * The largest K a config or `--max-repair-steps` accepts: a repair episode makes up to K model calls
+ * per failed query, and the paper's K is 7, so a larger value is a typing slip (99999999999 for 9),
+ * not an experiment. Budget-matched controls (K plus a method's extra calls) stay far below it.
+ */
+export const MAX_REPAIR_STEPS = 100;
+export const MAX_REPAIR_STEPS_REASON = "up to K model calls per failed query; the paper's K is 7";
+
 const GpuSchema = z.union([z.literal("auto"), z.literal(false), z.enum(["cuda", "vulkan", "metal"])]);
 
 /** Where the frozen chat model runs. */
@@ -184,8 +192,8 @@ export const ExperimentConfigSchema = z
     feedback_regime: z.preprocess((v) => (v === "oracle" ? "denotation_confirmed" : v), z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "must be a feedback regime name (denotation_confirmed, oracle, dbms_only, llm_judge, noisy_oracle or a plugin's)")).default("denotation_confirmed"),
     /** `noisy_oracle`'s flip probability; absent = 0.1 (left out, so the hashes of configs without it are unchanged). */
     feedback_noise: z.number().min(0).max(1).optional(),
-    /** K: repair generations per failed query (METHOD.md §6.1). */
-    max_repair_steps: z.number().int().nonnegative().default(7),
+    /** K: repair generations per failed query (METHOD.md §6.1); at most MAX_REPAIR_STEPS. */
+    max_repair_steps: z.number().int().nonnegative().max(MAX_REPAIR_STEPS, `at most ${MAX_REPAIR_STEPS} (${MAX_REPAIR_STEPS_REASON})`).default(7),
     /** Seconds per SQL statement (§11.1); at most what one Node timer can hold. */
     sql_timeout_s: z.number().min(MIN_SQL_TIMEOUT_S, `at least ${MIN_SQL_TIMEOUT_S} seconds (1 ms, the shortest deadline --timeout accepts)`).max(MAX_SQL_TIMEOUT_S, `at most ${MAX_SQL_TIMEOUT_S} seconds (Node timers hold 2^31 − 1 ms; a longer deadline would fire after 1 ms)`).default(30),
     /**
@@ -222,24 +230,43 @@ export const ExperimentConfigSchema = z
      * `random` is dropped from the parsed config, so configs without a structured order keep their hash.
      */
     order: z.enum(ORDER_KINDS).optional(),
+    /**
+     * The default `--limit` of `merit run` and `merit grid` with this config (the first N queries of
+     * each stream, by the `subset` rule); a study's saved config (RUNS/configs/<dataset>.json) carries
+     * its `queries` here. Never part of a run's identity: parsing takes it out of the config, and a run
+     * records its limit beside its config (config.json `limit`), as with `--limit`.
+     */
+    limit: z.number().int().min(1).optional(),
   })
   .strict();
 
-export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
+/** A parsed config: every field but `limit` (see {@link loadConfigFile}). */
+export type ExperimentConfig = Omit<z.infer<typeof ExperimentConfigSchema>, "limit">;
 
 /** Parses a config object; the error names the file, the path to the bad field and what was wrong. */
 export function parseConfig(value: unknown, file = "<config>"): ExperimentConfig {
+  return parseConfigFile(value, file).config;
+}
+
+/** A parsed config and its `limit` (null when it has none). */
+function parseConfigFile(value: unknown, file: string): { config: ExperimentConfig; limit: number | null } {
   const parsed = ExperimentConfigSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`);
     throw new InputFileError(file, `invalid config — ${issues.slice(0, 3).join("; ")}${issues.length > 3 ? ` (+${issues.length - 3} more)` : ""}`, "fix the field (see lib/experiment/config.ts for every key and its default)");
   }
   if (parsed.data.order === "random") delete parsed.data.order;
-  return parsed.data;
+  const { limit, ...config } = parsed.data;
+  return { config, limit: limit ?? null };
 }
 
 /** Reads and validates a JSON config file. */
 export function loadConfig(file: string): ExperimentConfig {
+  return loadConfigFile(file).config;
+}
+
+/** Reads and validates a JSON config file; also its `limit`, the default `--limit` of `merit run` and `merit grid` (null: none). */
+export function loadConfigFile(file: string): { config: ExperimentConfig; limit: number | null } {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -252,7 +279,7 @@ export function loadConfig(file: string): ExperimentConfig {
   } catch (error) {
     throw new InputFileError(file, `malformed JSON (${(error as Error).message})`, "fix the JSON syntax", error);
   }
-  return parseConfig(value, file);
+  return parseConfigFile(value, file);
 }
 
 /** The executor that scores a config's runs (`oracle.executor`, default `sqlite`). */

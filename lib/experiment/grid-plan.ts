@@ -67,7 +67,7 @@ import { callKey, openCacheDatabase, rowHash } from "../llm/call-cache.ts";
 import { llamaIdentity } from "../llm/llama-identity.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../llm/types.ts";
 import { finalizeEpisode } from "../memory/finalize.ts";
-import { configureMethod, episodeCallBound, extraOutputBound, getMethod, hookCallBound, type MethodSpec } from "../methods/index.ts";
+import { configureMethod, episodeCallBound, extraOutputBound, getMethod, hookCallBound, isMethodName, methodDefinition, type MethodSpec } from "../methods/index.ts";
 import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
 import { getFeedback } from "../methods/feedback.ts";
@@ -95,14 +95,28 @@ export const CONTROL_METHODS: readonly string[] = ["zeroshot", "transductive_bat
  */
 export const PEER_METHODS: readonly string[] = ["reasoning_bank", "reasoning_bank_oracle", "dynamic_cheatsheet", "dynamic_cheatsheet_rs", "awm", "expel_online", "exprag", "exprecent", "error_fix_memory"];
 
+/** Who reads a method's runs (the plan's role column). */
+export type MethodRole = "paper" | "control" | "peer" | "study";
+
+/** The role of `method`: one of the paper's (REPRODUCE_METHODS), a control, a peer (declares a citation), else a study's own. */
+function methodRole(method: MethodSpec): MethodRole {
+  if (CONTROL_METHODS.includes(method.canonicalName)) return "control";
+  if (REPRODUCE_METHODS.includes(method.canonicalName)) return "paper";
+  if (isMethodName(method.canonicalName) && methodDefinition(method.canonicalName).citation !== undefined) return "peer";
+  return "study";
+}
+
+/** The role column's words. */
+const ROLE_TEXT: Record<MethodRole, string> = { paper: "paper", control: "control (no paper table reads it)", peer: "peer (METHOD.md §13)", study: "study (beyond the paper)" };
+
 /** One method's share of the plan, summed over its streams. */
 export interface MethodPlan {
   method: string;
   streams: number;
-  /** Its calls do not depend on the stream order (a memoryless method). */
+  /** Its calls do not depend on the stream order (a memoryless method: no MERIT-style memory and no memory hook). */
   orderIndependent: boolean;
-  /** No table of the paper reads it (CONTROL_METHODS). */
-  control: boolean;
+  /** What reads its runs: the paper's tables, none (CONTROL_METHODS), the peers table (a method declaring a citation), or only a study's own report. */
+  role: MethodRole;
   /** Episodes over its streams, and those whose initial attempt is not terminal. */
   episodes: number;
   repairEpisodes: number;
@@ -190,7 +204,7 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
 
   for (const s of input.streams) {
     const method = configureMethod(getMethod(s.method), config.retrieval);
-    const plan = plans.get(s.method) ?? { method: s.method, streams: 0, orderIndependent: method.memory === null, control: CONTROL_METHODS.includes(method.canonicalName), episodes: 0, repairEpisodes: 0, computed: 0, cached: 0, repeats: 0, computedAtMost: 0 };
+    const plan = plans.get(s.method) ?? { method: s.method, streams: 0, orderIndependent: method.memory === null && method.hooks.memory === undefined, role: methodRole(method), episodes: 0, repairEpisodes: 0, computed: 0, cached: 0, repeats: 0, computedAtMost: 0 };
     plans.set(s.method, plan);
     plan.streams += 1;
     const spec: RunSpec = { config, method: s.method, seed: s.seed, limit: input.limit };
@@ -200,8 +214,8 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     if (judging) {
       // A regime that calls the model decides termination itself: every episode counted in full —
       // its repairs, its hooks' declared calls and a judge call per attempt — as computed.
-      const full = stream.length * (episodeCallBound(method, k) + hookCallBound(method) + judging.perAttempt * (k + 1));
-      outputTokensAtMost += stream.length * (episodeCallBound(method, k) * cfgOut + extraOutputBound(method.hooks, cfgOut) + judging.perAttempt * (k + 1) * (judging.maxOutputTokens ?? cfgOut));
+      const full = stream.length * (episodeCallBound(method, k) + hookCallBound(method, k) + judging.perAttempt * (k + 1));
+      outputTokensAtMost += stream.length * (episodeCallBound(method, k) * cfgOut + extraOutputBound(method.hooks, k, cfgOut) + judging.perAttempt * (k + 1) * (judging.maxOutputTokens ?? cfgOut));
       plan.repairEpisodes += stream.length;
       plan.computed += full;
       plan.computedAtMost += full;
@@ -215,9 +229,9 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     // the kinds allowed in a failed one, at most every kind. A memory hook's memory may hold notes
     // from the first episode on, so its repair episodes are counted in full too.
     const extra = {
-      accepted: hookCallBound(method, { initiallyAccepted: true, finallyAccepted: true }),
-      failed: hookCallBound(method, { initiallyAccepted: false, finallyAccepted: false }),
-      any: hookCallBound(method),
+      accepted: hookCallBound(method, k, { initiallyAccepted: true, finallyAccepted: true }),
+      failed: hookCallBound(method, k, { initiallyAccepted: false, finallyAccepted: false }),
+      any: hookCallBound(method, k),
     };
     // A memory hook may show notes from the first episode on, and a step hook's texts change every
     // repair prompt after the first failure: neither method's repairs are the memoryless twin's
@@ -244,12 +258,12 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
       if (r.kind === "terminal") {
         plan.computed += extra.accepted;
         plan.computedAtMost += extra.accepted;
-        outputTokensAtMost += extraOutputBound(method.hooks, cfgOut, { initiallyAccepted: true, finallyAccepted: true });
+        outputTokensAtMost += extraOutputBound(method.hooks, k, cfgOut, { initiallyAccepted: true, finallyAccepted: true });
         continue;
       }
       plan.computed += extra.failed;
       plan.computedAtMost += extra.any;
-      outputTokensAtMost += extraOutputBound(method.hooks, cfgOut);
+      outputTokensAtMost += extraOutputBound(method.hooks, k, cfgOut);
       plan.repairEpisodes += 1;
       for (const scenario of ["fail", "bound"] as const) {
         const add = (field: "computed" | "cached" | "repeats", n: number) => {
@@ -379,12 +393,12 @@ export function gridPlanLines(plan: GridPlan): string[] {
   lines.push("| method | streams | order-independent | episodes | need repair | computed if no repair succeeds | already in the call cache | repeats of other streams' calls | computed at most | role |");
   lines.push("|---|---|---|---|---|---|---|---|---|---|");
   for (const m of plan.methods) {
-    lines.push(`| ${m.method} | ${m.streams} | ${m.orderIndependent ? "yes" : "no"} | ${int(m.episodes)} | ${int(m.repairEpisodes)} | ${int(m.computed)} | ${int(m.cached)} | ${int(m.repeats)} | ${int(m.computedAtMost)} | ${m.control ? "control (no paper table reads it)" : "paper"} |`);
+    lines.push(`| ${m.method} | ${m.streams} | ${m.orderIndependent ? "yes" : "no"} | ${int(m.episodes)} | ${int(m.repairEpisodes)} | ${int(m.computed)} | ${int(m.cached)} | ${int(m.repeats)} | ${int(m.computedAtMost)} | ${ROLE_TEXT[m.role]} |`);
   }
   lines.push(`computed calls: ${int(plan.computed)} if no repair succeeds outside the cache's replays, at most ${int(plan.computedAtMost)} whatever the repairs do (the first is exact unless memory methods of one stream order retrieve alike: merit grid --help)`);
   lines.push(`answered by the call cache: ${int(plan.cached)} already in it${plan.cacheNotConsulted ? ` (not consulted: ${plan.cacheNotConsulted})` : ""}, ${int(plan.repeats)} repeats within the grid`);
   lines.push(`tokens of at most ${int(plan.computedAtMost)} computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call, a declared call kind's own limit for its calls)`);
-  const controls = plan.methods.filter((m) => m.control).map((m) => m.method);
+  const controls = plan.methods.filter((m) => m.role === "control").map((m) => m.method);
   if (controls.length > 0) lines.push(`controls (no table of the paper reads them): ${controls.join(", ")}`);
   return lines;
 }

@@ -243,7 +243,12 @@ export type RetrieveResult = PickedNote[] | { picked: PickedNote[]; text: string
  * after successes is counted exactly.
  */
 export interface CallDeclaration {
-  most: number;
+  /**
+   * The most calls of this kind per episode: a positive integer, or `{ per_repair: n, plus?: m }`,
+   * which follows the run's K (max_repair_steps): n calls per repair step plus m (a step hook that
+   * calls once after each failed attempt declares `{ per_repair: 1 }`, at most K calls).
+   */
+  most: number | PerRepairBound;
   per?: CallScope;
   /**
    * The most tokens one call of this kind may generate (the backend stops there; a call that reaches
@@ -255,6 +260,24 @@ export interface CallDeclaration {
 
 /** The largest output limit a call kind may declare. */
 export const MAX_DECLARED_OUTPUT_TOKENS = 32_768;
+
+/** A `most` that follows K: `per_repair` × K + `plus` calls per episode. */
+export interface PerRepairBound {
+  per_repair: number;
+  plus?: number;
+}
+
+/** The most calls a declaration allows in one episode of a run with K = `k` repair steps. */
+export function callMost(decl: Pick<CallDeclaration, "most">, k: number): number {
+  return typeof decl.most === "number" ? decl.most : decl.most.per_repair * k + (decl.most.plus ?? 0);
+}
+
+/** A declaration's `most` in words: `3`, `2·K`, `K + 1`. */
+export function callMostText(most: CallDeclaration["most"]): string {
+  if (typeof most === "number") return String(most);
+  const times = most.per_repair === 1 ? "K" : `${most.per_repair}·K`;
+  return most.plus ? `${times} + ${most.plus}` : times;
+}
 
 export const CALL_SCOPES = ["episode", "repair_episode", "success", "repaired"] as const;
 export type CallScope = (typeof CALL_SCOPES)[number];
@@ -307,7 +330,7 @@ export interface HooksRecord {
   step?: { name: string };
   memory?: { name: string; heading: string; embeds_notes: boolean };
   /** `per` only when it is not `episode`, `max_output_tokens` only when declared (so records of methods declaring neither keep their bytes). */
-  calls: Record<string, { most: number; per?: CallScope; max_output_tokens?: number }>;
+  calls: Record<string, { most: number | PerRepairBound; per?: CallScope; max_output_tokens?: number }>;
 }
 
 /** Checks a method's hooks when it is registered; one line naming the method and the fix. */
@@ -318,7 +341,10 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
   for (const [kind, decl] of Object.entries(hooks.calls ?? {})) {
     if (!CALL_KIND.test(kind)) fail(`call kind "${kind}" must be lower_snake_case (a-z, 0-9, _; at most 40 characters)`);
     if (BUILTIN_CALL_KINDS.includes(kind)) fail(`call kind "${kind}" is the kit's own; declare a kind of your own (e.g. "distill", "judge")`);
-    if (typeof decl?.most !== "number" || !Number.isInteger(decl.most) || decl.most < 1) fail(`calls.${kind}.most must be a positive integer (the most calls of that kind per episode)`);
+    const most = decl?.most as unknown;
+    const whole = (x: unknown, min: number) => typeof x === "number" && Number.isInteger(x) && x >= min;
+    const perRepair = typeof most === "object" && most !== null && !Array.isArray(most) && Object.keys(most).every((key) => key === "per_repair" || key === "plus") && whole((most as PerRepairBound).per_repair, 1) && ((most as PerRepairBound).plus === undefined || whole((most as PerRepairBound).plus, 0));
+    if (!whole(most, 1) && !perRepair) fail(`calls.${kind}.most must be a positive integer (the most calls of that kind per episode) or { per_repair: n, plus?: m } (n per repair step, n·K + m in all)`);
     if (decl.per !== undefined && !(CALL_SCOPES as readonly string[]).includes(decl.per)) fail(`calls.${kind}.per must be one of ${CALL_SCOPES.join(", ")}`);
     if (decl.maxOutputTokens !== undefined && (!Number.isInteger(decl.maxOutputTokens) || decl.maxOutputTokens < 1 || decl.maxOutputTokens > MAX_DECLARED_OUTPUT_TOKENS)) fail(`calls.${kind}.maxOutputTokens must be an integer in 1..${MAX_DECLARED_OUTPUT_TOKENS} (the most tokens one call generates), or left out for the run's max_output_tokens`);
   }
@@ -366,16 +392,17 @@ function checkEmbedderUse(hooks: MethodHooks, fail: (what: string) => never): vo
 /** The manifest record of a method's hooks; null when it has none (the paper's methods). */
 export function hooksRecord(hooks: MethodHooks): HooksRecord | null {
   if (!hooks.classify && !hooks.memory && !hooks.step && Object.keys(hooks.calls ?? {}).length === 0) return null;
-  const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: d.most, ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}), ...(d.maxOutputTokens !== undefined ? { max_output_tokens: d.maxOutputTokens } : {}) }])) };
+  const most = (m: CallDeclaration["most"]) => (typeof m === "number" ? m : { per_repair: m.per_repair, ...(m.plus ? { plus: m.plus } : {}) });
+  const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: most(d.most), ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}), ...(d.maxOutputTokens !== undefined ? { max_output_tokens: d.maxOutputTokens } : {}) }])) };
   if (hooks.classify) record.classify = { name: hooks.classify.name, types: [...hooks.classify.types] };
   if (hooks.memory) record.memory = { name: hooks.memory.name, heading: hooks.memory.heading, embeds_notes: hooks.memory.embedsNotes === true };
   if (hooks.step) record.step = { name: hooks.step.name };
   return JSON.parse(canonicalJson(record as unknown as JsonValue)) as HooksRecord;
 }
 
-/** The most extra calls (declared kinds) of one episode; with `episode`, only the kinds whose scope allows such an episode. */
-export function extraCallBound(hooks: MethodHooks, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
-  return Object.values(hooks.calls ?? {}).reduce((n, d) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? d.most : 0), 0);
+/** The most extra calls (declared kinds) of one episode at K = `k`; with `episode`, only the kinds whose scope allows such an episode. */
+export function extraCallBound(hooks: MethodHooks, k: number, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
+  return Object.values(hooks.calls ?? {}).reduce((n, d) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? callMost(d, k) : 0), 0);
 }
 
 /** The output limit of one call of `kind` declared by `hooks` (or `fallback`, the run's max_output_tokens). */
@@ -387,8 +414,8 @@ export function callOutputLimit(hooks: Pick<MethodHooks, "calls">, kind: string,
  * The most generated tokens of the hooks' declared calls in one episode — each kind's `most` calls at
  * its output limit (`fallback` where it declares none) — in any episode, or in one whose shape its scope allows.
  */
-export function extraOutputBound(hooks: MethodHooks, fallback: number, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
-  return Object.entries(hooks.calls ?? {}).reduce((n, [kind, d]) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? d.most * callOutputLimit(hooks, kind, fallback) : 0), 0);
+export function extraOutputBound(hooks: MethodHooks, k: number, fallback: number, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
+  return Object.entries(hooks.calls ?? {}).reduce((n, [kind, d]) => n + (episode === undefined || scopeAllows(d.per ?? "episode", episode) ? callMost(d, k) * callOutputLimit(hooks, kind, fallback) : 0), 0);
 }
 
 /** Where a finished episode's notes come from (the kit stamps each note with it). */

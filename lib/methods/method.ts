@@ -160,9 +160,10 @@ export function episodeCallBound(method: Pick<MethodSpec, "repairs" | "reflects"
 }
 
 /**
- * The most calls of the hooks' declared kinds in one episode (a write hook runs after every one):
- * in any episode, or (given) in one that did (not) start and end accepted — each kind's `per` scope.
+ * The most calls of the hooks' declared kinds in one episode of a run with K = `k` (a write hook runs
+ * after every one; a `most` of `{ per_repair }` follows K): in any episode, or (given) in one that did
+ * (not) start and end accepted — each kind's `per` scope.
  */
-export function hookCallBound(method: Pick<MethodSpec, "hooks">, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
-  return extraCallBound(method.hooks, episode);
+export function hookCallBound(method: Pick<MethodSpec, "hooks">, k: number, episode?: { initiallyAccepted: boolean; finallyAccepted: boolean }): number {
+  return extraCallBound(method.hooks, k, episode);
 }

@@ -76,7 +76,16 @@ function lookup(name: string): MethodEntry {
  */
 export function budgetMatchedSteps(method: string | Pick<MethodSpec, "hooks">, k: number): number {
   if (!Number.isInteger(k) || k < 0) throw new MeritError(`budgetMatchedSteps: K must be a non-negative integer, got ${k}`);
-  return k + hookCallBound(typeof method === "string" ? getMethod(method) : method);
+  return k + hookCallBound(typeof method === "string" ? getMethod(method) : method, k);
+}
+
+/** The source a registered method declares (`citation`) and whether its hooks read the oracle's verdict (`groundTruth`, from its declared sight); null for either when not declared or without hooks, both for an unregistered name (a plugin's not loaded). */
+export function methodSource(name: string): { citation: string | null; groundTruth: boolean | null } {
+  if (!isMethodName(name)) return { citation: null, groundTruth: null };
+  const method = getMethod(name);
+  // Whether its hooks read the oracle's verdict: the declared sight that builds their views
+  // (lib/methods/sight.ts); a method without hooks (the paper's) has no hook views, nothing to declare.
+  return { citation: methodDefinition(name).citation ?? null, groundTruth: method.parts.hooks === undefined ? null : method.sight === "oracle" };
 }
 
 /** The equal-budget control's K for a family of methods: the largest budgetMatchedSteps among them (`merit grid --max-repair-steps budget:…`, the peers demo). */

@@ -7,6 +7,7 @@
  * @module
  */
 import { canonicalJson } from "../hash.ts";
+import { callMostText } from "./hooks.ts";
 import type { MethodParts } from "./method.ts";
 import { PARTS, type PartRef, type PartRole } from "./parts.ts";
 import { aliasTarget, getMethod, methodDefinition, methodNames } from "./registry.ts";
@@ -42,7 +43,7 @@ function hookLabels(parts: MethodParts): string[] {
     ...(h.classify ? [`classify:${h.classify.name}(${h.classify.types.length} types)`] : []),
     ...(h.memory ? [`memory:${h.memory.name}${h.memory.embeds_notes ? "(embedded)" : ""}`] : []),
     ...(h.step ? [`step:${h.step.name}`] : []),
-    ...(calls.length > 0 ? [`calls(${calls.map(([k, d]) => `${k}<=${d.most}${d.per ? `/${d.per}` : ""}`).join(", ")})`] : []),
+    ...(calls.length > 0 ? [`calls(${calls.map(([k, d]) => `${k}<=${callMostText(d.most)}${d.per ? `/${d.per}` : ""}`).join(", ")})`] : []),
   ];
 }
 

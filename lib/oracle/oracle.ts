@@ -187,7 +187,7 @@ export class Oracle {
 
 /** The protocol id an oracle for (dataset, Spider protocol) reports, from the dataset's adapter; BIRD has one protocol. */
 export function protocolIdOf(dataset: DatasetName, protocol: SpiderProtocol): string {
-  return datasetAdapter(dataset).scoring.protocolId(protocol);
+  return datasetAdapter(dataset).scoring.protocolId(protocol, dataset);
 }
 
 /** `rows`: the prediction's rows on the last database it ran on, kept on an executed verdict (null: not asked for). */

@@ -29,7 +29,7 @@ import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
 import { attemptViewFor } from "../methods/sight.ts";
 import { judgeAttempt, type Judged } from "./feedback-step.ts";
-import { eligibleNotes, retrievedSection, scopeAllows, stampWrite, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { callMost, eligibleNotes, retrievedSection, scopeAllows, stampWrite, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
 import { callHook, callHookSync, deepFreeze, DEFAULT_HOOK_DEADLINE_S, type HookSite } from "../methods/hook-guard.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
@@ -246,7 +246,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   // never the kit's initial_cache, reflection or repair — at most their declared count per episode.
   const declared = new Set([...Object.keys(hooks.calls ?? {}), ...(regime.call ? [regime.call.kind] : [])]);
   const made = new Map<string, number>();
-  const mostOf = (kind: string): number | undefined => (regime.call?.kind === kind ? regime.call.perAttempt * (spec.maxRepairSteps + 1) : 0) + (hooks.calls?.[kind]?.most ?? 0) || undefined;
+  const mostOf = (kind: string): number | undefined => (regime.call?.kind === kind ? regime.call.perAttempt * (spec.maxRepairSteps + 1) : 0) + (hooks.calls?.[kind] ? callMost(hooks.calls[kind], spec.maxRepairSteps) : 0) || undefined;
   const limitOf = (kind: string): number => hooks.calls?.[kind]?.maxOutputTokens ?? (regime.call?.kind === kind ? regime.call.maxOutputTokens : undefined) ?? spec.maxOutputTokens;
   const hookModel: HookModel = {
     async generate(kind, prompt) {

@@ -9,14 +9,15 @@
  * name the `merit report` flag of the option at fault.
  * @module
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { goldLabelRows } from "../analysis/annotation-cases.ts";
 import { classifierValidation, AnnotationRowSchema, type ClassifierValidation } from "../analysis/classifier-validation.ts";
 import { renderPng, renderSvg, svgToPng } from "../analysis/figure-render.ts";
 import { failureCompositionFigure } from "../analysis/figure-failures.ts";
 import { cumulativeRepairFigure, exFigure, forestFigure, methodColors, paretoFigure, tokensVsExFigure } from "../analysis/figures.ts";
-import { learningCurvePanelFigure, learningCurves, learningCurvesCsv } from "../analysis/learning-curves.ts";
+import { MAX_RESAMPLES } from "../analysis/bootstrap.ts";
+import { learningCurvePanelFigure, learningCurves, learningCurvesCsv, MAX_CURVE_RESAMPLES } from "../analysis/learning-curves.ts";
 import { orderSensitivityTable } from "../analysis/order-sensitivity.ts";
 import { memoryGrowthFigure } from "../analysis/memory-growth.ts";
 import { memorySizeCsv, memorySizeFigure, memoryUtilityTable, readRunDiagnostics, type RunDiagnostics } from "../analysis/memory-diagnostics.ts";
@@ -38,6 +39,7 @@ import { feedbackTable } from "../analysis/table-feedback.ts";
 import { peerMethodsOf, peersTable } from "../analysis/table-peers.ts";
 import { runSetting } from "../analysis/run-setting.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
+import { writeFileAtomic } from "../atomic-file.ts";
 import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
 import { assertWritableDir } from "../experiment/output-paths.ts";
 import { loadPluginSources } from "../experiment/plugin-sources.ts";
@@ -126,6 +128,10 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   assertWritableDir(out, "--out");
   const boot = { resamples: o.bootstrap?.resamples ?? 10_000, seed: o.bootstrap?.seed ?? 0, level: o.bootstrap?.level ?? 0.95, interval: o.bootstrap?.interval ?? ("percentile" as const) };
   const curveOpts = o.curves === false ? undefined : { resamples: o.curves?.resamples ?? 1000, seed: boot.seed, level: boot.level };
+  // bounds checked before any run is read (a mistyped B would otherwise compute for hours or fail to allocate)
+  const bounded = (b: number, max: number) => Number.isSafeInteger(b) && b >= 1 && b <= max;
+  if (!bounded(boot.resamples, MAX_RESAMPLES)) throw new UsageError(`--resamples must be an integer in 1..${MAX_RESAMPLES} (ten times the default), got ${boot.resamples}`);
+  if (curveOpts !== undefined && !bounded(curveOpts.resamples, MAX_CURVE_RESAMPLES)) throw new UsageError(`--curve-resamples must be an integer in 1..${MAX_CURVE_RESAMPLES} (ten times the default), got ${curveOpts.resamples}`);
   const minGold = o.minGoldLabels;
   const given = o.labels;
   const runDirs = [...new Map(inputs.flatMap(listRuns).map((d) => [resolve(d), d])).values()];
@@ -179,7 +185,9 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
     o.goldLabels !== undefined
       ? loadGoldLabels(o.goldLabels, o.annotationsDataset, firstTrajectories, minGold)
       : loadValidation(o.annotations, o.annotationsDataset, firstTrajectories);
-  tables.push(failureTable(runs, { ...tableSel, validation, minGoldLabels: minGold }));
+  // Table 5 over the shown methods' runs: a classify hook's columns only when its method is shown
+  const shownRuns = tableSel.methods === undefined ? runs : runs.filter((r) => tableSel.methods!.includes(r.method));
+  tables.push(failureTable(shownRuns, { ...tableSel, validation, minGoldLabels: minGold }));
   for (const [dataset, v] of Object.entries(validation ?? {})) tables.push(confusionTable(v, sel.labels?.[dataset] ?? dataset));
   const byDifficulty = difficultyTable(runs, readDifficulties(identities.map((id) => id.dir), log), sel);
   if (byDifficulty !== null) tables.splice(1, 0, byDifficulty);
@@ -208,9 +216,9 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   }
 
   const written: string[] = [];
+  // each file whole or not at all (a full disk leaves no truncated figure; the error names the file in one line)
   const write = (path: string, content: string | Buffer) => {
-    mkdirSync(join(path, ".."), { recursive: true });
-    writeFileSync(path, content);
+    writeFileAtomic(path, content);
     written.push(relative(out, path));
   };
   for (const t of tables) {

@@ -259,7 +259,7 @@ export function demoPlan({ full, limit, config, replayRows, profile = MAIN_DEMO 
     3 *
     methods.reduce((n, m) => {
       const spec = getMethod(m);
-      return n + failed * (episodeCallBound(spec, k) + hookCallBound(spec)) + correct * hookCallBound(spec, { initiallyAccepted: true, finallyAccepted: true });
+      return n + failed * (episodeCallBound(spec, k) + hookCallBound(spec, k)) + correct * hookCallBound(spec, k, { initiallyAccepted: true, finallyAccepted: true });
     }, 0);
   const rule = config.subset?.rule === "initially_failed" ? `up to ${failed} initially failed + ${limit - failed} initially correct queries (config subset rule initially_failed)` : `the first ${limit} queries of the seed-0 stream`;
   const control = profile.control;

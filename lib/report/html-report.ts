@@ -5,10 +5,11 @@
  * classic scripts (not fetch()ed JSON) so the page works from file:// without a server.
  * @module
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Table } from "../analysis/table.ts";
+import { writeFileAtomic } from "../atomic-file.ts";
 import { encodeRows } from "./column-codec.ts";
 import { buildChunks } from "./episode-chunks.ts";
 import { pageHtml } from "./page-html.ts";
@@ -93,21 +94,16 @@ export function writeHtmlReport(opts: HtmlReportOptions): HtmlReportSummary {
   });
 
   const files: string[] = [];
-  const write = (rel: string, content: string) => {
-    const path = join(opts.outDir, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, content);
+  // each file whole or not at all, like the report's tables and figures (lib/atomic-file.ts)
+  const write = (rel: string, content: string | Uint8Array) => {
+    writeFileAtomic(join(opts.outDir, rel), content);
     files.push(rel);
   };
   removeOldData(join(opts.outDir, DATA_DIR));
   write("index.html", pageHtml({ title: index.title, tables: opts.tables, figures: opts.figures, modelLine: opts.model?.line, banner: opts.model?.banner }));
   write(`${DATA_DIR}/index.js`, `window.MERIT_REPORT = ${jsonLiteral({ ...index, rows: encodeRows(index.rows) })};\n`);
   chunks.forEach((chunk, n) => write(chunkFile(n), `window.meritReportChunk(${n}, ${jsonLiteral(chunk)});\n`));
-  for (const name of readdirSync(ASSETS).sort()) {
-    mkdirSync(join(opts.outDir, "assets"), { recursive: true });
-    copyFileSync(join(ASSETS, name), join(opts.outDir, "assets", name));
-    files.push(`assets/${name}`);
-  }
+  for (const name of readdirSync(ASSETS).sort()) write(`assets/${name}`, readFileSync(join(ASSETS, name)));
   const bytes = files.reduce((s, f) => s + statSync(join(opts.outDir, f)).size, 0);
   return { files, bytes, episodes: episodes.length, chunks: chunks.length, warnings };
 }

@@ -7,8 +7,9 @@
  * Table 2. Rerunnable: a second run computes only what is missing.
  * @module
  */
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { writeFileAtomic } from "../atomic-file.ts";
 import { InputFileError, MeritError } from "../errors.ts";
 import { auditLines, auditRunDir } from "../experiment/audit.ts";
 import { loadConfig, type ExperimentConfig } from "../experiment/config.ts";
@@ -34,6 +35,8 @@ export interface StudyRunOptions {
   out?: string;
   /** The HTML explorer in the report (default true). */
   html?: boolean;
+  /** The memory diagnostics in the report (`merit study run --diagnostics`; default false). */
+  diagnostics?: boolean;
   /** Status lines, the initial cache's counter and the grid's progress. */
   reporter?: Reporter;
   /** Build the initial caches only, and stop (`merit study run --initial-only`). */
@@ -58,8 +61,16 @@ export interface StudyRunResult {
 function seedCallCache(study: Study, paths: StudyPaths, log: (line: string) => void): void {
   const cache = studyCallCache(paths);
   if (study.models.kind !== "tiny" || existsSync(cache) || !existsSync(REPLAY_CACHE)) return;
-  mkdirSync(dirname(cache), { recursive: true });
-  copyFileSync(REPLAY_CACHE, cache);
+  try {
+    // whole or not at all: a copy cut short by a full disk would leave a damaged cache the next run trusts
+    writeFileAtomic(cache, readFileSync(REPLAY_CACHE));
+  } catch (error) {
+    const code = ((error as { cause?: NodeJS.ErrnoException }).cause ?? (error as NodeJS.ErrnoException))?.code;
+    const full = code === "ENOSPC" || code === "EDQUOT";
+    // the disk that is full is the runs folder's (the copy's target), never the committed source cache
+    if (full) throw new InputFileError(cache, `no space left on the disk of the study's runs folder ${paths.runs} to copy the replay cache (${statSync(REPLAY_CACHE).size} bytes); nothing was written`, "free space there or pass --runs DIR on a disk with room, and run `merit study run` again (it continues where it stopped)", error);
+    throw error;
+  }
   log(`study: ${cache} starts as a copy of ${REPLAY_CACHE} (${cacheRows(cache)} stored calls of the tiny models)`);
 }
 
@@ -68,11 +79,18 @@ async function ensureInitialCache(study: Study, file: string, dataset: string, c
   if (existsSync(config.initial_cache)) return;
   const log = reporter.log ?? (() => undefined);
   const configFile = join(paths.runs, "configs", `${dataset}.json`);
-  const predictions = initialPredictions(study, dataset, file);
+  const found = initialPredictions(study, dataset, file);
+  const predictions = found === null ? null : shownPath(found);
   log(`study: initial cache of ${dataset} ${predictions ? `from ${predictions}` : "from the model (one greedy call per query)"} -> ${config.initial_cache}`);
   await loadPluginSources([], { configs: [configFile] }, log);
   const built = await buildInitialCache(loadConfig(configFile), { fromPredictions: predictions ?? undefined, data: { configFile }, reporter });
   for (const line of initialCacheLines(built)) log(line);
+}
+
+/** A path as the study's log shows it: relative to the working folder when inside it (no machine's absolute path), else as it is. */
+function shownPath(path: string): string {
+  const rel = relative(process.cwd(), resolve(path));
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? path : rel.split(sep).join("/");
 }
 
 /** A finished run made with other plugin code is stale: refuse rather than report it. */
@@ -125,7 +143,8 @@ export async function runStudy(file: string, options: StudyRunOptions = {}): Pro
     const config = studyConfig(study, dataset, paths);
     const configFile = join(paths.runs, "configs", `${dataset}.json`);
     mkdirSync(dirname(configFile), { recursive: true });
-    writeFileSync(configFile, JSON.stringify(config, null, 2) + "\n");
+    // the saved config carries the study's query count, so `merit grid --config` on it plans and runs the study's streams
+    writeFileSync(configFile, JSON.stringify(study.queries === null ? config : { ...config, limit: study.queries }, null, 2) + "\n");
     await ensureInitialCache(study, file, dataset, config, paths, reporter);
     roots.push(datasetRunRoot(paths, dataset));
     if (options.initialOnly === true) continue;
@@ -178,7 +197,7 @@ export async function runStudy(file: string, options: StudyRunOptions = {}): Pro
     log(`study ${study.name}: the causal audit found ${violations} violations (listed above); the report is not written`);
     return { study, runRoots: roots, computedCalls: computed, violations, report: null, orderReports: [] };
   }
-  const layout = { ...studyReportLayout(study), html: options.html ?? true, reporter };
+  const layout = { ...studyReportLayout(study), html: options.html ?? true, diagnostics: options.diagnostics === true, reporter };
   const report = await buildReport(roots, { out: paths.results, ...layout });
   // each structured order on its own: its runs pair only with each other (one order, one seed)
   const orderReports: { order: string; out: string }[] = [];

@@ -105,12 +105,14 @@ describe("merit report in the shape of make reproduce (issue 20 §7–10)", () =
   it("§8: Table 1 in dataset row blocks under the paper's names, best bold and second underlined", () => {
     const md = read(dest, "tables", "table1.md").split("\n");
     expect(md[2]).toBe("| Dataset | Method | EX (%) |");
-    expect(md.slice(4, 8).map((l) => l.split(" | ")[1].replace(/\*\*|<\/?u>/g, ""))).toEqual(["Iterative", "Reflexion-style", "Dyn. RAG", "MERIT"]);
-    // merit and dynamic_rag repair the same queries: tied best, both bold
-    expect(md[6]).toMatch(/^\| Spider \| Dyn\. RAG \| \*\*\d+\.\d\d ± \d+\.\d\d\*\* \|$/);
-    expect(md[7]).toMatch(/^\| Spider \| MERIT \| \*\*/);
-    expect(md[5]).toMatch(/<u>/); // Reflexion-style second
-    expect(read(dest, "tables", "table1.tex")).toMatch(/Spider & MERIT & \\textbf\{/);
+    // issue 39 §3: the runs' other methods follow the paper's four below a rule, and take part in the marks
+    expect(md.slice(4, 12).map((l) => l.split(" | ")[1].replace(/\*\*|<\/?u>/g, ""))).toEqual(["Iterative", "Reflexion-style", "Dyn. RAG", "MERIT", "—", "MERIT (type-rel.)", "No BM25", "No type filter"]);
+    // merit and dynamic_rag repair the same queries: tied, both unmarked below the two best
+    expect(md[6]).toBe("| Spider | Dyn. RAG | 72.22 ± 1.92 |");
+    expect(md[7]).toBe("| Spider | MERIT | 72.22 ± 1.92 |");
+    expect(md[9]).toBe("| Spider | MERIT (type-rel.) | <u>73.33 ± 0.00</u> |"); // second
+    expect(md[11]).toBe("| Spider | No type filter | **77.78 ± 19.25** |"); // best
+    expect(read(dest, "tables", "table1.tex")).toMatch(/Spider & No type filter & \\textbf\{/);
     expect(read(dest, "tables", "table1.csv")).not.toMatch(/\*\*|<u>|textbf/);
   });
   it("§8: Table 2 prints a zero difference as 0.00, not +0.00", () => {
@@ -119,12 +121,14 @@ describe("merit report in the shape of make reproduce (issue 20 §7–10)", () =
     expect(md).not.toContain("+0.00");
   });
   it("§8: Table 3 marks the most repairs and the fewest steps, oscillations, tokens and calls", () => {
-    const rows = read(dest, "tables", "table3.md").split("\n").slice(4, 8).map((l) => l.split(" | "));
-    const merit = rows.find((r) => r[1] === "MERIT")!;
-    const iterative = rows.find((r) => r[1] === "Iterative")!;
-    expect(merit[2]).toMatch(/^\*\*/); // Rep.: merit (tied with Dyn. RAG) repairs most
-    expect(merit[3]).toMatch(/^\*\*/); // Steps: fewest
-    expect(iterative[2]).not.toMatch(/\*\*|<u>/); // iterative repairs least
+    const rows = read(dest, "tables", "table3.md").split("\n").slice(4, 12).map((l) => l.split(" | "));
+    const row = (name: string) => rows.find((r) => r[1] === name)!;
+    expect(row("No type filter")[2]).toBe("**13.3**"); // Rep.: repairs most
+    expect(row("MERIT (type-rel.)")[2]).toBe("<u>12.0</u>"); // second
+    expect(row("MERIT (type-rel.)")[3]).toBe("**3.400**"); // Steps: fewest
+    expect(row("No type filter")[3]).toBe("<u>3.667</u>");
+    expect(row("Iterative")[2]).not.toMatch(/\*\*|<u>/); // iterative repairs least
+    expect(rows.map((r) => r[4])).toEqual(["**0.00**", "**0.00**", "**0.00**", "**0.00**", "—", "**0.00**", "**0.00**", "**0.00**"]); // Osc.: every tie is best
     expect(read(dest, "tables", "table3.md")).toContain("Per dataset, best in bold, second underlined");
   });
   it("§8: Table 4 names the full method MERIT Full and marks the best EX; p and Holm stay after the paper's columns", () => {

@@ -42,10 +42,11 @@ describe("merit report --methods --comparisons", () => {
     expect(JSON.parse(read(dest, "manifest.json")).table_selection).toEqual({ all_methods: false, all_comparisons: false, methods: ["merit", "my_method", "iterative"], comparisons: ["my_method:merit", "my_method:iterative"] });
   });
 
-  it("without them, the paper's layout: my_method is left out of Tables 1 and 3", async () => {
+  it("without them, the paper's layout: the paper's methods first, my_method after them (issue 39 §3: was left out)", async () => {
     const dest = join(root, "paper");
     expect(await reportCommand.run([join(root, "runs"), "--out", dest, "--resamples", "200", "--no-figures"], sink)).toBe(0);
-    expect(read(dest, "tables/table1.csv")).not.toContain("my_method");
+    expect(read(dest, "tables/table1.csv").trim().split("\n").slice(1).map((l) => l.split(",")[1])).toEqual(["Iterative", "Dyn. RAG", "MERIT", "my_method"]);
+    expect(read(dest, "tables/table3.csv")).toContain("my_method");
   });
 
   it("refuses an unknown method, a bad pair, and flags they replace, in one line", async () => {

@@ -110,8 +110,8 @@ describe("merit grid --plan on a tiny-model grid", () => {
     expect(failed).toBe(3);
     // zeroshot: no calls; iterative and reflexion: one order's calls, the other order repeats them;
     // merit: the first failed episode of each order has an empty memory (= iterative's), the others are its own
-    expect(byMethod.zeroshot).toMatchObject({ computed: 0, repeats: 0, control: true, orderIndependent: true });
-    expect(byMethod.iterative).toMatchObject({ computed: failed * K, repeats: failed * K, cached: 0, orderIndependent: true, control: false });
+    expect(byMethod.zeroshot).toMatchObject({ computed: 0, repeats: 0, role: "control", orderIndependent: true });
+    expect(byMethod.iterative).toMatchObject({ computed: failed * K, repeats: failed * K, cached: 0, orderIndependent: true, role: "paper" });
     expect(byMethod.reflexion).toMatchObject({ computed: failed * (2 * K + 1), repeats: failed * (2 * K + 1) });
     expect(byMethod.merit).toMatchObject({ computed: SEEDS.length * (failed - 1) * K, repeats: SEEDS.length * K, orderIndependent: false });
     expect(byMethod.merit.computedAtMost).toBe(byMethod.merit.computed);

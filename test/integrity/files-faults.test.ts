@@ -35,7 +35,7 @@ function capture() {
 describe("errors from node:fs and SQLite become one line (lib/cli.ts via userFixableError)", () => {
   it("ENOSPC, ENOTDIR, SQLITE_FULL and SQLITE_NOTADB get the file (where known) and a fix, exit 2; a bug stays an internal error", async () => {
     const enospc = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", path: "/data/out/verdicts.jsonl" });
-    expect(userFixableError(enospc)?.message).toBe("/data/out/verdicts.jsonl: no space left on device; free disk space (or write elsewhere) and run the command again; a killed or failed run continues with --resume");
+    expect(userFixableError(enospc)?.message).toBe("/data/out/verdicts.jsonl: no space left on device; free disk space (or write elsewhere) and run the command again; a killed or failed `merit run` or `merit grid` continues with --resume, `merit study run` by itself");
     const notdir = Object.assign(new Error("ENOTDIR"), { code: "ENOTDIR", path: "/data/file/out" });
     expect(userFixableError(notdir)?.message).toMatch(/^\/data\/file\/out: a part of this path is a file, not a folder; /);
     const full = Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });

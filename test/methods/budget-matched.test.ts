@@ -17,7 +17,7 @@ describe("budgetMatchedSteps", () => {
     expect(budgetMatchedSteps("reasoning_bank_oracle", K)).toBe(8); // distill only
     expect(budgetMatchedSteps("dynamic_cheatsheet", K)).toBe(8); // curate
     expect(budgetMatchedSteps("awm", 0)).toBe(1);
-    for (const peer of PEER_METHODS) expect(budgetMatchedSteps(peer, K)).toBe(K + hookCallBound(getMethod(peer)));
+    for (const peer of PEER_METHODS) expect(budgetMatchedSteps(peer, K)).toBe(K + hookCallBound(getMethod(peer), K));
     expect(Math.max(...PEER_METHODS.map((m) => budgetMatchedSteps(m, K)))).toBe(9); // the most any peer spends
     expect(budgetMatchedSteps(getMethod("reasoning_bank"), 3)).toBe(5);
     expect(() => budgetMatchedSteps("reasoning_bank", -1)).toThrow(/non-negative integer/);

@@ -112,7 +112,7 @@ function checkRun(method: string, r: Awaited<ReturnType<typeof run>>, expected: 
     const extra = t.call_kinds.filter((k) => !BUILTIN_CALL_KINDS.includes(k));
     const counts = Object.fromEntries(Object.keys(calls).map((k) => [k, extra.filter((e) => e === k).length]));
     expect(extra.every((k) => k in calls), `${t.query_id}: ${extra.join(",")}`).toBe(true);
-    for (const [k, n] of Object.entries(counts)) expect(n, `${t.query_id} ${k}`).toBeLessThanOrEqual(calls[k].most);
+    for (const [k, n] of Object.entries(counts)) expect(n, `${t.query_id} ${k}`).toBeLessThanOrEqual(calls[k].most as number);
     expect(counts, t.query_id).toEqual(expected[t.query_id]);
     expect(t.accounting.llm_calls).toBe(t.call_kinds.length);
     for (const n of t.memory_writes ?? []) expect([n.source_query_id, n.source_stream_position]).toEqual([t.query_id, t.stream_position]);

@@ -93,9 +93,9 @@ describe("the peer methods are registered with their hooks, citation and ground-
     expect(table.find((l) => l.startsWith("| `exprecent` |"))).toContain("memory:experience_recent |");
     expect(table.find((l) => l.startsWith("| `error_fix_memory` |"))).toContain("memory:error_fix_pairs(embedded)");
     expect(table.find((l) => l.startsWith("| `error_fix_memory` |"))).toContain("calls(advise<=1/repaired)");
-    expect(hookCallBound(getMethod("expel_online"))).toBe(1);
-    expect(hookCallBound(getMethod("error_fix_memory"))).toBe(1);
-    for (const name of ["exprag", "exprecent"]) expect(hookCallBound(getMethod(name))).toBe(0);
+    expect(hookCallBound(getMethod("expel_online"), 7)).toBe(1);
+    expect(hookCallBound(getMethod("error_fix_memory"), 7)).toBe(1);
+    for (const name of ["exprag", "exprecent"]) expect(hookCallBound(getMethod(name), 7)).toBe(0);
     expect(methodDefinition("expel_online").citation).toMatch(/arXiv:2308\.10144/);
     expect(methodDefinition("exprag").citation).toMatch(/arXiv:2511\.20857/);
     expect(methodDefinition("exprecent").citation).toMatch(/arXiv:2511\.20857/);

@@ -13,7 +13,7 @@ export const bird = registerDataset({
   compositePrimaryKeys: true,
   promptFamily: "bird",
   promptContext: (q) => ({ evidence: q.evidence.trim() }),
-  scoring: { semantics: "set", protocolChoice: false, noProtocolChoice: "--protocol applies to Spider only; BIRD has one protocol (set semantics)", protocolId: () => "bird-set-v1" },
+  scoring: { semantics: "set", protocolChoice: false, noProtocolChoice: "--protocol applies to Spider only; BIRD has one protocol (set semantics)", protocolId: (_protocol, dataset = "bird") => `${dataset}-set-v1` },
   testSuiteDatabases: false,
   downloadHint: "run `merit data download bird` on a machine with internet",
   dataCommand: "make data-bird",

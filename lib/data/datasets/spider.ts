@@ -13,7 +13,7 @@ export const spider = registerDataset({
   compositePrimaryKeys: false,
   promptFamily: "spider",
   promptContext: () => ({}),
-  scoring: { semantics: "test-suite", protocolChoice: true, protocolId: (protocol) => `spider-test-suite-${protocol}-v1` },
+  scoring: { semantics: "test-suite", protocolChoice: true, protocolId: (protocol, dataset = "spider") => `${dataset}-test-suite-${protocol}-v1` },
   testSuiteDatabases: true,
   downloadHint: "run `merit data download spider` on a machine with internet",
   dataCommand: "make data-spider",

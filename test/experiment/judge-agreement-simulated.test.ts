@@ -50,7 +50,6 @@ describe("judge-agreement table on the simulated engine", () => {
       expect(await main(["report", "--runs", runs.join(","), "--out", out, "--no-curves"], { out: () => {}, err: (l) => err.push(l) })).toBe(0);
       for (const ext of ["csv", "md", "tex"]) expect(existsSync(join(out, "tables", `judge-agreement.${ext}`))).toBe(true);
       const lines = readFileSync(join(out, "tables", "judge-agreement.csv"), "utf8").trim().split("\n");
-      console.log(readFileSync(join(out, "tables", "judge-agreement.md"), "utf8"));
       expect(lines[0]).toBe("Dataset,Method,Orders,Episodes judged,Agreement (%),Sensitivity (%),Specificity (%),True accepts,False accepts,False rejects,True rejects");
       expect(lines).toHaveLength(2);
       const [dataset_, method, orders, episodes, agreement, sensitivity, specificity, ...counts] = lines[1].split(",");

@@ -36,6 +36,12 @@ export interface RunSummary {
   queries: QueryOutcome[];
   /** Under a feedback regime other than the oracle: what the agent was told against the oracle (absent under the oracle). */
   feedback?: FeedbackSummary;
+  /**
+   * For a method that judges its own episodes (trajectory `judged_success`): its judge's verdicts
+   * against the oracle's verdict of the same final attempt — tp judged success and correct, fp judged
+   * success but wrong, fn judged failure but correct, tn both wrong (absent for every other method).
+   */
+  judge?: FeedbackCounts;
   /** Calls and tokens of each call kind over the run (the report's cost table). */
   /** Per call kind: calls, tokens, and (only when some were) calls cut at their kind's output limit (trajectory `truncated_outputs`) and calls whose prompt was cut to max_input_tokens (`cut_calls`). */
   costs?: { by_kind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number; truncated?: number; cut_calls?: number }> };
@@ -74,6 +80,15 @@ export function feedbackSummary(trajectories: readonly Trajectory[]): FeedbackSu
   return { regime: withFeedback[0].feedback_regime, total, quarters };
 }
 
+/** A judging method's verdicts against the oracle over a run's trajectories; null when none records one (`judged_success`). */
+export function judgeCounts(trajectories: readonly Trajectory[]): FeedbackCounts | null {
+  const judged = trajectories.filter((t) => t.judged_success !== undefined);
+  if (judged.length === 0) return null;
+  const c: FeedbackCounts = { tp: 0, fp: 0, fn: 0, tn: 0 };
+  for (const t of judged) c[t.judged_success ? (t.final_correct ? "tp" : "fp") : t.final_correct ? "fn" : "tn"] += 1;
+  return c;
+}
+
 /** Summarise one run's trajectories (see runMetrics for the checks). */
 export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetricsOptions = {}): RunSummary {
   const metrics = runMetrics(trajectories, opts);
@@ -91,6 +106,7 @@ export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetri
     }))
     .sort((x, y) => x.source_index - y.source_index);
   const feedback = feedbackSummary(trajectories);
+  const judge = judgeCounts(trajectories);
   const byKind: Record<string, { calls: number; prompt_tokens: number; output_tokens: number; truncated?: number; cut_calls?: number }> = {};
   for (const t of trajectories) {
     t.call_kinds.forEach((k, i) => {
@@ -104,7 +120,7 @@ export function summarizeRun(trajectories: readonly Trajectory[], opts: RunMetri
     for (const i of t.truncated_outputs ?? []) byKind[t.call_kinds[i]].truncated = (byKind[t.call_kinds[i]].truncated ?? 0) + 1;
   }
   const k = opts.maxRepairSteps === undefined ? {} : { max_repair_steps: opts.maxRepairSteps };
-  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, ...k, metrics, queries, ...(feedback ? { feedback } : {}), costs: { by_kind: byKind } };
+  return { dataset: first.dataset, method: first.method, stream_seed: first.stream_seed, ...k, metrics, queries, ...(feedback ? { feedback } : {}), ...(judge ? { judge } : {}), costs: { by_kind: byKind } };
 }
 
 /** Runs of one (dataset, method), in ascending seed order; throws if a seed appears twice. */

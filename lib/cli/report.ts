@@ -46,7 +46,8 @@ order, in Tables 1 and 3, the cost table and the figures (a call kind none of th
 (Δ = EX(a) − EX(b)) instead of --reference against the paper's comparisons (with the Holm p over
 the pairs); --conditions feedback_regime,feedback_noise,max_repair_steps lets runs differ in those
 config fields (a study's arms) and still be paired; any other difference is refused. Runs under a
-feedback regime other than the oracle's add the feedback-confusion table. Runs with call kinds beyond
+feedback regime other than the oracle's add the feedback-confusion table; runs of a method that
+judges its own episodes (ReasoningBank) add tables/judge-agreement.*, the judge against the oracle. Runs with call kinds beyond
 the paper's (a hook's distill, a judge), or --costs, add tables/cost-by-kind.*: tokens and calls per
 query by call kind, embedding calls, and the measured retrieval and memory wall time per query.
 Table 2's notes say in words when a comparison is uninformative (identical outcomes, a degenerate

@@ -152,10 +152,14 @@ export interface NoteDraft {
 }
 
 /**
- * What a write hook returns: the new notes, or `{ notes, retire }` — the new notes and the ids of
- * notes of the memory it was given that leave it with no successor (Mem0's DELETE, ExpeL's REMOVE).
+ * What a write hook returns: the new notes, or `{ notes, retire, verdict }` — the new notes, the ids
+ * of notes of the memory it was given that leave it with no successor (Mem0's DELETE, ExpeL's REMOVE),
+ * and, for a method that judges its own episodes (ReasoningBank), whether its judge call took the
+ * episode for a success. The verdict is recorded as the trajectory's `judged_success`, and the report's
+ * judge-agreement table sets it against the oracle's verdict of the final attempt; give it only for a
+ * verdict a judge made, never for one read from the oracle (sight: "oracle").
  */
-export type WriteResult = NoteDraft[] | { notes: NoteDraft[]; retire?: string[] };
+export type WriteResult = NoteDraft[] | { notes: NoteDraft[]; retire?: string[]; verdict?: boolean };
 
 /** The most bytes (UTF-8) of one note's text, key and data together; a larger note is refused. */
 export const MAX_NOTE_BYTES = 64 * 1024;
@@ -471,7 +475,7 @@ export function stampNotes(method: string, source: NoteSource, drafts: unknown, 
  * the memory — those its notes supersede, then those it retires, each once, in that order. Every id
  * must be a note of `memory`, the view the hook was given.
  */
-export function stampWrite(method: string, source: NoteSource, result: unknown, memory: readonly NoteView[], replaces: readonly string[] = []): { notes: Note[]; retired: string[] } {
+export function stampWrite(method: string, source: NoteSource, result: unknown, memory: readonly NoteView[], replaces: readonly string[] = []): { notes: Note[]; retired: string[]; verdict: boolean | null } {
   const inMemory = new Set(memory.filter((n) => !sourceNotes.has(n)).map((n) => n.note_id));
   const fromSource = new Set(memory.filter((n) => sourceNotes.has(n)).map((n) => n.note_id));
   const revised = (ids: unknown) => (Array.isArray(ids) ? ids.find((id) => fromSource.has(id as string)) : undefined);
@@ -491,7 +495,9 @@ export function stampWrite(method: string, source: NoteSource, result: unknown, 
   // A note of a kind the memory `replaces` retires the earlier notes of its kind (its own run's, in force).
   const replacedKinds = new Set(notes.map((n) => n.kind).filter((k) => replaces.includes(k)));
   const replaced = memory.filter((n) => replacedKinds.has(n.kind) && inMemory.has(n.note_id)).map((n) => n.note_id);
-  return { notes, retired: [...new Set([...notes.flatMap((n) => n.supersedes ?? []), ...(retire as string[]), ...replaced])] };
+  const verdict = shaped ? (result as { verdict?: unknown }).verdict : undefined;
+  if (verdict !== undefined && typeof verdict !== "boolean") throw new MeritError(`method "${method}": memory.write's verdict for query ${source.queryId} is ${JSON.stringify(verdict) ?? typeof verdict}; give true (the judge took the episode for a success), false, or leave it out`);
+  return { notes, retired: [...new Set([...notes.flatMap((n) => n.supersedes ?? []), ...(retire as string[]), ...replaced])], verdict: verdict ?? null };
 }
 
 /**

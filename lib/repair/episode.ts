@@ -160,6 +160,8 @@ export interface EpisodeResult {
   wallMs: { retrieval: number; memory: number };
   /** The type of an initial failure the feedback accepted (so `attempts[0].errorType` is null); null otherwise. */
   initialFailureType: string | null;
+  /** The memory write's own verdict of the episode (a judging method's `verdict`); null when it gave none. */
+  judgedSuccess: boolean | null;
 }
 
 /** The cached initial label disagrees with the online oracle: the cache is stale for this data. */
@@ -379,6 +381,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   // The memory hook writes once the episode is final; its notes are stored only after the run commits this episode.
   let notes: Note[] | null = null;
   let retired: string[] = [];
+  let judgedSuccess: boolean | null = null;
   const writeStart = performance.now();
   if (hooks.memory) {
     const last = attempts[attempts.length - 1];
@@ -386,7 +389,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     const memoryHook = hooks.memory;
     const drafts = await callHook(site("memory.write", memoryHook.name), hookModel, deadlineS, (m) => memoryHook.write(deepFreeze({ ...view, attempts: attempts.map(attemptView), success: terminal(last), reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }), m, eligible));
     const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
-    ({ notes, retired } = stampWrite(method.name, source, drafts, eligible, memoryHook.replaces));
+    ({ notes, retired, verdict: judgedSuccess } = stampWrite(method.name, source, drafts, eligible, memoryHook.replaces));
     wallMs.memory += performance.now() - writeStart;
   }
   // Every declared kind was called only in the episodes its scope names (`per`), which the plan relies on.
@@ -396,7 +399,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
       throw new MeritError(`method "${method.name}": its hooks made a "${kind}" call in the episode of query ${example.id}, which its scope per: "${decl.per}" excludes (initially ${shape.initiallyAccepted ? "accepted" : "not accepted"}, finally ${shape.finallyAccepted ? "accepted" : "not accepted"}); widen hooks.calls.${kind}.per`);
     }
   }
-  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, embeddingTokens, retired, wallMs, initialFailureType };
+  return { attempts, prompts, calls, reflections, retrieved, retrievalLog, queryEmbeddings, finished, notes, hookEmbeddings, embeddingTokens, retired, wallMs, initialFailureType, judgedSuccess };
 }
 
 /**

@@ -82,6 +82,8 @@ export function toTrajectory(spec: EpisodeSpec, result: EpisodeResult, plannedIn
   if (result.notes !== null) trajectory.memory_writes = result.notes;
   // Only when the write revised the memory (METHOD.md §12.4), so other trajectories keep their bytes.
   if (result.retired.length > 0) trajectory.memory_retires = result.retired;
+  // Only for a method whose write judged the episode, so every other trajectory keeps its bytes.
+  if (result.judgedSuccess !== null) trajectory.judged_success = result.judgedSuccess;
   return TrajectorySchema.parse(trajectory);
 }
 

@@ -178,6 +178,12 @@ export const TrajectorySchema = z
      */
     memory_retires: z.array(z.string().min(1)).min(1).optional(),
     /**
+     * A judging method's own verdict of this episode (its memory write's `verdict`: did its judge call
+     * take the episode for a success?), for the report's judge-agreement table against `final_correct`.
+     * Absent for every method that does not judge.
+     */
+    judged_success: z.boolean().optional(),
+    /**
      * Under every regime that records it (all but the oracle's, `denotation_confirmed`, whose
      * acceptance is the oracle's verdict: its `recordsFeedback` is false): per attempt, whether the
      * feedback accepted it and whether the oracle scores it correct (for the report's confusion
@@ -216,6 +222,7 @@ export const TrajectorySchema = z
     if (t.feedback && (t.feedback.accepted.length !== n || t.feedback.oracle_correct.length !== n)) issue("feedback", `has ${t.feedback.accepted.length} and ${t.feedback.oracle_correct.length} entries but attempts has ${n}; write one per attempt`);
     if (t.feedback && t.final_correct !== t.feedback.oracle_correct[n - 1]) issue("final_correct", "disagrees with feedback.oracle_correct of the last attempt");
     if (t.initial_failure_type !== undefined && (t.initial_correct || t.statuses[0] !== "CORRECT")) issue("initial_failure_type", "is written only for an initial failure the feedback showed as CORRECT");
+    if (t.judged_success !== undefined && !t.memory_writes) issue("judged_success", "is present but memory_writes is not; only a method with a memory hook records a judge's verdict");
     if (t.memory_retires && !t.memory_writes) issue("memory_retires", "is present but memory_writes is not; only a method with a memory hook revises notes");
     for (const id of t.memory_retires ?? []) {
       if ((t.memory_writes ?? []).some((n) => n.note_id === id)) issue("memory_retires", `retires note ${id}, which this episode wrote`);

@@ -36,6 +36,7 @@ import type { RunSummary } from "../analysis/run-summary.ts";
 import { renderCsv, renderLatex, renderMarkdown, type Table } from "../analysis/table.ts";
 import { costTable, timingKey } from "../analysis/table-cost.ts";
 import { feedbackTable } from "../analysis/table-feedback.ts";
+import { judgeAgreementTable } from "../analysis/table-judge.ts";
 import { peerMethodsOf, peersTable } from "../analysis/table-peers.ts";
 import { runSetting } from "../analysis/run-setting.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
@@ -179,6 +180,9 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   if (peerView) tables.push(peersTable(runs, { ...tableSel, ...peerView, ...boot, familyNote: o.setting === true }));
   const confusion = feedbackTable(runs, sel);
   if (confusion !== null) tables.push(confusion);
+  // only when some run's method judges its own episodes (trajectory judged_success), so a report of the paper's methods keeps its files
+  const judgeAgreement = judgeAgreementTable(runs, sel);
+  if (judgeAgreement !== null) tables.push(judgeAgreement);
   if (ablation) tables.push(ablationTable(runs, { ...paperAblationSelection(tableSel, ablation.full, labels), ...ablation, ...boot }));
   if (o.annotations !== undefined && o.goldLabels !== undefined) throw new UsageError(`pass --annotations or --gold-labels, not both`);
   const validation =

@@ -19,6 +19,8 @@ import { BUILTIN_CALL_KINDS, getMethod, methodTable, sourcesTable } from "../../
 import { capText } from "../../lib/methods/peers/episode-text.ts";
 import { DC_SHEET_CAP, parseSheet } from "../../lib/methods/peers/dynamic-cheatsheet.ts";
 import { parseItems, parseVerdict } from "../../lib/methods/peers/reasoning-bank.ts";
+import { summarizeRun } from "../../lib/analysis/run-summary.ts";
+import { judgeAgreementTable } from "../../lib/analysis/table-judge.ts";
 import type { Trajectory } from "../../lib/repair/trajectory.ts";
 import { readRun } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
@@ -181,6 +183,13 @@ describe("reasoning_bank", () => {
     expect(r.byId.get(C)!.final_correct).toBe(true);
     expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["negative"]);
     expect(writes(r.byId.get(C))[0].data).toMatchObject({ judged_success: false, verdict_from: "judge" });
+    // Every episode's verdict reaches its trajectory (judged_success), beside the oracle's verdict of
+    // the final attempt: C is a false reject, B a true reject, the rest true accepts; the report's
+    // judge-agreement table counts them so.
+    expect(r.trajectories.map((t) => [t.query_id, t.judged_success, t.final_correct])).toEqual(r.trajectories.map((t) => [t.query_id, t.query_id !== B && t.query_id !== C, t.query_id !== B]));
+    const table = judgeAgreementTable([summarizeRun(r.trajectories)])!;
+    expect(table.id).toBe("judge-agreement");
+    expect(table.data).toEqual([expect.objectContaining({ method: "reasoning_bank", episodes: 5, tp: 3, fp: 0, fn: 1, tn: 1, agreement: 0.8, sensitivity: 0.75, specificity: 1 })]);
     // The judge sees the question, the schema, the final SQL and its rows: never a status, never the gold.
     const judge = r.prompts.find((p) => p.kind === "judge" && p.query_id === B)!.prompt;
     expect(judge).toContain(`Question: ${questionOf(B)}`);
@@ -207,6 +216,9 @@ describe("reasoning_bank_oracle", () => {
     expect(writes(r.byId.get(C)).map((n) => n.polarity)).toEqual(["positive"]);
     expect((writes(r.byId.get(C))[0].data as { items: unknown[] }).items).toHaveLength(2);
     expect(writes(r.byId.get(C))[0].data).toMatchObject({ judged_success: true, verdict_from: "oracle" });
+    // Its verdict is the oracle's, not a judge's: no judged_success, so no judge-agreement row.
+    expect(r.trajectories.every((t) => t.judged_success === undefined)).toBe(true);
+    expect(judgeAgreementTable([summarizeRun(r.trajectories)])).toBeNull();
     expect(writes(r.byId.get(B)).map((n) => n.polarity)).toEqual(["negative"]);
   }, budget(120_000));
 });

@@ -17,7 +17,7 @@
  *   judge (it declares `sight: "oracle"`, so its views carry it): no `judge` call.
  * @module
  */
-import type { EpisodeView, HookModel, MethodHooks, NoteDraft, NoteView, PickedNote } from "../hooks.ts";
+import type { EpisodeView, HookModel, MethodHooks, NoteDraft, NoteView, PickedNote, WriteResult } from "../hooks.ts";
 import { topByCosine } from "../hooks.ts";
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
@@ -115,13 +115,16 @@ function reasoningBankHooks(judged: boolean, s: SettingValues): MethodHooks {
       name: judged ? "reasoning_bank" : "reasoning_bank_oracle",
       heading: "MEMORY ITEMS FROM A SIMILAR EARLIER QUESTION",
       embedsNotes: true,
-      async write(episode: EpisodeView, model: HookModel): Promise<NoteDraft[]> {
+      async write(episode: EpisodeView, model: HookModel): Promise<WriteResult> {
         const success = judged ? parseVerdict(await model.generate("judge", judgePrompt(episode))) : oracleVerdict(episode);
         const items = parseItems(await model.generate("distill", rbDistillPrompt(episode, success, s.max_items)), s.max_items);
-        if (items.length === 0) return [];
+        // The judge's verdict goes to the trajectory (judged_success) whether or not items came of it;
+        // the oracle variant's is the oracle's, so it records none.
+        const verdict = judged ? { verdict: success } : {};
+        if (items.length === 0) return { notes: [], ...verdict };
         // One note per episode holding its items, as the original keeps one record per task: the
         // question (its key) is embedded once, and retrieval picks episodes, all their items together.
-        return [
+        const notes: NoteDraft[] = [
           {
             kind: "memory_items",
             text: items.map((item) => `${item.title} — ${item.description}\n${item.content}`).join("\n\n"),
@@ -131,6 +134,7 @@ function reasoningBankHooks(judged: boolean, s: SettingValues): MethodHooks {
             data: { items, judged_success: success, verdict_from: judged ? "judge" : "oracle", path: repairPath(episode, s.path_attempts) as unknown as JsonValue },
           },
         ];
+        return { notes, ...verdict };
       },
       async retrieve(request, memory: readonly NoteView[], model): Promise<PickedNote[]> {
         if (memory.length === 0) return [];

@@ -305,7 +305,8 @@ export class SimulatedBackend implements ChatBackend {
       }
       case "episode_judge": {
         const example = this.exampleOf(prompt);
-        const sql = /\nLast SQL query: ([^\n]*)/.exec(prompt)?.[1] ?? "";
+        // the SQL may span lines: it runs up to the result block (or the DBMS message) the prompt shows next
+        const sql = /\nLast SQL query: ([\s\S]*?)\n(?:Result \(first rows|The query did not run)/.exec(prompt)?.[1] ?? "";
         // The judge sees no status (RB-JUDGE v2): whether the SQL is right is the world's knowledge.
         const truth = example !== null && this.isKnownCorrect(example.dbId, sql);
         const says = this.verdict(truth, u("judge"));

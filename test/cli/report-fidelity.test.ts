@@ -105,14 +105,16 @@ describe("merit report in the shape of make reproduce (issue 20 §7–10)", () =
   it("§8: Table 1 in dataset row blocks under the paper's names, best bold and second underlined", () => {
     const md = read(dest, "tables", "table1.md").split("\n");
     expect(md[2]).toBe("| Dataset | Method | EX (%) |");
-    // issue 39 §3: the runs' other methods follow the paper's four below a rule, and take part in the marks
+    // issue 39 §3: the runs' other methods follow the paper's four below a rule; the marks rank the paper's four only
     expect(md.slice(4, 12).map((l) => l.split(" | ")[1].replace(/\*\*|<\/?u>/g, ""))).toEqual(["Iterative", "Reflexion-style", "Dyn. RAG", "MERIT", "—", "MERIT (type-rel.)", "No BM25", "No type filter"]);
-    // merit and dynamic_rag repair the same queries: tied, both unmarked below the two best
-    expect(md[6]).toBe("| Spider | Dyn. RAG | 72.22 ± 1.92 |");
-    expect(md[7]).toBe("| Spider | MERIT | 72.22 ± 1.92 |");
-    expect(md[9]).toBe("| Spider | MERIT (type-rel.) | <u>73.33 ± 0.00</u> |"); // second
-    expect(md[11]).toBe("| Spider | No type filter | **77.78 ± 19.25** |"); // best
-    expect(read(dest, "tables", "table1.tex")).toMatch(/Spider & No type filter & \\textbf\{/);
+    // merit and dynamic_rag repair the same queries: tied best, both bold
+    expect(md[6]).toMatch(/^\| Spider \| Dyn\. RAG \| \*\*\d+\.\d\d ± \d+\.\d\d\*\* \|$/);
+    expect(md[7]).toMatch(/^\| Spider \| MERIT \| \*\*/);
+    expect(md[5]).toMatch(/<u>/); // Reflexion-style second
+    expect(md[9]).toBe("| Spider | MERIT (type-rel.) | 73.33 ± 0.00 |"); // below the rule: shown, not ranked
+    expect(md[11]).toBe("| Spider | No type filter | 77.78 ± 19.25 |");
+    expect(read(dest, "tables", "table1.md")).toContain("among the paper's methods (above the rule");
+    expect(read(dest, "tables", "table1.tex")).toMatch(/Spider & MERIT & \\textbf\{/);
     expect(read(dest, "tables", "table1.csv")).not.toMatch(/\*\*|<u>|textbf/);
   });
   it("§8: Table 2 prints a zero difference as 0.00, not +0.00", () => {
@@ -123,12 +125,10 @@ describe("merit report in the shape of make reproduce (issue 20 §7–10)", () =
   it("§8: Table 3 marks the most repairs and the fewest steps, oscillations, tokens and calls", () => {
     const rows = read(dest, "tables", "table3.md").split("\n").slice(4, 12).map((l) => l.split(" | "));
     const row = (name: string) => rows.find((r) => r[1] === name)!;
-    expect(row("No type filter")[2]).toBe("**13.3**"); // Rep.: repairs most
-    expect(row("MERIT (type-rel.)")[2]).toBe("<u>12.0</u>"); // second
-    expect(row("MERIT (type-rel.)")[3]).toBe("**3.400**"); // Steps: fewest
-    expect(row("No type filter")[3]).toBe("<u>3.667</u>");
+    expect(row("MERIT")[2]).toMatch(/^\*\*/); // Rep.: merit (tied with Dyn. RAG) repairs most of the paper's four
+    expect(row("MERIT")[3]).toMatch(/^\*\*/); // Steps: fewest
     expect(row("Iterative")[2]).not.toMatch(/\*\*|<u>/); // iterative repairs least
-    expect(rows.map((r) => r[4])).toEqual(["**0.00**", "**0.00**", "**0.00**", "**0.00**", "—", "**0.00**", "**0.00**", "**0.00**"]); // Osc.: every tie is best
+    for (const below of ["MERIT (type-rel.)", "No BM25", "No type filter"]) expect(row(below).slice(2).join(" ")).not.toMatch(/\*\*|<u>/); // below the rule: not ranked
     expect(read(dest, "tables", "table3.md")).toContain("Per dataset, best in bold, second underlined");
   });
   it("§8: Table 4 names the full method MERIT Full and marks the best EX; p and Holm stay after the paper's columns", () => {

@@ -89,6 +89,7 @@ describe("calls.most = { per_repair: n, plus?: m }", () => {
   it("lib/plugin.ts gives a method's declared source: citation and groundTruth", () => {
     expect(methodSource("expel_online").citation).toMatch(/arXiv:2308\.10144/);
     expect(methodSource("reasoning_bank_oracle").groundTruth).toBe(true);
-    expect(methodSource("test_critic_per_repair")).toEqual({ citation: null, groundTruth: null });
+    expect(methodSource("test_critic_per_repair")).toEqual({ citation: null, groundTruth: false }); // hooks with the default sight: the agent's view
+    expect(methodSource("iterative")).toEqual({ citation: null, groundTruth: null }); // no hooks: nothing to declare
   });
 });

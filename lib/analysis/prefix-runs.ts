@@ -11,6 +11,7 @@
  * @module
  */
 import { MeritError } from "../errors.ts";
+import { readRunJson, readTrajectories } from "../experiment/run-dir.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
 import { meanStd } from "./aggregate.ts";
 import { bootstrapPValue, pairedClusterBootstrap, type BootstrapOptions } from "./bootstrap.ts";
@@ -143,6 +144,28 @@ export function prefixCurve(runs: readonly { trajectories: readonly Trajectory[]
   return { dataset: first.dataset, method: first.method, k, runs: out, ex, tokensPerQuery };
 }
 
+/**
+ * The curves of `method`'s runs among `runs` (run directories with their dataset, method, seed and
+ * K), one per dataset in first-seen order: each run's manifest must show a memoryless method
+ * ({@link assertPrefixMethod}; `where` names the flag or caller in the one-line refusal).
+ */
+export function readPrefixCurves(runs: readonly { dir: string; dataset: string; method: string; max_repair_steps: number }[], method: string, where: string): PrefixCurve[] {
+  const mine = runs.filter((r) => r.method === method);
+  if (mine.length === 0) throw new MeritError(`${where}: no run of method ${JSON.stringify(method)}; run it (e.g. \`merit grid --methods iterative --arm ${LONG_ITERATIVE_ARM} --max-repair-steps ${LONG_ITERATIVE_K}\`) or name another`);
+  const datasets = [...new Set(mine.map((r) => r.dataset))];
+  return datasets.map((dataset) =>
+    prefixCurve(
+      mine
+        .filter((r) => r.dataset === dataset)
+        .map((r) => {
+          const manifest = readRunJson(r.dir, "manifest", { fix: "pass directories written by `merit run`" }) as { method_parts?: PrefixMethodParts };
+          assertPrefixMethod(method, manifest.method_parts, `${where} (${r.dir})`);
+          return { trajectories: readTrajectories(r.dir), k: r.max_repair_steps };
+        }),
+    ),
+  );
+}
+
 /** Where a token budget falls on the curve: between K′ = lower and lower + 1 at weight w (K′* = lower + w); or outside it. */
 export type TokenMatch = { within: true; lower: number; weight: number; kStar: number } | { within: false; side: "below" | "above" };
 
@@ -157,13 +180,15 @@ export function tokenMatch(tokensPerQuery: readonly number[], target: number): T
   if (tokensPerQuery.length === 0) throw new MeritError("token match: an empty curve");
   if (!Number.isFinite(target)) throw new MeritError(`token match: the target ${target} is not a number of tokens`);
   const last = tokensPerQuery.length - 1;
+  for (let i = 0; i < last; i++) {
+    if (tokensPerQuery[i + 1] < tokensPerQuery[i]) throw new MeritError(`token match: the curve's tokens fall from K′ = ${i} to ${i + 1} (${tokensPerQuery[i]} → ${tokensPerQuery[i + 1]}); a prefix curve never does`);
+  }
   if (target < tokensPerQuery[0]) return { within: false, side: "below" };
   if (target > tokensPerQuery[last]) return { within: false, side: "above" };
   if (last === 0 || target === tokensPerQuery[0]) return { within: true, lower: 0, weight: 0, kStar: 0 };
   for (let i = 0; i < last; i++) {
     const lo = tokensPerQuery[i];
     const hi = tokensPerQuery[i + 1];
-    if (hi < lo) throw new MeritError(`token match: the curve's tokens fall from K′ = ${i} to ${i + 1} (${lo} → ${hi}); a prefix curve never does`);
     if (target <= hi) {
       const raw = hi === lo ? 0 : (target - lo) / (hi - lo);
       const weight = Math.round(raw * WEIGHT_PARTS) / WEIGHT_PARTS;

@@ -38,7 +38,7 @@ export function tokenMatchedFigure(runs: readonly RunSummary[], curves: readonly
     const enc = (field: string, title: string, domain: [number, number]) => ({ field, type: "quantitative", title, scale: { domain, nice: false, zero: false } });
     const longName = displayName(curve.method, sel);
     return {
-      title: `${displayName(curve.dataset, sel)}: ${longName} at K′ = 0..${curve.k} (one run at K = ${curve.k}) and every method`,
+      title: `${displayName(curve.dataset, sel)}: ${longName} at K′ = 0..${curve.k} (one run at K = ${curve.k})`,
       width,
       height,
       layer: [
@@ -47,12 +47,12 @@ export function tokenMatchedFigure(runs: readonly RunSummary[], curves: readonly
           mark: { type: "line", color: "#555555", strokeWidth: 1.5, point: { filled: true, size: 28, color: "#555555" } },
           encoding: { x: enc("tokens", xTitle, x), y: enc("ex", "EX (%)", y), order: { field: "tokens", type: "quantitative" }, tooltip: [{ field: "k" }, { field: "tokens", format: ".1f" }, { field: "ex", format: ".2f" }] },
         },
-        {
-          // the curve's first and last K′ named at their points
-          data: { values: [line[0], line[line.length - 1]] },
-          mark: { type: "text", dy: 12, fontSize: 10, color: "#555555" },
+        // the curve's first K′ named below its point, the last above its point
+        ...([[line[0], 14], [line[line.length - 1], -10]] as const).map(([at, dy]) => ({
+          data: { values: [at] },
+          mark: { type: "text", dy, fontSize: 10, color: "#555555" },
           encoding: { x: enc("tokens", xTitle, x), y: enc("ex", "EX (%)", y), text: { field: "k" } },
-        },
+        })),
         {
           data: { values: points },
           mark: { type: "point", size: 80, strokeWidth: 2, filled: true, opacity: 0.9 },
@@ -64,7 +64,7 @@ export function tokenMatchedFigure(runs: readonly RunSummary[], curves: readonly
   };
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-    title: "EX vs LLM tokens per query: Iterative's curve over K′ read off one long run (grey), every method a point (above the curve: more EX than Iterative at equal LLM tokens; embedding tokens not counted)",
+    title: "EX vs LLM tokens per query: Iterative over K′ from one long run (line), each method a point above or below it",
     config: CONFIG,
     vconcat: curves.map(panel),
     resolve: { scale: { x: "independent", y: "independent" } },

@@ -207,7 +207,9 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
   const ci = `${fixed(level * 100, 0)}% CI`;
   const baselineColumns = baselines.flatMap((b) => [`Δ method − ${name(b)} (pp)`, ci, `p (Holm) vs ${name(b)}`]);
   const baselineNote = baselines.map(
-    (b) => `Δ method − ${name(b)} = EX(row method) − EX(${name(b)}), the same paired bootstrap (${ref}'s row is the pair ${ref} vs ${name(b)}, with its sign in Table 2); p (Holm) vs ${name(b)}: Holm's adjustment over the rows compared with ${name(b)} on the same dataset.`,
+    (b) =>
+      `Δ method − ${name(b)} = EX(row method) − EX(${name(b)}), the same paired bootstrap (${ref}'s row is the pair ${ref} vs ${name(b)}, with its sign in Table 2); p (Holm) vs ${name(b)}: Holm's adjustment over the rows compared with ${name(b)} on the same dataset.` +
+      (b === "iterative_budget" ? ` ${name(b)} matches calls, not tokens: Iterative with K plus the most extra LLM calls a peer declares per episode, spent only on queries still failing and with no memory text in its prompts, so it bounds the peers' extra calls, not their LLM tokens (METHOD.md §13.8).` : ""),
   );
   const matched = opts.tokenMatched ?? [];
   const longName = matched.length > 0 ? name(matched[0].method) : "";

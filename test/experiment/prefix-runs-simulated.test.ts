@@ -1,10 +1,10 @@
 // Shorter runs read off one long run, against real shorter runs (issue 37 §2; METHOD.md §13.8): on the
 // simulated engine (deterministic in (seed, prompt), as a greedy model), Iterative and Reflexion at
 // K = 5 read at K′ = 0, 2 and 4 give, per query and stream order, the outcome and the LLM tokens of a
-// run made at that K′ with its own call cache. Then `merit report` on MERIT, a peer and the long arm
-// iterative_long writes the token-matched columns of the peers table and the figure, and refuses a
-// memory method as the long run.
-import { existsSync, readFileSync } from "node:fs";
+// run made at that K′ with its own call cache. Then `merit report` on MERIT, a peer, Iterative at K = 3
+// and the long arm iterative_long writes the token-matched columns of the peers table (Iterative at
+// K = 3 matched at K′ = 3, Δ = 0) and the figure, and refuses a memory method as the long run.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prefixCurve, prefixEpisode } from "../../lib/analysis/prefix-runs.ts";
@@ -16,6 +16,7 @@ import { registerArm } from "../../lib/experiment/study.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { buildReport } from "../../lib/report/build-report.ts";
 import { budget } from "../helpers/budget.ts";
+import { overlappingBoxes, svgTextBoxes } from "../helpers/svg-text-boxes.ts";
 import { cacheFromPredictionsFile, DEEPSEEK_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
 
 const LIMIT = 20;
@@ -83,11 +84,11 @@ describe("prefix runs on the simulated engine", () => {
     "merit report with the long arm iterative_long: the peers table's token-matched columns, the figure, the manifest; a memory method as the long run is refused",
     async () => {
       const dir = join(root, "report-runs");
-      await runGrid(config(3, "main"), planStreams(["merit", "dynamic_cheatsheet"], SEEDS, dir), { limit: LIMIT });
+      await runGrid(config(3, "main"), planStreams(["merit", "dynamic_cheatsheet", "iterative"], SEEDS, dir), { limit: LIMIT });
       registerArm("iterative_long", { method: "iterative", max_repair_steps: REPORT_LONG_K }, "prefix-runs test", { max_repair_steps: REPORT_LONG_K });
       await runGrid(config(REPORT_LONG_K, "main"), planStreams(["iterative_long"], SEEDS, dir), { limit: LIMIT });
       const out = join(root, "report");
-      const result = await buildReport([dir], { out, reference: "merit", conditions: ["max_repair_steps"], curves: false, bootstrap: { resamples: 200 } });
+      const result = await buildReport([dir], { out, reference: "merit", peers: ["dynamic_cheatsheet", "iterative"], conditions: ["max_repair_steps"], curves: false, bootstrap: { resamples: 200 } });
       const peers = result.tables.find((t) => t.id === "peers")!;
       expect(peers.columns).toContain("iterative_long K′ (token-matched)");
       expect(peers.columns).toContain("Δ method − iterative_long@K′ (pp)");
@@ -98,7 +99,13 @@ describe("prefix runs on the simulated engine", () => {
       expect(dc.delta_token_matched as number).toBeCloseTo((dc.ex_mean as number) - (dc.ex_token_matched as number), 8);
       expect(dc.lo_token_matched as number).toBeLessThanOrEqual(dc.delta_token_matched as number);
       expect(peers.notes.some((n) => n.includes("embedding tokens not counted"))).toBe(true);
-      expect(existsSync(join(out, "figures", "token-matched.svg"))).toBe(true);
+      // the real Iterative run at K = 3 sits on the curve: token-matched at K′ = 3 exactly, Δ = 0 with a zero-width interval
+      const it3 = peers.data.find((r) => r.method === "iterative")!;
+      expect(it3).toMatchObject({ k_token_matched: 3, delta_token_matched: 0, lo_token_matched: 0, hi_token_matched: 0 });
+      // the figure: its labels never overprint (estimated text boxes of the rendered SVG)
+      const svg = readFileSync(join(out, "figures", "token-matched.svg"), "utf8");
+      expect(svg).toContain("dynamic_cheatsheet");
+      expect(overlappingBoxes(svgTextBoxes(svg, /mark-text role-mark/))).toEqual([]);
       expect(JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).token_matched).toEqual({ method: "iterative_long", k: { spider: REPORT_LONG_K } });
       await expect(buildReport([dir], { out: join(root, "report-bad"), reference: "merit", conditions: ["max_repair_steps"], curves: false, figures: false, bootstrap: { resamples: 50 }, longIterative: "dynamic_cheatsheet" })).rejects.toThrow(/dynamic_cheatsheet has hooks .*, so a run at a smaller K is not a prefix of its long run/);
     },

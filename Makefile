@@ -37,11 +37,12 @@ demo: install
 	$(MERIT) demo
 
 ## The peers on the same stream (issue "The peers on the same stream" §3, issue 38 §2): merit and the
-## nine peer memory methods (PEER_METHODS) and the equal-budget control over stream orders 0-2 on 100 of
+## nine peer memory methods (PEER_METHODS), the equal-budget control and one long Iterative run (the arm
+## iterative_long, K = 15: the token-matched comparison, METHOD.md §13.8) over stream orders 0-2 on 100 of
 ## the demo's queries (90 initially failed, 10 initially correct) with K = 3 (configs/demo-peers.json),
 ## on the SIMULATED ENGINE (configs/simulated-engine.json: effects planted, not measured; docs/METHOD.md
 ## "Simulated engine"), deterministic from (seed, prompt), so nothing is replayed; the report (peers
-## table, Pareto figure, learning curves, memory diagnostics) in results/demo-peers, byte for byte on any
+## table, token-matched and Pareto figures, learning curves, memory diagnostics) in results/demo-peers, byte for byte on any
 ## machine, then the engine's counts per method. Notebook 09-peers reads it. This one command regenerates it.
 demo-peers: install
 	$(MERIT) demo --peers

@@ -14,6 +14,7 @@ import { planStreams, runGrid } from "../../lib/experiment/grid.ts";
 import { readTrajectories } from "../../lib/experiment/run-dir.ts";
 import { registerArm } from "../../lib/experiment/study.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
+import { main } from "../../lib/cli.ts";
 import { buildReport } from "../../lib/report/build-report.ts";
 import { budget } from "../helpers/budget.ts";
 import { overlappingBoxes, svgTextBoxes } from "../helpers/svg-text-boxes.ts";
@@ -107,6 +108,10 @@ describe("prefix runs on the simulated engine", () => {
       expect(svg).toContain("dynamic_cheatsheet");
       expect(overlappingBoxes(svgTextBoxes(svg, /mark-text role-mark/))).toEqual([]);
       expect(JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).token_matched).toEqual({ method: "iterative_long", k: { spider: REPORT_LONG_K } });
+      // `merit report --long-iterative` names a method of the runs: one line, exit 2
+      const err: string[] = [];
+      expect(await main(["report", dir, "--out", join(root, "report-cli"), "--conditions", "max_repair_steps", "--no-figures", "--no-curves", "--resamples", "20", "--long-iterative", "iterative_lng"], { out: () => {}, err: (l) => err.push(l) })).toBe(2);
+      expect(err.join("\n")).toMatch(/--long-iterative: no run of method "iterative_lng" \(did you mean "iterative_long"\?\)/);
       await expect(buildReport([dir], { out: join(root, "report-bad"), reference: "merit", conditions: ["max_repair_steps"], curves: false, figures: false, bootstrap: { resamples: 50 }, longIterative: "dynamic_cheatsheet" })).rejects.toThrow(/dynamic_cheatsheet has hooks .*, so a run at a smaller K is not a prefix of its long run/);
     },
     budget(120_000),

@@ -37,11 +37,12 @@ demo: install
 	$(MERIT) demo
 
 ## The peers on the same stream (issue "The peers on the same stream" §3, issue 38 §2): merit and the
-## nine peer memory methods (PEER_METHODS) and the equal-budget control over stream orders 0-2 on 100 of
+## nine peer memory methods (PEER_METHODS), the equal-budget control and one long Iterative run (the arm
+## iterative_long, K = 15: the token-matched comparison, METHOD.md §13.8) over stream orders 0-2 on 100 of
 ## the demo's queries (90 initially failed, 10 initially correct) with K = 3 (configs/demo-peers.json),
 ## on the SIMULATED ENGINE (configs/simulated-engine.json: effects planted, not measured; docs/METHOD.md
 ## "Simulated engine"), deterministic from (seed, prompt), so nothing is replayed; the report (peers
-## table, Pareto figure, learning curves, memory diagnostics) in results/demo-peers, byte for byte on any
+## table, token-matched and Pareto figures, learning curves, memory diagnostics) in results/demo-peers, byte for byte on any
 ## machine, then the engine's counts per method. Notebook 09-peers reads it. This one command regenerates it.
 demo-peers: install
 	$(MERIT) demo --peers
@@ -84,7 +85,10 @@ typecheck: install
 ## the equal-budget control (METHOD.md §13): iterative as the arm iterative_budget with K = the
 ## config's K plus the most extra calls a peer declares per episode (runs/paper/*-budget), a row of
 ## the peers table and a point of the Pareto figure (the report pairs it under --conditions
-## max_repair_steps). Restartable: a rerun resumes unfinished runs and the LLM call cache answers every call
+## max_repair_steps). And one long Iterative run (the arm iterative_long, K = 15, runs/paper/*-long): the
+## report reads it at every K′ ≤ 15 (the shorter runs it holds as prefixes, METHOD.md §13.8) and compares
+## each method with Iterative at the K′ whose LLM tokens per query equal its own (the peers table's
+## token-matched columns, figures/token-matched.*). Restartable: a rerun resumes unfinished runs and the LLM call cache answers every call
 ## already made.
 PAPER_METHODS := iterative,reflexion,dynamic_rag,merit,merit_typerel,positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
 CONTROL_METHODS := zeroshot,transductive_batch
@@ -95,7 +99,11 @@ BUDGET_ARM := iterative_budget
 PEER_REPORT := $(if $(filter 1,$(PEERS)),--peers $(PEER_METHODS)$(comma)$(BUDGET_ARM) --conditions max_repair_steps,)
 ## the equal-budget control's grid on DATASET (spider, bird) with FLAGS (--plan, --resume); empty without PEERS=1
 budget_grid = $(if $(filter 1,$(PEERS)),$(MERIT) grid --config configs/$(1).json --methods iterative --arm $(BUDGET_ARM) --max-repair-steps budget:$(PEER_METHODS) --seeds 0$(comma)1$(comma)2 --out runs/paper/$(1)-budget $(2),@true)
-REPORT_RUNS := runs/paper/spider,runs/paper/bird$(if $(filter 1,$(PEERS)),$(comma)runs/paper/spider-budget$(comma)runs/paper/bird-budget,)
+## the long Iterative run (the token-matched comparison) on DATASET with FLAGS; empty without PEERS=1
+LONG_ARM := iterative_long
+LONG_K := 15
+long_grid = $(if $(filter 1,$(PEERS)),$(MERIT) grid --config configs/$(1).json --methods iterative --arm $(LONG_ARM) --max-repair-steps $(LONG_K) --seeds 0$(comma)1$(comma)2 --out runs/paper/$(1)-long $(2),@true)
+REPORT_RUNS := runs/paper/spider,runs/paper/bird$(if $(filter 1,$(PEERS)),$(comma)runs/paper/spider-budget$(comma)runs/paper/bird-budget$(comma)runs/paper/spider-long$(comma)runs/paper/bird-long,)
 ABLATIONS := positive_only,no_type_filter,no_dense_rerank,no_bm25,random_same_type,cross_database_only
 reproduce: install
 	@$(MERIT) preflight --config configs/spider.json,configs/bird.json
@@ -105,10 +113,14 @@ reproduce: install
 	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --plan
 	$(call budget_grid,spider,--plan)
 	$(call budget_grid,bird,--plan)
+	$(call long_grid,spider,--plan)
+	$(call long_grid,bird,--plan)
 	$(MERIT) grid --config configs/spider.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/spider --resume
 	$(MERIT) grid --config configs/bird.json --methods $(GRID_METHODS) --seeds 0,1,2 --out runs/paper/bird --resume
 	$(call budget_grid,spider,--resume)
 	$(call budget_grid,bird,--resume)
+	$(call long_grid,spider,--resume)
+	$(call long_grid,bird,--resume)
 	$(MERIT) report --runs $(REPORT_RUNS) --out results/paper --costs --reference merit --full merit --ablations $(ABLATIONS) $(PEER_REPORT) --html --paper-numbers $(if $(wildcard results/annotations/cases.csv),--gold-labels results/annotations/cases.csv,)
 
 ## Executes every notebook headlessly with Debian's jupyter (after `make demo` and `make demo-peers`); last line `N passed, N failed`.

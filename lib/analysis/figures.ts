@@ -181,7 +181,7 @@ export function cumulativeRepairs(runs: readonly RunSummary[], sel: TableSelecti
 const LABEL_FONT = 10;
 
 /** A point of a labelled scatter panel: its data position, display method, raw method, and extra fields for the marks. */
-interface ScatterPoint {
+export interface ScatterPoint {
   x: number;
   y: number;
   method: string;
@@ -194,7 +194,7 @@ interface ScatterPoint {
  * position share one label naming every method there; labels placed by figure-labels.ts so none
  * overlaps another or a point, joined to their point by a grey leader line once moved off its row.
  */
-function labelLayers(points: readonly ScatterPoint[], x: [number, number], y: [number, number], width: number, height: number, xField: string, yField: string, titles: { x: string; y: string }): object[] {
+export function labelLayers(points: readonly ScatterPoint[], x: [number, number], y: [number, number], width: number, height: number, xField: string, yField: string, titles: { x: string; y: string }): object[] {
   const groups = new Map<string, ScatterPoint[]>();
   for (const p of points) {
     const key = `${p.x.toPrecision(6)}|${p.y.toPrecision(6)}`;

@@ -42,6 +42,8 @@ export interface ReportExtras {
   memory_diagnostics?: { runs: number };
   /** The peers table's reference and peer family (present when the report wrote it). */
   peers?: { reference: string; peers: string[] };
+  /** The long run the token-matched comparison reads at every K′ (prefix-runs.ts): its method and K per dataset. */
+  token_matched?: { method: string; k: Record<string, number> };
   /** The runs' stream order, seeds and database sets (run-setting.ts; a study's report, or a structured order). */
   setting?: RunSetting;
 }

@@ -24,6 +24,7 @@ import { comparisonVerdict } from "./comparison-verdict.ts";
 import { holmAdjust } from "./holm.ts";
 import { fixed, meanPm, MISSING, pValue } from "./number-format.ts";
 import { pairedPower } from "./power.ts";
+import { tokenMatchedComparison, type PrefixCurve } from "./prefix-runs.ts";
 import { pairedMatrices, runsOf, type RunSummary } from "./run-summary.ts";
 import { markBest, type Cell, type DataValue, type Table } from "./table.ts";
 import { differenceFormat, displayName, seedNote, tableBootstrap, tableDatasets, type TableBootstrapOptions, type TableSelection } from "./table-selection.ts";
@@ -45,6 +46,11 @@ export interface PeersTableOptions extends Omit<TableSelection, "methods">, Tabl
   baselines?: string[];
   /** A note naming the Holm family of each dataset (a study's report: its family holds its equal-budget control). */
   familyNote?: boolean;
+  /**
+   * The long Iterative run's curve per dataset (prefix-runs.ts): each row is also compared with
+   * Iterative at its token-matched K′ (three more columns: K′*, Δ, interval). Absent: no such columns.
+   */
+  tokenMatched?: readonly PrefixCurve[];
 }
 
 /** The source and ground-truth flag a registered method declares (lib/methods/registry.ts; lib/plugin.ts exports it too). */
@@ -170,6 +176,7 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
         Object.assign(record, { [`delta_${key}`]: c.record.delta, [`lo_${key}`]: c.record.lo, [`hi_${key}`]: c.record.hi, [`p_bootstrap_${key}`]: c.p, [`informative_${key}`]: c.record.informative });
         join(b, at, baselineColumn(k) + 2, { ...c, record });
       });
+      if (opts.tokenMatched !== undefined) row.push(...tokenMatchedCells(runs, opts.tokenMatched, dataset, m, record, { resamples, seed, level, method }, format));
       row.push({ text: fixed(llm, 1) }, { text: embedding === null ? MISSING : fixed(embedding, 1) }, { text: groundTruth === null ? MISSING : groundTruth ? "yes" : "no" }, { text: citation ?? MISSING });
       rows.push(row);
       means.push(ex.mean);
@@ -191,18 +198,30 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
   const ci = `${fixed(level * 100, 0)}% CI`;
   const baselineColumns = baselines.flatMap((b) => [`Δ method − ${name(b)} (pp)`, ci, `p (Holm) vs ${name(b)}`]);
   const baselineNote = baselines.map(
-    (b) => `Δ method − ${name(b)} = EX(row method) − EX(${name(b)}), the same paired bootstrap (${ref}'s row is the pair ${ref} vs ${name(b)}, with its sign in Table 2); p (Holm) vs ${name(b)}: Holm's adjustment over the rows compared with ${name(b)} on the same dataset.`,
+    (b) =>
+      `Δ method − ${name(b)} = EX(row method) − EX(${name(b)}), the same paired bootstrap (${ref}'s row is the pair ${ref} vs ${name(b)}, with its sign in Table 2); p (Holm) vs ${name(b)}: Holm's adjustment over the rows compared with ${name(b)} on the same dataset.` +
+      (b === "iterative_budget" ? ` ${name(b)} matches calls, not tokens: Iterative with K plus the most extra LLM calls a peer declares per episode, spent only on queries still failing and with no memory text in its prompts, so it bounds the peers' extra calls, not their LLM tokens (METHOD.md §13.8).` : ""),
   );
+  const matched = opts.tokenMatched ?? [];
+  const longName = matched.length > 0 ? name(matched[0].method) : "";
+  const matchedColumns = matched.length > 0 ? [`${longName} K′ (token-matched)`, `Δ method − ${longName}@K′ (pp)`, ci] : [];
+  const matchedNote =
+    matched.length > 0
+      ? [
+          `${longName} K′ (token-matched): the K′ at which one long ${longName} run (${matched.map((c) => `${displayName(c.dataset, opts)} K = ${c.k}`).join(", ")}), read at every K′ ≤ K as the shorter runs it holds as prefixes (METHOD.md §13.8), spends the row method's LLM tokens per query (prompt + output of every LLM call kind; embedding tokens not counted), interpolated linearly between the two integer K′ around it; Δ method − ${longName}@K′ = EX(row method) − EX(${longName} at K′), its outcomes at the two K′ mixed per query with the interpolation weight, the same paired bootstrap. "< 0" / "> K": the method spends fewer tokens than ${longName} at K′ = 0 or more than at K; no match.`,
+        ]
+      : [];
   return {
     id: "peers",
     title: `Peer memory methods on the same streams: EX (%) and differences in EX (pp), ${ref} − peer and method − baseline`,
-    columns: ["Dataset", "Method", "EX", `Δ ${ref} − peer (pp)`, ci, "p (bootstrap)", "MDE (pp)", "p (Holm)", ...baselineColumns, "LLM tokens / query", "Embedding tokens / query", "Oracle verdict", "Source"],
-    align: ["l", "l", "r", "r", "r", "r", "r", "r", ...baselineColumns.map(() => "r" as const), "r", "r", "l", "l"],
+    columns: ["Dataset", "Method", "EX", `Δ ${ref} − peer (pp)`, ci, "p (bootstrap)", "MDE (pp)", "p (Holm)", ...baselineColumns, ...matchedColumns, "LLM tokens / query", "Embedding tokens / query", "Oracle verdict", "Source"],
+    align: ["l", "l", "r", "r", "r", "r", "r", "r", ...baselineColumns.map(() => "r" as const), ...matchedColumns.map(() => "r" as const), "r", "r", "l", "l"],
     rows,
     notes: [
       `EX: mean ± sample std over ${seedNote(runs)}. Sign, the same for a pair everywhere in the report: Δ = EX(method under study) − EX(what it is measured against), in pp; here Δ ${ref} − peer = EX(${ref}) − EX(peer), the sign of Table 2 and the forest figure. Paired query-cluster bootstrap, B = ${resamples}, seed ${seed}, ${method} interval.`,
       "p: two-sided bootstrap p from the same resamples; MDE: the Δ this design detects with 80% power at α = 0.05 (2.80 × the bootstrap standard error); p (Holm): Holm's step-down adjustment over the peers of the same dataset (one family per dataset).",
       ...baselineNote,
+      ...matchedNote,
       "LLM tokens / query: prompt + output tokens of every LLM call kind (initial, repair, reflection and the peers' own calls: judge, distill, curate, …), Table 3's total over the queries; Embedding tokens / query: the texts embedded for retrieval and memory, by the embedder's own tokenizer (— where a run could not count them). The two are different models' tokens and are never added; tables/cost-by-kind.* splits both by call kind, figures/peers-pareto.svg plots EX against each. Mean over seeds. Oracle verdict: whether the method's memory relies on the oracle's verdict (ground truth) rather than on what the agent saw. Source: the work each peer ports (METHOD.md §13).",
       ...(opts.familyNote && familyLines.length > 0 ? [`Holm families per dataset: ${familyLines.join("; ")}.`] : []),
       ...(opts.paperLayout ? ["Per dataset, the best EX in bold, the second underlined."] : []),
@@ -211,4 +230,27 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
     data,
     rulesBefore,
   };
+}
+
+/**
+ * The token-matched cells of a row (K′*, Δ, interval) against the long run of `dataset`, recorded in
+ * `record` as `k_token_matched`, `delta_token_matched`, `lo_…`, `hi_…`, `p_bootstrap_token_matched`
+ * and `ex_token_matched`; "—" when the dataset has no long run or the row is the long run itself.
+ */
+function tokenMatchedCells(
+  runs: readonly RunSummary[],
+  curves: readonly PrefixCurve[],
+  dataset: string,
+  m: string,
+  record: Record<string, DataValue>,
+  boot: { resamples: number; seed: number; level: number; method: "percentile" | "bca" },
+  format: ReturnType<typeof differenceFormat>,
+): Cell[] {
+  Object.assign(record, { k_token_matched: null, ex_token_matched: null, delta_token_matched: null, lo_token_matched: null, hi_token_matched: null, p_bootstrap_token_matched: null });
+  const curve = curves.find((c) => c.dataset === dataset);
+  if (curve === undefined || curve.method === m) return [{ text: MISSING }, { text: MISSING }, { text: MISSING }];
+  const c = tokenMatchedComparison(runs, curve, m, boot);
+  if (!c.match.within) return [{ text: c.match.side === "below" ? "< 0" : `> ${curve.k}` }, { text: MISSING }, { text: MISSING }];
+  Object.assign(record, { k_token_matched: c.match.kStar, ex_token_matched: c.exMatched, delta_token_matched: c.delta, lo_token_matched: c.lo, hi_token_matched: c.hi, p_bootstrap_token_matched: c.p });
+  return [{ text: fixed(c.match.kStar, 2) }, { text: format.delta(c.delta!, 2) }, { text: format.interval(c.lo!, c.hi!, 2) }];
 }

@@ -20,7 +20,7 @@ import { cliReporter } from "./progress.ts";
 const USAGE = `usage: merit report [RUN_DIR...] [--runs DIRS_OR_GLOBS]... --out DIR [--reference METHOD] [--full METHOD --ablations A,B,...]
                     [--resamples N] [--seed S] [--interval percentile|bca] [--level L]
                     [--labels name=Label,...] [--annotations FILE.jsonl --annotations-dataset NAME] [--no-figures] [--html]
-                    [--no-curves] [--curve-resamples N] [--diagnostics] [--peers A,B,...] [--costs] [--setting]
+                    [--no-curves] [--curve-resamples N] [--diagnostics] [--peers A,B,...] [--long-iterative METHOD] [--costs] [--setting]
                     [--gold-labels cases.csv [--annotations-dataset NAME] [--min-gold-labels N]]
                     [--all-methods] [--all-comparisons] [--methods a,b,...] [--comparisons a:b,...] [--conditions LIST] [--paper-numbers] [--example [DATASET:]QUERY_ID]
                     [--plugin FILE.ts ...]
@@ -74,6 +74,12 @@ peer, EX mean ± std, Δ = --reference − peer (Table 2's sign) with the paired
 interval, p, MDE, Holm p over the peers, Δ = method − Iterative and − iterative_budget when present, LLM
 and embedding tokens per query (two columns) and the peer's source; and DIR/figures/peers-pareto.{svg,png}:
 EX against LLM tokens and against embedding tokens per query per method, the Pareto front filled.
+With one long run of a memoryless method (the arm iterative_long, which \`make reproduce PEERS=1\` and
+\`merit demo --peers\` run, or --long-iterative METHOD; its K differs, so pass --conditions max_repair_steps),
+the report reads it at every K′ ≤ K (the shorter runs it holds as prefixes; METHOD.md §13.8): the peers
+table gains Iterative's token-matched K′ (where its LLM tokens per query equal the row's, interpolated)
+with Δ = method − Iterative@K′ and its paired interval, and DIR/figures/token-matched.{svg,png} draws
+Iterative's EX-vs-LLM-tokens curve over K′ with every method as a point.
 --html also writes DIR/index.html (offline query browser and episode explorer) with DIR/assets and DIR/report-data.
 Table 2 compares --reference (default: merit, when present) with the paper's comparisons present
 (every other method when none is, or with --all-comparisons); Table 4 needs --full and --ablations.
@@ -92,7 +98,7 @@ export const reportCommand: Command = {
         out: { type: "string" }, reference: { type: "string" }, full: { type: "string" }, ablations: { type: "string" },
         resamples: { type: "string" }, seed: { type: "string" }, interval: { type: "string" }, level: { type: "string" },
         labels: { type: "string" }, annotations: { type: "string" }, "annotations-dataset": { type: "string" }, "no-figures": { type: "boolean" }, html: { type: "boolean" },
-        curves: { type: "boolean" }, "no-curves": { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" }, costs: { type: "boolean" }, setting: { type: "boolean" },
+        curves: { type: "boolean" }, "no-curves": { type: "boolean" }, "curve-resamples": { type: "string" }, diagnostics: { type: "boolean" }, peers: { type: "string" }, "long-iterative": { type: "string" }, costs: { type: "boolean" }, setting: { type: "boolean" },
         runs: { type: "string", multiple: true }, "gold-labels": { type: "string" }, "min-gold-labels": { type: "string" },
         "all-methods": { type: "boolean" }, "all-comparisons": { type: "boolean" }, "paper-numbers": { type: "boolean" }, example: { type: "string" },
         methods: { type: "string" }, comparisons: { type: "string" }, conditions: { type: "string" },
@@ -126,7 +132,7 @@ export const reportCommand: Command = {
       out, reference: values.reference, ...ablation, bootstrap: boot, labels,
       annotations: values.annotations, annotationsDataset: values["annotations-dataset"], goldLabels: values["gold-labels"], minGoldLabels: minGold,
       figures: !values["no-figures"], html: values.html === true, curves: curveOpts === undefined ? false : { resamples: curveOpts.resamples },
-      diagnostics: values.diagnostics === true, peers: values.peers === undefined ? undefined : listFlag(values.peers, "peers"), costs: values.costs === true, setting: values.setting === true,
+      diagnostics: values.diagnostics === true, peers: values.peers === undefined ? undefined : listFlag(values.peers, "peers"), longIterative: values["long-iterative"], costs: values.costs === true, setting: values.setting === true,
       allMethods: values["all-methods"] === true, allComparisons: values["all-comparisons"] === true, ...layout, conditions,
       paperNumbers: values["paper-numbers"] === true, example: values.example, plugins: pluginFlagFiles(values.plugin), reporter: cliReporter(io),
     });

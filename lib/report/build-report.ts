@@ -38,6 +38,8 @@ import { costTable, timingKey } from "../analysis/table-cost.ts";
 import { feedbackTable } from "../analysis/table-feedback.ts";
 import { judgeAgreementTable } from "../analysis/table-judge.ts";
 import { peerMethodsOf, peersTable } from "../analysis/table-peers.ts";
+import { LONG_ITERATIVE_ARM, readPrefixCurves, type PrefixCurve } from "../analysis/prefix-runs.ts";
+import { tokenMatchedFigure } from "../analysis/figure-token-matched.ts";
 import { runSetting } from "../analysis/run-setting.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
 import { writeFileAtomic } from "../atomic-file.ts";
@@ -82,6 +84,11 @@ export interface ReportOptions {
   diagnostics?: boolean;
   /** The peer family (`--peers`; default: the runs' peer memory methods). */
   peers?: readonly string[];
+  /**
+   * The long run of a memoryless method read at every K′ ≤ K for the token-matched comparison
+   * (`--long-iterative METHOD`; default: the arm `iterative_long` when the runs hold it; false: none).
+   */
+  longIterative?: string | false;
   /** The cost-by-kind table even for the paper's call kinds (`--costs`). */
   costs?: boolean;
   /** `--all-methods`, `--all-comparisons`. */
@@ -177,7 +184,10 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   if (o.peers !== undefined && reference === undefined) throw new UsageError(`--peers needs --reference METHOD (the runs hold no merit run): the method the peers are compared with`);
   if (reference !== undefined && peers.includes(reference)) throw new UsageError(`--peers names the --reference method ${reference}; list only the peers`);
   const peerView = peers.length > 0 && reference !== undefined ? { reference, peers } : undefined;
-  if (peerView) tables.push(peersTable(runs, { ...tableSel, ...peerView, ...boot, familyNote: o.setting === true }));
+  // the token-matched comparison: one long Iterative run read at every K′ ≤ K (prefix-runs.ts)
+  const longName = o.longIterative === false ? undefined : o.longIterative !== undefined ? assertRunMethod(o.longIterative, "long-iterative", known) : known.includes(LONG_ITERATIVE_ARM) ? LONG_ITERATIVE_ARM : undefined;
+  const prefixCurves: PrefixCurve[] = longName === undefined ? [] : readPrefixCurves(identities, longName, "--long-iterative");
+  if (peerView) tables.push(peersTable(runs, { ...tableSel, ...peerView, ...boot, familyNote: o.setting === true, ...(prefixCurves.length > 0 ? { tokenMatched: prefixCurves } : {}) }));
   const confusion = feedbackTable(runs, sel);
   if (confusion !== null) tables.push(confusion);
   // only when some run's method judges its own episodes (trajectory judged_success), so a report of the paper's methods keeps its files
@@ -242,6 +252,7 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
   if (curveOpts !== undefined) extras.learning_curves = curveOpts;
   if (diagnostics !== undefined) extras.memory_diagnostics = { runs: diagnostics.length };
   if (peerView) extras.peers = peerView;
+  if (prefixCurves.length > 0) extras.token_matched = { method: prefixCurves[0].method, k: Object.fromEntries(prefixCurves.map((c) => [c.dataset, c.k])) };
   if (setting !== null) extras.setting = setting.record;
   extras.table_selection = { all_methods: o.allMethods === true, all_comparisons: o.allComparisons === true, ...(study.methods ? { methods: study.methods } : {}), ...(study.pairs ? { comparisons: study.pairs.map((p) => p.join(":")) } : {}), ...(conditions.length > 0 ? { conditions } : {}) };
   if (paper !== undefined) {
@@ -265,6 +276,7 @@ export async function buildReport(inputs: readonly string[], options: ReportOpti
     if (curves !== undefined) Object.assign(figures, { "learning-curves": learningCurvePanelFigure(runs, curveSel, { ...curveOpts, reference }) });
     if (diagnostics !== undefined && diagnostics.length > 0) Object.assign(figures, { "memory-size": memorySizeFigure(diagnostics, sel) });
     if (peerView) Object.assign(figures, { "peers-pareto": paretoFigure(runs, { ...sel, methods: [peerView.reference, ...peerView.peers, ...known.filter((m) => m !== peerView.reference && !peerView.peers.includes(m))] }) });
+    if (prefixCurves.length > 0) Object.assign(figures, { "token-matched": tokenMatchedFigure(runs, prefixCurves, { ...sel, methods: peerView ? withPeers(sel.methods ?? known, peerView) : sel.methods }) });
     for (const [name, figure] of Object.entries(figures)) {
       const spec = withModelSubtitle(figure, model);
       write(join(out, "figures", `${name}.svg`), await renderSvg(spec));

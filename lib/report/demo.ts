@@ -41,6 +41,7 @@ import { evaluatePredictions, writeEvalOutputs } from "../oracle/evaluate.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { readPredictions } from "../oracle/predictions.ts";
 import { cacheRows, stageReplayCache } from "../experiment/replay-cache.ts";
+import { LONG_ITERATIVE_ARM, LONG_ITERATIVE_K } from "../analysis/prefix-runs.ts";
 import { buildReport, reportLines, type ReportOptions, type ReportResult } from "./build-report.ts";
 import { defaultExampleQuery } from "./example-episode.ts";
 import { readRun } from "./run-reader.ts";
@@ -100,6 +101,20 @@ export function controlSteps(control: DemoControl, config: Pick<ExperimentConfig
 
 const PEERS_CONTROL: DemoControl = { arm: "iterative_budget", method: "iterative", budgetOf: PEER_METHODS };
 
+/**
+ * The long run of a memoryless method a demo runs beside its methods (METHOD.md §13.8, "Token-matched
+ * Iterative"): `method` as the arm `arm` at K = `k`; the report reads it at every K′ ≤ k (the shorter
+ * runs it holds as prefixes) for the token-matched comparison — what `make reproduce PEERS=1` runs as
+ * `merit grid --arm iterative_long --max-repair-steps 15`.
+ */
+export interface DemoLongRun {
+  arm: string;
+  method: string;
+  k: number;
+}
+
+const PEERS_LONG_RUN: DemoLongRun = { arm: LONG_ITERATIVE_ARM, method: "iterative", k: LONG_ITERATIVE_K };
+
 /** What one replayed demo runs and where it writes: the main demo, or the peers demo (`--peers`). */
 export interface DemoProfile {
   methods: readonly string[];
@@ -118,6 +133,8 @@ export interface DemoProfile {
   reportFlags: readonly string[];
   /** The equal-budget control run beside the methods (its own K), if any. */
   control?: DemoControl;
+  /** The long Iterative run beside the methods (its own K), read at every K′ by the report, if any. */
+  longRun?: DemoLongRun;
 }
 
 export const MAIN_DEMO: DemoProfile = {
@@ -137,8 +154,10 @@ export const MAIN_DEMO: DemoProfile = {
  * and the nine peer memory methods (METHOD.md §13) over stream orders 0-2 on 100 of the demo's queries
  * (90 initially failed, 10 initially correct) with K = 3 (configs/demo-peers.json), and the equal-budget
  * control (iterative_budget: Iterative with K = 3 + the most extra calls a peer declares), on the
- * simulated engine (configs/simulated-engine.json: its planted effects), and the report with the peers
- * table (the control among its rows), the Pareto figure, learning curves and memory diagnostics. The
+ * simulated engine (configs/simulated-engine.json: its planted effects), one long Iterative run
+ * (iterative_long, K = 15: the report reads it at every K′ ≤ 15 for the token-matched comparison), and
+ * the report with the peers table (the control among its rows, the token-matched columns), the
+ * token-matched and Pareto figures, learning curves and memory diagnostics. The
  * engine answers every call from (seed, prompt) in microseconds, so nothing is replayed: the working
  * call cache is emptied first and results/demo-peers is rewritten byte for byte on any machine.
  */
@@ -153,6 +172,7 @@ export const PEERS_DEMO: DemoProfile = {
   report: { allMethods: true, peers: [...PEER_METHODS, PEERS_CONTROL.arm], conditions: ["max_repair_steps"], diagnostics: true },
   reportFlags: reportFlagsOf({ allMethods: true, peers: [...PEER_METHODS, PEERS_CONTROL.arm], conditions: ["max_repair_steps"], diagnostics: true }),
   control: PEERS_CONTROL,
+  longRun: PEERS_LONG_RUN,
 };
 
 /** The bundled predictions files (data/predictions/*.sql), sorted. */
@@ -265,12 +285,15 @@ export function demoPlan({ full, limit, config, replayRows, profile = MAIN_DEMO 
   const control = profile.control;
   const controlK = control === undefined ? 0 : controlSteps(control, config);
   const controlCalls = control === undefined ? 0 : 3 * failed * episodeCallBound(getMethod(control.method), controlK);
+  const longRun = profile.longRun;
+  const longCalls = longRun === undefined ? 0 : 3 * failed * episodeCallBound(getMethod(longRun.method), longRun.k);
   const simulated = config.model.backend === "simulated";
   const lines = [
     simulated ? `the simulated engine (${config.model.simulation ?? DEFAULT_SIMULATION_FILE}), embedder ${config.embedder.backend === "simulated" ? "its hashed bag of words" : config.embedder.path}` : `model ${config.model.path}, embedder ${config.embedder.path}`,
     `${methods.join(", ")} x stream orders 0,1,2 (${streams} runs) on ${rule}, K = ${k}` +
       (control === undefined ? "" : `, and the equal-budget control ${control.arm} (${control.method} with K = ${controlK}, 3 runs)`) +
-      `: at most ${(maxCalls + controlCalls).toLocaleString("en-US")} model calls`,
+      (longRun === undefined ? "" : `, and the long run ${longRun.arm} (${longRun.method} with K = ${longRun.k}, 3 runs, read at every K′ ≤ ${longRun.k})`) +
+      `: at most ${(maxCalls + controlCalls + longCalls).toLocaleString("en-US")} model calls`,
   ];
   if (full) {
     const hours = (s: number) => (maxCalls * s) / 3600;
@@ -418,6 +441,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const controlStreams = planStreams([control.arm], [0, 1, 2], root);
     for (const s of controlStreams) rmSync(s.outDir, { recursive: true, force: true });
     results.push(...(await runCheckedGrid({ ...config, max_repair_steps: k }, controlStreams, { limit, resume: false, plugins, reporter })));
+  }
+  const longRun = profile.longRun;
+  if (longRun !== undefined) {
+    // the long Iterative run: its own grid at its own K, in the same folder; the report finds the arm by name and reads it at every K′
+    registerArm(longRun.arm, { method: longRun.method, max_repair_steps: longRun.k }, "merit demo --peers", { max_repair_steps: longRun.k });
+    const longStreams = planStreams([longRun.arm], [0, 1, 2], root);
+    for (const s of longStreams) rmSync(s.outDir, { recursive: true, force: true });
+    results.push(...(await runCheckedGrid({ ...config, max_repair_steps: longRun.k }, longStreams, { limit, resume: false, plugins, reporter })));
   }
   const runs: DemoRun[] = results.map(({ stream, result }) => {
     const m = result.metrics;

@@ -33,6 +33,8 @@ describe("merit demo --peers", () => {
     // the equal-budget control: Iterative as the arm iterative_budget, K = 3 + the most extra calls a peer declares (reasoning_bank's judge + distill)
     expect(PEERS_DEMO.control).toEqual({ arm: "iterative_budget", method: "iterative", budgetOf: PEER_METHODS });
     expect(controlSteps(PEERS_DEMO.control!, { max_repair_steps: 3 })).toBe(5);
+    // the long Iterative run the report reads at every K′ ≤ 15 (METHOD.md §13.8)
+    expect(PEERS_DEMO.longRun).toEqual({ arm: "iterative_long", method: "iterative", k: 15 });
     const config = loadConfig(PEERS_DEMO.configFile);
     expect(config.max_repair_steps).toBe(3);
     expect(config.model.backend).toBe("simulated");
@@ -45,8 +47,8 @@ describe("merit demo --peers", () => {
     const plan = demoPlan({ full: false, limit: PEERS_DEMO.quickLimit, config, replayRows: null, profile: PEERS_DEMO }).join("\n");
     // 3 orders × [90 failed × (3 repairs × 10 methods + hooks: judge+distill 2, distill 1, curate 1,
     // synthesize 1, induce 1, critique 1, advise 1) + 10 correct × (2 + 1 + 1 + 1)] = 3 × (90 × 38 + 10 × 5) = 10,410,
-    // and the control: 3 orders × 90 failed × 5 repairs = 1,350.
-    expect(plan).toMatch(/\(30 runs\) on up to 90 initially failed \+ 10 initially correct queries .*K = 3, and the equal-budget control iterative_budget \(iterative with K = 5, 3 runs\): at most 11,760 model calls/);
+    // the control: 3 orders × 90 failed × 5 repairs = 1,350; the long Iterative run: 3 × 90 × 15 = 4,050.
+    expect(plan).toMatch(/\(30 runs\) on up to 90 initially failed \+ 10 initially correct queries .*K = 3, and the equal-budget control iterative_budget \(iterative with K = 5, 3 runs\), and the long run iterative_long \(iterative with K = 15, 3 runs, read at every K′ ≤ 15\): at most 15,810 model calls/);
     expect(plan).toContain("the simulated engine (configs/simulated-engine.json), embedder its hashed bag of words");
     expect(plan).toContain("simulated: every call answered by the response model from (seed, prompt), nothing replayed");
   });

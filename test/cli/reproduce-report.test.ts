@@ -33,13 +33,21 @@ describe("make reproduce: the grid steps", () => {
   it("PEERS=1 adds the peers to both grids and the equal-budget control's grids (the plans still first) and names them to the report; without it neither", () => {
     const peers = ["reasoning_bank", "reasoning_bank_oracle", "dynamic_cheatsheet", "dynamic_cheatsheet_rs", "awm", "expel_online", "exprag", "exprecent", "error_fix_memory"];
     const all = gridLines("PEERS=1");
-    expect(all.map((l) => l.includes("--plan"))).toEqual([true, true, true, true, false, false, false, false]);
-    const control = all.filter((l) => l.includes("--arm"));
+    expect(all.map((l) => l.includes("--plan"))).toEqual([true, true, true, true, true, true, false, false, false, false, false, false]);
+    const control = all.filter((l) => l.includes("--arm iterative_budget"));
     expect(control.map((l) => /--out (\S+)/.exec(l)![1])).toEqual(["runs/paper/spider-budget", "runs/paper/bird-budget", "runs/paper/spider-budget", "runs/paper/bird-budget"]);
     for (const line of control) {
       expect(methods(line)).toEqual(["iterative"]);
       expect(line).toContain("--arm iterative_budget");
       expect(/--max-repair-steps budget:(\S+)/.exec(line)![1].split(",")).toEqual(peers);
+      expect(line).toContain("--seeds 0,1,2");
+    }
+    // the long Iterative run the token-matched comparison reads at every K′ ≤ 15 (METHOD.md §13.8)
+    const long = all.filter((l) => l.includes("--arm iterative_long"));
+    expect(long.map((l) => /--out (\S+)/.exec(l)![1])).toEqual(["runs/paper/spider-long", "runs/paper/bird-long", "runs/paper/spider-long", "runs/paper/bird-long"]);
+    for (const line of long) {
+      expect(methods(line)).toEqual(["iterative"]);
+      expect(line).toContain("--max-repair-steps 15");
       expect(line).toContain("--seeds 0,1,2");
     }
     const lines = all.filter((l) => !l.includes("--arm"));
@@ -48,7 +56,7 @@ describe("make reproduce: the grid steps", () => {
     for (const line of gridLines()) for (const p of peers) expect(methods(line)).not.toContain(p);
     const report = (...args: string[]) => execFileSync("make", ["-n", "reproduce", ...args], { cwd: dir, encoding: "utf8" }).split("\n").find((l) => l.includes(" report "))!;
     expect(/--peers (\S+)/.exec(report("PEERS=1"))?.[1].split(",")).toEqual([...peers, "iterative_budget"]);
-    expect(report("PEERS=1")).toContain("--runs runs/paper/spider,runs/paper/bird,runs/paper/spider-budget,runs/paper/bird-budget ");
+    expect(report("PEERS=1")).toContain("--runs runs/paper/spider,runs/paper/bird,runs/paper/spider-budget,runs/paper/bird-budget,runs/paper/spider-long,runs/paper/bird-long ");
     expect(report("PEERS=1")).toContain("--conditions max_repair_steps");
     expect(report()).not.toContain("--peers");
     expect(report()).not.toContain("--conditions");

@@ -163,7 +163,17 @@ export function methodCurves(runs: readonly RunSummary[], opts: LearningCurveOpt
   const exMean = new Float64Array(n);
   const repairMean = new Float64Array(n);
   meanCurves(order, correct, failed, null, exMean, repairMean);
-  // resampled lines, position-major so each position's B values are contiguous
+  const { band, exB, repairB } = resampledLines(n, B, seed, level, (weight, ex, repair) => meanCurves(order, correct, failed, weight, ex, repair));
+  return { ex: { mean: exMean, ...band(exB, exMean) }, repair: { mean: repairMean, ...band(repairB, repairMean) }, orders: runs.length, queries: n };
+}
+
+/**
+ * The B resampled lines of a curve pair (query clusters drawn with replacement: `lines` fills the EX and
+ * repair lines under a weight per query), position-major so each position's B values are contiguous,
+ * and the percentile band of a line at `level`: none where the line itself is undefined (the repair
+ * curve before every order met a failure). Shared by a method's curves and the paired Δ panels.
+ */
+function resampledLines(n: number, B: number, seed: number, level: number, lines: (weight: Int32Array, ex: Float64Array, repair: Float64Array) => void) {
   const exB = new Float64Array(n * B);
   const repairB = new Float64Array(n * B);
   const rng = new PyRandom(seed);
@@ -175,7 +185,7 @@ export function methodCurves(runs: readonly RunSummary[], opts: LearningCurveOpt
     if (n > 0) rng.fillRandbelow(n, draws);
     weight.fill(0);
     for (let k = 0; k < n; k++) weight[draws[k]] += 1;
-    meanCurves(order, correct, failed, weight, ex, repair);
+    lines(weight, ex, repair);
     for (let p = 0; p < n; p++) {
       exB[p * B + r] = ex[p];
       repairB[p * B + r] = repair[p];
@@ -186,14 +196,13 @@ export function methodCurves(runs: readonly RunSummary[], opts: LearningCurveOpt
     const lo = new Float64Array(n);
     const hi = new Float64Array(n);
     for (let p = 0; p < n; p++) {
-      // no band where the line itself is undefined (the repair curve before every order met a failure)
       const defined = Number.isNaN(mean[p]) ? new Float64Array(0) : values.subarray(p * B, (p + 1) * B).filter((v) => !Number.isNaN(v)).sort();
       lo[p] = defined.length === 0 ? NaN : quantile(defined, alpha / 2);
       hi[p] = defined.length === 0 ? NaN : quantile(defined, 1 - alpha / 2);
     }
     return { lo, hi };
   };
-  return { ex: { mean: exMean, ...band(exB, exMean) }, repair: { mean: repairMean, ...band(repairB, repairMean) }, orders: runs.length, queries: n };
+  return { exB, repairB, band };
 }
 
 /** The points of every (dataset, method) of the selection, EX curve then repair curve, positions ascending. */
@@ -350,34 +359,7 @@ export function panelCurves(runs: readonly RunSummary[], reference: readonly Run
     exOrders.push(ex);
     repairOrders.push(repair);
   }
-  const exB = new Float64Array(n * B);
-  const repairB = new Float64Array(n * B);
-  const rng = new PyRandom(seed);
-  const draws = new Int32Array(n);
-  const weight = new Int32Array(n);
-  const ex = new Float64Array(n);
-  const repair = new Float64Array(n);
-  for (let r = 0; r < B; r++) {
-    if (n > 0) rng.fillRandbelow(n, draws);
-    weight.fill(0);
-    for (let k = 0; k < n; k++) weight[draws[k]] += 1;
-    lines(weight, ex, repair);
-    for (let p = 0; p < n; p++) {
-      exB[p * B + r] = ex[p];
-      repairB[p * B + r] = repair[p];
-    }
-  }
-  const alpha = 1 - level;
-  const band = (values: Float64Array, mean: Float64Array) => {
-    const lo = new Float64Array(n);
-    const hi = new Float64Array(n);
-    for (let p = 0; p < n; p++) {
-      const defined = Number.isNaN(mean[p]) ? new Float64Array(0) : values.subarray(p * B, (p + 1) * B).filter((v) => !Number.isNaN(v)).sort();
-      lo[p] = defined.length === 0 ? NaN : quantile(defined, alpha / 2);
-      hi[p] = defined.length === 0 ? NaN : quantile(defined, 1 - alpha / 2);
-    }
-    return { lo, hi };
-  };
+  const { band, exB, repairB } = resampledLines(n, B, seed, level, (weight, ex, repair) => lines(weight, ex, repair));
   return {
     ex: { mean: exMean, ...band(exB, exMean), orders: exOrders },
     repair: { mean: repairMean, ...band(repairB, repairMean), orders: repairOrders },

@@ -1,0 +1,37 @@
+// bench/overhead.ts (issue 38 §4) in a tiny configuration: it runs real episodes of MERIT, a baseline
+// and a peer on the simulated engine through the kit's run loop, prints the per-attempt stage table,
+// the inference rows it is set against, retrieval at a memory size and the composed overhead there,
+// with the load average. No wall time is asserted; the numbers are the bench's to report.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { budget } from "../helpers/budget.ts";
+import { REPO } from "../helpers/run-fixture.ts";
+
+const bench = (args: string[]) => spawnSync(process.execPath, [join(REPO, "bench", "overhead.ts"), ...args], { cwd: REPO, encoding: "utf8", timeout: budget(120_000), env: { ...process.env, NO_COLOR: "1" } });
+
+describe("bench/overhead.ts", () => {
+  it(
+    "prints the stage table per method, the inference it is set against, retrieval at a memory size and the load",
+    () => {
+      const r = bench(["--queries", "3", "--k", "1", "--methods", "merit,iterative,exprag", "--sizes", "40", "--retrievals", "2"]);
+      expect(r.stderr).not.toMatch(/Error/);
+      expect(r.status).toBe(0);
+      const out = r.stdout;
+      expect(out).toMatch(/^load average at start: [\d.]+ [\d.]+ [\d.]+/m);
+      expect(out).toContain("| method | episodes | repair attempts | oracle scoring | retrieval | embedding (cache + simulated embedder) | hook bookkeeping | call-cache lookup | trajectory commit |");
+      for (const m of ["merit", "iterative", "exprag"]) expect(out).toMatch(new RegExp(`^\\| ${m} \\| 3 \\| \\d+ \\|`, "m"));
+      expect(out).toContain("Qwen2.5-7B, one H100");
+      expect(out).toMatch(/^\| 40 \| [\d.]+ \| [\d.]+ \| [\d.]+ \|/m);
+      expect(out).toMatch(/^\| merit \| [\d.]+ \| [\d.]+ % \| [\d.]+ % \|$/m);
+      expect(out).toMatch(/^load average at end: /m);
+    },
+    budget(150_000),
+  );
+
+  it("refuses a bad memory size with one line and exit 2", () => {
+    const r = bench(["--sizes", "0"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe("bench/overhead.ts: --sizes takes memory sizes ≥ 1, comma-separated (e.g. --sizes 1534,100000)");
+  });
+});

@@ -24,8 +24,9 @@
  * recorded, not rerun here) and a 7B on one H100 at cited rates (not measured: no GPU here).
  * Prints medians and load averages; never asserted in tests.
  * Run: `node bench/overhead.ts [--queries Q] [--k K] [--methods a,b] [--sizes 1534,100000]
- * [--retrievals R] [--full]` (defaults: 30 queries, K = 3, every method, sizes 1534 and 100000,
- * 15 retrievals per size; `--full`: 100 queries, K = 7, 50 retrievals).
+ * [--retrievals R] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
+ * sizes 1534 and 100000, 15 retrievals per size; `--full` or `--queries 0`: the whole 1,034-query
+ * stream, initially correct queries included, K = 7, 50 retrievals).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
@@ -70,7 +71,8 @@ const num = (name: string, fallback: number): number => {
   }
   return v;
 };
-const QUERIES = num("queries", FULL ? 100 : 30);
+/** Queries per stream; 0 = the whole stream (every query of Spider dev, initially correct ones included: `--full`). */
+const QUERIES = num("queries", FULL ? 0 : 30);
 const K = num("k", FULL ? 7 : 3);
 const RETRIEVALS = num("retrievals", FULL ? 50 : 15);
 const METHODS = flag("methods", ["merit", "iterative", "reflexion", ...PEER_METHODS].join(",")).split(",").filter((m) => m !== "");
@@ -207,7 +209,6 @@ interface MethodRow {
   method: string;
   attempts: number;
   episodes: number;
-  memory: number;
   wallMs: number;
   stages: Map<string, number>;
   engineMs: number;
@@ -218,7 +219,7 @@ async function runMethod(name: string, config: ExperimentConfig, dataset: Datase
   const engine = clock.wrap(simulatedBackendOf(config, dataset) as ChatBackend, "engine", ["generate"]);
   const services = await createServices(config, dataset, { backend: engine, jobs: 1, maxOutputTokens: Math.max(config.decoding.max_output_tokens, ...Object.values(method.hooks.calls ?? {}).map((d) => d.maxOutputTokens ?? 0)) });
   try {
-    const needsEmbedder = method.memory !== undefined || method.hooks.memory?.embedsNotes === true;
+    const needsEmbedder = Boolean(method.memory) || method.hooks.memory?.embedsNotes === true;
     const embedder = needsEmbedder ? clock.wrap(await services.embedder(), "embedding", ["embed"]) : undefined;
     const runServices = {
       backend: clock.wrap(services.backend, "cache", ["generate"]),
@@ -228,7 +229,7 @@ async function runMethod(name: string, config: ExperimentConfig, dataset: Datase
     };
     clock.reset();
     const t0 = performance.now();
-    const result = await runExperiment({ spec: { config, method: name, seed: 0, limit: QUERIES }, method, dataset, initialCache, outDir: join(root, name), services: runServices });
+    const result = await runExperiment({ spec: { config, method: name, seed: 0, limit: QUERIES > 0 ? QUERIES : null }, method, dataset, initialCache, outDir: join(root, name), services: runServices });
     const wallMs = performance.now() - t0;
     const stages = new Map(clock.totals);
     const engineMs = stages.get("engine") ?? 0;
@@ -236,8 +237,7 @@ async function runMethod(name: string, config: ExperimentConfig, dataset: Datase
     const known = [...stages.values()].reduce((a, b) => a + b, 0);
     stages.set("rest", wallMs - engineMs - known);
     const attempts = result.trajectories.reduce((n: number, t: Trajectory) => n + t.call_kinds.filter((k) => k === "repair").length, 0);
-    const memory = result.trajectories.reduce((n: number, t: Trajectory) => n + (t.memory_writes?.length ?? 0), 0);
-    return { method: name, attempts, episodes: result.trajectories.length, memory, wallMs, stages, engineMs };
+    return { method: name, attempts, episodes: result.trajectories.length, wallMs, stages, engineMs };
   } finally {
     await services.close();
   }
@@ -340,10 +340,10 @@ async function main() {
   const startLoad = loadText();
   console.log(`# bench/overhead.ts — ${new Date().toISOString()}, ${cpus()[0]?.model ?? "cpu"} × ${availableParallelism()}, Node ${process.version}`);
   console.log(`load average at start: ${startLoad} (1/5/15 min)`);
-  console.log(`stream: bundled Spider dev, the DeepSeek-Coder-7B predictions' initial failures first (subset initially_failed, 0 correct), ${QUERIES} queries, K = ${K}, stream order 0; simulated engine (configs/simulated-engine.json)`);
+  console.log(`stream: bundled Spider dev with the DeepSeek-Coder-7B predictions as initial SQL, ${QUERIES > 0 ? `its first ${QUERIES} initially failed queries (subset initially_failed, 0 correct)` : "the whole stream"}, K = ${K}, stream order 0; simulated engine (configs/simulated-engine.json)`);
   try {
     const dataset = await loadDataset({ name: "spider", dir: join(REPO, "data", "spider") });
-    const base = parseConfig({ dataset: "spider", data_dir: join(REPO, "data", "spider"), initial_cache: join(root, "initial.json"), call_cache: join(root, "calls.sqlite"), max_repair_steps: K, subset: { rule: "initially_failed", initially_correct: 0 }, model: { backend: "simulated", simulation: join(REPO, "configs", "simulated-engine.json") }, embedder: { backend: "simulated" } });
+    const base = parseConfig({ dataset: "spider", data_dir: join(REPO, "data", "spider"), initial_cache: join(root, "initial.json"), call_cache: join(root, "calls.sqlite"), max_repair_steps: K, ...(QUERIES > 0 ? { subset: { rule: "initially_failed", initially_correct: 0 } } : {}), model: { backend: "simulated", simulation: join(REPO, "configs", "simulated-engine.json") }, embedder: { backend: "simulated" } });
     const services = await createServices(base, dataset, { jobs: 1 });
     let initialCache: InitialCache;
     try {
@@ -383,7 +383,7 @@ async function main() {
     console.log(`Goal: overhead ≤ 2 % of GPU inference per attempt. Largest overhead: ${worst.method} ${f(worst.ms)} ms = ${((100 * worst.ms) / (INFERENCE[1].seconds * 1000)).toFixed(2)} % of the 1-sequence rate (2 % = ${(INFERENCE[1].seconds * 20).toFixed(0)} ms), ${((100 * worst.ms) / (INFERENCE[2].seconds * 1000)).toFixed(1)} % of the batched rate (2 % = ${goalMs.toFixed(1)} ms).`);
 
     // prompt rendering alone: the repair prompt of the stream's questions with 3 + 1 retrieved entries and K attempts
-    const stream = buildStream(dataset, initialCache, 0, QUERIES, base.subset, base.order);
+    const stream = buildStream(dataset, initialCache, 0, QUERIES > 0 ? QUERIES : 60, base.subset, base.order);
     const rng = new PyRandom(3);
     const entries = Array.from({ length: 4 }, (_, i) => syntheticEntry(rng, i));
     const renders: number[] = [];
@@ -420,12 +420,12 @@ async function main() {
     console.log("");
     console.log("## Overhead per repair attempt at memory size (ms): the run's stages with its retrieval replaced by one retrieval at that size per attempt (composed, not one run)");
     console.log("");
-    const memoryMethods = rows.filter((r) => getMethod(r.method).memory !== undefined || getMethod(r.method).hooks.memory !== undefined);
+    const memoryMethods = rows.filter((r) => getMethod(r.method).memory || getMethod(r.method).hooks.memory);
     console.log(`| method | ${SIZES.map((n) => `${n.toLocaleString("en-US")}: overhead | % of 7B H100 1 seq | % vLLM batched`).join(" | ")} |`);
     console.log(`| --- | ${SIZES.map(() => "---: | ---: | ---:").join(" | ")} |`);
     for (const r of memoryMethods) {
       const base = per(r, [...r.stages.values()].reduce((a, b) => a + b, 0) - (r.stages.get("retrieval") ?? 0));
-      const key = getMethod(r.method).memory !== undefined ? "merit" : r.method;
+      const key = getMethod(r.method).memory ? "merit" : r.method;
       const cells = SIZES.map((n) => {
         const t = atSize.get(n)?.get(key);
         if (t === undefined || !Number.isFinite(base)) return "– | – | –";

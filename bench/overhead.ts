@@ -20,11 +20,13 @@
  * end of a 1,534-query BIRD stream: at most 1,534 entries, one per episode) and at 100,000 entries
  * is timed apart on MERIT's retriever over a memory filled with synthetic entries embedded by the
  * simulated embedder, and the peers' memory.retrieve over as many synthetic notes.
- * Against inference per attempt: the 0.5B-shape model on this CPU (bench/README.md, `throughput.ts`,
- * recorded, not rerun here) and a 7B on one H100 at cited rates (not measured: no GPU here).
+ * Against inference per attempt: the 0.5B-shape model on this CPU — one generation measured here with
+ * `--cpu-model FILE` (`make bench-model` writes models/bench/qwen2.5-0.5b-shape-random-q8_0.gguf; one
+ * thread, a prompt of ~2,271 tokens, 132 generated), else the rate recorded in bench/README.md — and a
+ * 7B on one H100 at cited rates (not measured: no GPU here).
  * Prints medians and load averages; never asserted in tests.
  * Run: `node bench/overhead.ts [--queries Q] [--k K] [--methods a,b] [--sizes 1534,100000]
- * [--retrievals R] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
+ * [--retrievals R] [--cpu-model FILE] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
  * sizes 1534 and 100000, 15 retrievals per size; `--full` or `--queries 0`: the whole 1,034-query
  * stream, initially correct queries included, K = 7, 50 retrievals).
  */
@@ -90,6 +92,7 @@ for (const m of METHODS) getMethod(m); // an unknown method stops here, with the
  */
 const PROMPT_TOKENS = 2271;
 const OUTPUT_TOKENS = 132;
+const CPU_MODEL = flag("cpu-model", "");
 const INFERENCE = [
   {
     label: "0.5B-shape, this CPU, 1 sequence (recorded)",
@@ -335,6 +338,21 @@ async function peerRetrievalAt(name: string, size: number, probes: readonly { id
   return calls > 0 ? null : median(times);
 }
 
+/** Seconds of one repair-sized generation (~PROMPT_TOKENS prompt, OUTPUT_TOKENS generated) on `modelPath`, CPU, one thread, through the kit's llama backend. */
+async function cpuAttemptSeconds(modelPath: string, prompt: string): Promise<{ seconds: number; cpuSeconds: number; promptTokens: number; outputTokens: number }> {
+  const { createLlamaBackend } = await import("../lib/llm/llama-backend.ts");
+  const backend = await createLlamaBackend({ modelPath, gpu: false, threads: 1, maxInputTokens: PROMPT_TOKENS, maxOutputTokensLimit: OUTPUT_TOKENS, log: () => {} });
+  try {
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const r = await backend.generate({ prompt, maxOutputTokens: OUTPUT_TOKENS });
+    const c = process.cpuUsage(c0);
+    return { seconds: (performance.now() - t0) / 1000, cpuSeconds: (c.user + c.system) / 1e6, promptTokens: r.promptTokens, outputTokens: r.outputTokens };
+  } finally {
+    await backend.close();
+  }
+}
+
 async function main() {
   const root = mkdtempSync(join(tmpdir(), "merit-overhead-"));
   const startLoad = loadText();
@@ -359,6 +377,13 @@ async function main() {
       const row = await runMethod(m, base, dataset, initialCache, root);
       rows.push(row);
       console.error(`  ${m}: ${row.episodes} episodes, ${row.attempts} repair attempts, ${(row.wallMs / 1000).toFixed(1)} s (load ${loadText()})`);
+    }
+    if (CPU_MODEL !== "") {
+      const item = buildStream(dataset, initialCache, 0, 1, base.subset, base.order)[0];
+      const one = repairPrompt({ dataset: "spider", schema: dataset.schemas.get(item.example.dbId) ?? "", question: item.example.question, evidence: item.example.evidence, positives: [], negatives: [], reflections: [], attempts: [{ sql: item.initial.initial_sql, status: "DENOTATION_MISMATCH", dbError: null }], currentErrorType: "Filter/Value" } as never);
+      // repeated to the paper's prompt length; the backend keeps the last PROMPT_TOKENS tokens
+      const cpu = await cpuAttemptSeconds(CPU_MODEL, Array.from({ length: 12 }, () => one).join("\n"));
+      INFERENCE[0] = { label: "0.5B-shape, this CPU, 1 thread (measured, 1 generation)", seconds: cpu.seconds, source: `${cpu.promptTokens} prompt + ${cpu.outputTokens} generated tokens, ${CPU_MODEL.split("/").pop()}, ${cpu.cpuSeconds.toFixed(1)} CPU s of ${cpu.seconds.toFixed(1)} s wall, load ${loadText()}` };
     }
     const per = (r: MethodRow, ms: number) => (r.attempts > 0 ? ms / r.attempts : Number.NaN);
     const f = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "–");

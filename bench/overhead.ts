@@ -37,7 +37,7 @@ import { fileURLToPath } from "node:url";
 import { loadDataset, type Dataset } from "../lib/data/index.ts";
 import { parseConfig, type ExperimentConfig } from "../lib/experiment/config.ts";
 import { PEER_METHODS } from "../lib/experiment/grid-plan.ts";
-import { initialCacheFromPredictions, type InitialCache } from "../lib/experiment/initial-cache.ts";
+import { initialCacheFromPredictions, writeInitialCache, type InitialCache } from "../lib/experiment/initial-cache.ts";
 import { JsonlJournal } from "../lib/experiment/journal.ts";
 import { runExperiment } from "../lib/experiment/run.ts";
 import { createServices, simulatedBackendOf } from "../lib/experiment/services.ts";
@@ -83,7 +83,14 @@ if (SIZES.some((s) => !Number.isInteger(s) || s < 1)) {
   console.error("bench/overhead.ts: --sizes takes memory sizes ≥ 1, comma-separated (e.g. --sizes 1534,100000)");
   process.exit(2);
 }
-for (const m of METHODS) getMethod(m); // an unknown method stops here, with the nearest name
+for (const m of METHODS) {
+  try {
+    getMethod(m);
+  } catch (error) {
+    console.error(`bench/overhead.ts --methods: ${(error as Error).message}`); // an unknown method, with the nearest name
+    process.exit(2);
+  }
+}
 
 /**
  * Inference per repair attempt the overhead is set against. Tokens per attempt: the paper's BIRD
@@ -130,7 +137,7 @@ const percentile = (xs: readonly number[], p: number) => {
 };
 
 /** Exclusive wall time per stage: a stage entered inside another is taken out of the outer one. Episodes run one at a time, so one stack suffices. */
-export class StageClock {
+class StageClock {
   readonly totals = new Map<string, number>();
   private readonly stack: { name: string; start: number; inner: number }[] = [];
   private enter(name: string) {
@@ -369,7 +376,6 @@ async function main() {
     } finally {
       await services.close();
     }
-    const { writeInitialCache } = await import("../lib/experiment/initial-cache.ts");
     writeInitialCache(base.initial_cache, initialCache);
 
     const rows: MethodRow[] = [];

@@ -29,9 +29,13 @@ describe("bench/overhead.ts", () => {
     budget(150_000),
   );
 
-  it("refuses a bad memory size with one line and exit 2", () => {
+  it("refuses a bad memory size or an unknown method with one line and exit 2", () => {
     const r = bench(["--sizes", "0"]);
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toBe("bench/overhead.ts: --sizes takes memory sizes ≥ 1, comma-separated (e.g. --sizes 1534,100000)");
+    const m = bench(["--methods", "mert"]);
+    expect(m.status).toBe(2);
+    expect(m.stderr.trim().split("\n")).toHaveLength(1);
+    expect(m.stderr).toMatch(/^bench\/overhead\.ts --methods: unknown method "mert" \(did you mean "merit"\?\)/);
   });
 });

@@ -310,7 +310,7 @@ async function peerRetrievalAt(name: string, size: number, probes: readonly { id
   const method = getMethod(name);
   const hook = method.hooks.memory;
   if (!hook) return null;
-  const embedder = new SimulatedEmbedder();
+  const embedder = new SimulatedEmbedder(1024); // as merit's row: the kit's embedder's dimension
   const rng = new PyRandom(11);
   const w = () => WORDS[rng.randbelow(WORDS.length)];
   const texts = Array.from({ length: size }, (_, i) => `When the question asks for the ${w()} of each ${w()}, join ${w()} on ${w()}_id and group by ${w()} (${i}).`);

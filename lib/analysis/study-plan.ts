@@ -35,12 +35,12 @@ import { mdeFactor, paperVarianceFor, powerFromPaper, powerFromPilot, type Paper
  * the model — measured by bench/overhead.ts on the simulated engine (bench/README.md, "The kit's own
  * cost per repair attempt"): the largest over MERIT, the baselines and the nine peers over a whole
  * stream (`--full`: 972 Spider dev episodes, K = 7, each memory as large as the stream makes it) —
- * reasoning_bank's 23.3 ms (MERIT 6.1 ms) on 2026-12-07, a 2-core AMD EPYC shared with other work,
- * load average 3–6 (1 min).
+ * error_fix_memory's 9.1 ms (MERIT 6.0 ms) on 2026-12-07, a 2-core AMD EPYC shared with other work,
+ * load average 0.4–1.1 (1 min).
  * The plan adds it to every model call (a call is at most one attempt's work, so it is an upper bound):
  * it is the whole per-call time of the simulated engine, and it is added to a GPU's model time.
  */
-export const MEASURED_KIT_OVERHEAD_S = 0.023;
+export const MEASURED_KIT_OVERHEAD_S = 0.009;
 
 /** Seconds per computed model call assumed when this machine has not measured one (not measurements). */
 export const ASSUMED_SECONDS_PER_CALL = {

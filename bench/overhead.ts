@@ -26,11 +26,11 @@
  * 7B on one H100 at cited rates (not measured: no GPU here).
  * Prints medians and load averages; never asserted in tests.
  * Run: `node bench/overhead.ts [--queries Q] [--k K] [--methods a,b] [--sizes 1534,100000]
- * [--retrievals R] [--cpu-model FILE] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
+ * [--retrievals R] [--cpu-model FILE] [--keep DIR] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
  * sizes 1534 and 100000, 15 retrievals per size; `--full` or `--queries 0`: the whole 1,034-query
  * stream, initially correct queries included, K = 7, 50 retrievals).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -100,6 +100,8 @@ for (const m of METHODS) {
 const PROMPT_TOKENS = 2271;
 const OUTPUT_TOKENS = 132;
 const CPU_MODEL = flag("cpu-model", "");
+/** Keep the runs (and their config.json and initial cache) in this folder instead of a temporary one, e.g. to compare them with `merit run`. */
+const KEEP = flag("keep", "");
 const INFERENCE = [
   {
     label: "0.5B-shape, this CPU, 1 sequence (recorded)",
@@ -361,14 +363,19 @@ async function cpuAttemptSeconds(modelPath: string, prompt: string): Promise<{ s
 }
 
 async function main() {
-  const root = mkdtempSync(join(tmpdir(), "merit-overhead-"));
+  if (KEEP !== "" && existsSync(KEEP)) {
+    console.error(`bench/overhead.ts --keep: ${KEEP} already exists; name a folder that does not`);
+    process.exit(2);
+  }
+  const root = KEEP !== "" ? (mkdirSync(KEEP, { recursive: true }), KEEP) : mkdtempSync(join(tmpdir(), "merit-overhead-"));
   const startLoad = loadText();
   console.log(`# bench/overhead.ts — ${new Date().toISOString()}, ${cpus()[0]?.model ?? "cpu"} × ${availableParallelism()}, Node ${process.version}`);
   console.log(`load average at start: ${startLoad} (1/5/15 min)`);
   console.log(`stream: bundled Spider dev with the DeepSeek-Coder-7B predictions as initial SQL, ${QUERIES > 0 ? `its first ${QUERIES} initially failed queries (subset initially_failed, 0 correct)` : "the whole stream"}, K = ${K}, stream order 0; simulated engine (configs/simulated-engine.json)`);
   try {
     const dataset = await loadDataset({ name: "spider", dir: join(REPO, "data", "spider") });
-    const base = parseConfig({ dataset: "spider", data_dir: join(REPO, "data", "spider"), initial_cache: join(root, "initial.json"), call_cache: join(root, "calls.sqlite"), max_repair_steps: K, ...(QUERIES > 0 ? { subset: { rule: "initially_failed", initially_correct: 0 } } : {}), model: { backend: "simulated", simulation: join(REPO, "configs", "simulated-engine.json") }, embedder: { backend: "simulated" } });
+    const configInput = { dataset: "spider", data_dir: join(REPO, "data", "spider"), initial_cache: join(root, "initial.json"), call_cache: join(root, "calls.sqlite"), max_repair_steps: K, ...(QUERIES > 0 ? { subset: { rule: "initially_failed", initially_correct: 0 } } : {}), model: { backend: "simulated", simulation: join(REPO, "configs", "simulated-engine.json") }, embedder: { backend: "simulated" } };
+    const base = parseConfig(configInput);
     const services = await createServices(base, dataset, { jobs: 1 });
     let initialCache: InitialCache;
     try {
@@ -377,6 +384,7 @@ async function main() {
       await services.close();
     }
     writeInitialCache(base.initial_cache, initialCache);
+    if (KEEP !== "") writeFileSync(join(root, "config.json"), JSON.stringify(configInput, null, 2) + "\n");
 
     const rows: MethodRow[] = [];
     for (const m of METHODS) {
@@ -469,7 +477,7 @@ async function main() {
     console.log("");
     console.log(`load average at end: ${loadText()} (start ${startLoad}; ${availableParallelism()} CPUs)`);
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    if (KEEP === "") rmSync(root, { recursive: true, force: true });
   }
 }
 

@@ -147,7 +147,7 @@ llama-server: install
 	@scripts/build-llama-server.sh
 
 bench: install
-	for b in cost oracle retrieval bootstrap bootstrap-first-call startup llm; do node bench/$$b.ts || exit 1; done
+	for b in cost oracle retrieval overhead bootstrap bootstrap-first-call startup llm; do node bench/$$b.ts || exit 1; done
 
 # Random-weight GGUF in Qwen2.5-0.5B-Instruct's shape (bench/README.md); SHAPE=7b for the 7B shape.
 bench-model: install

@@ -29,6 +29,19 @@ import { pairedPower } from "./power.ts";
 import { pairedMatrices, type RunSummary } from "./run-summary.ts";
 import { mdeFactor, paperVarianceFor, powerFromPaper, powerFromPilot, type PaperVariance, type PlannedPower } from "./study-power.ts";
 
+/**
+ * The kit's own wall time per repair attempt — oracle scoring, retrieval, embedding lookups, hook
+ * bookkeeping, the call cache, the trajectory commit and the rest of the episode loop, everything but
+ * the model — measured by bench/overhead.ts on the simulated engine (bench/README.md, "The kit's own
+ * cost per repair attempt"): the largest over MERIT, the baselines and the nine peers over a whole
+ * stream (`--full`: 972 Spider dev episodes, K = 7, each memory as large as the stream makes it) —
+ * error_fix_memory's 9.1 ms (MERIT 6.0 ms) on 2026-12-07, a 2-core AMD EPYC shared with other work,
+ * load average 0.4–1.1 (1 min).
+ * The plan adds it to every model call (a call is at most one attempt's work, so it is an upper bound):
+ * it is the whole per-call time of the simulated engine, and it is added to a GPU's model time.
+ */
+export const MEASURED_KIT_OVERHEAD_S = 0.009;
+
 /** Seconds per computed model call assumed when this machine has not measured one (not measurements). */
 export const ASSUMED_SECONDS_PER_CALL = {
   /** The tiny random test models on one CPU thread (order of magnitude of `merit demo --fresh`). */
@@ -37,8 +50,8 @@ export const ASSUMED_SECONDS_PER_CALL = {
   real: 20,
   /** One request to an OpenAI-compatible server running a 7B model on one GPU. */
   server: 1,
-  /** The simulated engine: no model, the kit's own work per call (oracle scoring dominates). */
-  simulated: 0.01,
+  /** The simulated engine: no model, so the kit's own work per call, as bench/overhead.ts measured it (MEASURED_KIT_OVERHEAD_S). */
+  simulated: MEASURED_KIT_OVERHEAD_S,
 } as const;
 
 /**
@@ -69,13 +82,19 @@ export interface GridTiming {
   computed_calls: number;
 }
 
+/** "11 ms of the kit's own work per call, measured by bench/overhead.ts" (bench/README.md). */
+function kitOverheadText(): string {
+  return `${(MEASURED_KIT_OVERHEAD_S * 1000).toFixed(0)} ms of the kit's own work (oracle, retrieval, hooks, call cache, commit) measured by bench/overhead.ts`;
+}
+
 /** The rate of the time estimate: measured when the last run computed any call, else the stated assumption for the models. */
 export function callRate(timing: GridTiming | null, kind: keyof typeof ASSUMED_SECONDS_PER_CALL): CallRate {
   if (timing !== null && timing.computed_calls > 0) {
     const s = timing.seconds / timing.computed_calls;
     return { seconds: s, source: `measured on this machine by the study's last run: ${s.toFixed(2)} s per computed call over ${timing.computed_calls} calls, model loading included` };
   }
-  const what = kind === "simulated" ? "the simulated engine (no model: the oracle and the kit's own work)" : kind === "tiny" ? "the tiny models on one CPU thread" : kind === "real" ? "a 7B Q4 GGUF on a CPU (~1 s on one GPU)" : "a 7B model served on one GPU";
+  if (kind === "simulated") return { seconds: MEASURED_KIT_OVERHEAD_S, source: `${kitOverheadText()} per call for the simulated engine (no model: the kit's own work is all of it), not on this machine` };
+  const what = kind === "tiny" ? "the tiny models on one CPU thread" : kind === "real" ? "a 7B Q4 GGUF on a CPU (~1 s on one GPU)" : "a 7B model served on one GPU";
   return { seconds: ASSUMED_SECONDS_PER_CALL[kind], source: `assumed ${ASSUMED_SECONDS_PER_CALL[kind]} s per call for ${what}, not measured here` };
 }
 
@@ -351,17 +370,18 @@ export function largestOutputLimit(study: Study, fallback: number): number {
 /**
  * The GPU rate of the plan's GPU hours, for models that run on a GPU: local GGUFs with `gpu` "auto"
  * or a named backend (ASSUMED_GPU_RATES, a call at most max_input_tokens + max_output_tokens), or
- * servers (the stated per-call assumption, one GPU); none for the tiny models or `gpu: false`.
+ * servers (the stated per-call assumption, one GPU), each plus the kit's measured own work per call
+ * (MEASURED_KIT_OVERHEAD_S); none for the tiny models or `gpu: false`.
  */
 export function gpuRate(study: Study, config: ExperimentConfig): CallRate | undefined {
   const m = study.models;
-  if (m.kind === "server") return { seconds: ASSUMED_SECONDS_PER_CALL.server, source: `assumed ${ASSUMED_SECONDS_PER_CALL.server} s per request to a 7B model served on one GPU` };
+  if (m.kind === "server") return { seconds: ASSUMED_SECONDS_PER_CALL.server + MEASURED_KIT_OVERHEAD_S, source: `assumed ${ASSUMED_SECONDS_PER_CALL.server} s per request to a 7B model served on one GPU, + ${kitOverheadText()}` };
   if (m.kind !== "real" || m.gpu === false) return undefined;
   const { max_input_tokens: input, max_output_tokens: output } = config.decoding;
   const seconds = gpuSecondsPerCall(input, output);
   return {
-    seconds,
-    source: `gpu: ${JSON.stringify(m.gpu)}; at most ${input} prompt tokens at ${ASSUMED_GPU_RATES.prompt_tokens_per_s}/s + ${output} output tokens at ${ASSUMED_GPU_RATES.output_tokens_per_s}/s = ${seconds.toFixed(1)} s per call, planning rates below llama.cpp's published 7B Q4 GPU benchmarks (lib/analysis/study-plan.ts ASSUMED_GPU_RATES), not measured here`,
+    seconds: seconds + MEASURED_KIT_OVERHEAD_S,
+    source: `gpu: ${JSON.stringify(m.gpu)}; at most ${input} prompt tokens at ${ASSUMED_GPU_RATES.prompt_tokens_per_s}/s + ${output} output tokens at ${ASSUMED_GPU_RATES.output_tokens_per_s}/s = ${seconds.toFixed(1)} s per call, planning rates below llama.cpp's published 7B Q4 GPU benchmarks (lib/analysis/study-plan.ts ASSUMED_GPU_RATES), not measured here; + ${kitOverheadText()}`,
   };
 }
 

@@ -561,13 +561,34 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-/** The `k` notes whose vectors are nearest `query` by cosine, best first; ties keep memory order. Notes without vectors are skipped. */
+/**
+ * The `k` notes whose vectors are nearest `query` by cosine, best first; ties keep memory order. Notes
+ * without vectors are skipped. A partial selection (the k best kept in order while scanning), so a
+ * memory of 100,000 notes is not sorted whole (bench/overhead.ts); the same answer as sorting every
+ * score, which it falls back to when a score is NaN or k is not a small positive whole number.
+ */
 export function topByCosine(memory: readonly NoteView[], query: Float32Array, k: number): PickedNote[] {
-  return memory
-    .flatMap((note, i) => (note.vector ? [{ note, score: cosine(note.vector, query), i }] : []))
-    .sort((a, b) => b.score - a.score || a.i - b.i)
-    .slice(0, k)
-    .map(({ note, score }) => ({ note, score }));
+  const scored: { note: NoteView; score: number; i: number }[] = [];
+  const bySort = () =>
+    memory
+      .flatMap((note, i) => (note.vector ? [{ note, score: cosine(note.vector, query), i }] : []))
+      .sort((a, b) => b.score - a.score || a.i - b.i)
+      .slice(0, k)
+      .map(({ note, score }) => ({ note, score }));
+  if (!Number.isInteger(k) || k <= 0 || k > 64) return bySort();
+  for (let i = 0; i < memory.length; i++) {
+    const vector = memory[i].vector;
+    if (!vector) continue;
+    const score = cosine(vector, query);
+    if (Number.isNaN(score)) return bySort();
+    // scanned in memory order, so an equal score never displaces an earlier note
+    if (scored.length === k && score <= scored[k - 1].score) continue;
+    let at = scored.length === k ? k - 1 : scored.length;
+    while (at > 0 && scored[at - 1].score < score) at -= 1;
+    scored.splice(at, 0, { note: memory[i], score, i });
+    if (scored.length > k) scored.pop();
+  }
+  return scored.map(({ note, score }) => ({ note, score }));
 }
 
 /** The vocabularies a method's trajectories are checked against: its call kinds and its failure types. */

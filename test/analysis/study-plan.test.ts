@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { readPaperNumbers } from "../../lib/analysis/paper-comparison.ts";
 import { summarizeRun } from "../../lib/analysis/run-summary.ts";
-import { callRate, comparisonPowers, durationText, gridBudget, planLines, streamCalls } from "../../lib/analysis/study-plan.ts";
+import { callRate, comparisonPowers, durationText, gridBudget, MEASURED_KIT_OVERHEAD_S, planLines, streamCalls } from "../../lib/analysis/study-plan.ts";
 import { paperVariances } from "../../lib/analysis/study-power.ts";
 import { defineStudy } from "../../lib/experiment/study.ts";
 import { buildTrajectory } from "./build-trajectory.ts";
@@ -68,6 +68,14 @@ describe("study plan", () => {
     expect(callRate({ seconds: 30, computed_calls: 60 }, "tiny")).toEqual({ seconds: 0.5, source: "measured on this machine by the study's last run: 0.50 s per computed call over 60 calls, model loading included" });
     expect(callRate({ seconds: 3, computed_calls: 0 }, "real")).toEqual({ seconds: 20, source: "assumed 20 s per call for a 7B Q4 GGUF on a CPU (~1 s on one GPU), not measured here" });
     expect(callRate(null, "server").seconds).toBe(1);
+  });
+
+  it("the simulated engine's estimate is the kit's own work per call that bench/overhead.ts measured, not an assumption (issue 38 §4)", () => {
+    const rate = callRate(null, "simulated");
+    expect(rate.seconds).toBe(MEASURED_KIT_OVERHEAD_S);
+    expect(rate.source).toBe(`${Math.round(MEASURED_KIT_OVERHEAD_S * 1000)} ms of the kit's own work (oracle, retrieval, hooks, call cache, commit) measured by bench/overhead.ts per call for the simulated engine (no model: the kit's own work is all of it), not on this machine`);
+    // a study's own measured rate still wins: it already holds the kit's work
+    expect(callRate({ seconds: 6, computed_calls: 600 }, "simulated").seconds).toBe(0.01);
   });
 
   it("finished runs that differ are the pilot: their variance, rescaled to the planned design", () => {

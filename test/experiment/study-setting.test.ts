@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { ASSUMED_GPU_RATES, gpuRate, gridBudget, planLines, planStudy } from "../../lib/analysis/study-plan.ts";
+import { ASSUMED_GPU_RATES, gpuRate, gridBudget, MEASURED_KIT_OVERHEAD_S, planLines, planStudy } from "../../lib/analysis/study-plan.ts";
 import { runSetting } from "../../lib/analysis/run-setting.ts";
 import type { RunIdentity } from "../../lib/analysis/run-directory.ts";
 import { studyDatabasesLine, studyReportLayout } from "../../lib/experiment/study-grid.ts";
@@ -81,7 +81,7 @@ describe("the database set", () => {
     expect(plan.lines).toContain(`databases: spider on its single databases (one per db_id; not the paper's test-suite EX; databases: "single")`);
     // GPU hours beside the CPU estimate, at the stated rates: K = 7 repairs of at most 4 failed queries × 2 methods
     const gpu = plan.lines.find((l) => l.startsWith("GPU time: "));
-    expect(gpu).toMatch(/^GPU time: at most [\d.]+ GPU hours? on one GPU \(gpu: "auto"; at most 4096 prompt tokens at 2000\/s \+ 512 output tokens at 50\/s = 12\.3 s per call, planning rates below llama\.cpp's published 7B Q4 GPU benchmarks .*\), beside the ~\d+ min above$/);
+    expect(gpu).toMatch(/^GPU time: at most [\d.]+ GPU hours? on one GPU \(gpu: "auto"; at most 4096 prompt tokens at 2000\/s \+ 512 output tokens at 50\/s = 12\.3 s per call, planning rates below llama\.cpp's published 7B Q4 GPU benchmarks .*; \+ \d+ ms of the kit's own work \(oracle, retrieval, hooks, call cache, commit\) measured by bench\/overhead\.ts\), beside the ~\d+ min above$/);
   });
 });
 
@@ -90,8 +90,8 @@ describe("GPU hours", () => {
     const config = studyConfig(defineStudy(base), "spider", studyPaths(defineStudy(base)));
     expect(gpuRate(defineStudy(base), config)).toBeUndefined();
     expect(gpuRate(defineStudy({ ...base, models: realModels({ gpu: false }) }), config)).toBeUndefined();
-    expect(gpuRate(defineStudy({ ...base, models: realModels({ gpu: "cuda" }) }), { ...config, decoding: { ...config.decoding, max_input_tokens: 2000, max_output_tokens: 100 } })?.seconds).toBe(2000 / ASSUMED_GPU_RATES.prompt_tokens_per_s + 100 / ASSUMED_GPU_RATES.output_tokens_per_s);
-    expect(gpuRate(defineStudy({ ...base, models: server({ base_urls: ["http://g:1/v1"] }) }), config)?.seconds).toBe(1);
+    expect(gpuRate(defineStudy({ ...base, models: realModels({ gpu: "cuda" }) }), { ...config, decoding: { ...config.decoding, max_input_tokens: 2000, max_output_tokens: 100 } })?.seconds).toBe(2000 / ASSUMED_GPU_RATES.prompt_tokens_per_s + 100 / ASSUMED_GPU_RATES.output_tokens_per_s + MEASURED_KIT_OVERHEAD_S);
+    expect(gpuRate(defineStudy({ ...base, models: server({ base_urls: ["http://g:1/v1"] }) }), config)?.seconds).toBe(1 + MEASURED_KIT_OVERHEAD_S);
     const study = defineStudy(base);
     const streams = [{ dataset: "spider", queries: 4, failed: 3, exact: false, available: 1034 }];
     const lines = planLines(study, streams, gridBudget(study, streams, () => false), { seconds: 20, source: "cpu" }, { tokens: 1000, source: "x" }, [], 2, { seconds: 3600 / 42, source: "stated" });

@@ -183,7 +183,7 @@ export function peersTable(runs: readonly RunSummary[], opts: PeersTableOptions)
       data.push(record);
     }
     // Holm within each family of this dataset
-    for (const [family, members] of families) {
+    for (const [family, members] of [...families].sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : 0))) {
       const adjusted = holmAdjust(members.map((f) => f.comparison.p));
       members.forEach((f, k) => {
         f.comparison.record[family === "" ? "p_holm" : `p_holm_vs_${family}`] = adjusted[k];

@@ -71,7 +71,7 @@ describe("a study with orders and an equal-budget control", () => {
     expect(JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).setting.stream_order).toBe("random");
     const peers = readFileSync(join(out, "tables", "peers.md"), "utf8");
     expect(peers).toMatch(/^\| Spider \| iterative_budget_e2e \| /m);
-    expect(peers).toContain("_Holm family per dataset: Spider: 2 comparisons, reasoning_bank, iterative_budget_e2e vs MERIT._");
+    expect(peers).toContain("_Holm families per dataset: Spider: 2 comparisons with MERIT (reasoning_bank, iterative_budget_e2e); Spider: 3 comparisons with Iterative (MERIT, reasoning_bank, iterative_budget_e2e)._");
     const plan = merit("study", "plan", file, "--runs", runs);
     expect(plan.stdout).toContain("runs: 8 (4 methods × 2 stream orders × 1 dataset), all 8 already complete: none left to compute");
   }, budget(900_000));

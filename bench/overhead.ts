@@ -44,8 +44,8 @@ import { createServices, simulatedBackendOf } from "../lib/experiment/services.t
 import { buildStream } from "../lib/experiment/stream.ts";
 import { SimulatedEmbedder } from "../lib/llm/engines/simulated.ts";
 import type { ChatBackend, Embedder } from "../lib/llm/types.ts";
-import { observationOf, type MemoryEntry } from "../lib/memory/entry.ts";
-import { entryId } from "../lib/memory/identity.ts";
+import type { MemoryEntry } from "../lib/memory/entry.ts";
+import { SYNTHETIC_TYPES as TYPES, syntheticEntry } from "./synthetic-memory.ts";
 import { InMemoryMemoryStore } from "../lib/memory/in-memory-store.ts";
 import { TableMemoryStore } from "../lib/memory/table-store.ts";
 import type { NoteView } from "../lib/methods/hooks.ts";
@@ -256,32 +256,10 @@ async function runMethod(name: string, config: ExperimentConfig, dataset: Datase
 }
 
 // ---- memory at the paper's size and at 100k: retrieval alone ----
-const TYPES = ["Schema Linking", "Syntax", "Aggregation", "Filter/Value", "Execution", "Result Mismatch", "Unknown"];
 const WORDS = "singer concert stadium name age year capacity country song count average max min join group order student course department salary".split(" ");
 
-function syntheticEntry(rng: PyRandom, i: number): MemoryEntry {
-  const w = () => WORDS[rng.randbelow(WORDS.length)];
-  const positive = rng.random() < 0.7;
-  const delta = `SELECT ${w()} FROM ${w()} => SELECT ${w()}, ${w()} FROM ${w()} WHERE id = ${i}`;
-  const errorType = TYPES[rng.randbelow(TYPES.length)];
-  const base = {
-    source_query_id: `synthetic-${i}`,
-    source_db_id: `db${rng.randbelow(20)}`,
-    source_episode_id: `episode-${i}`,
-    source_stream_position: i,
-    source_iteration: 1 + rng.randbelow(7),
-    polarity: positive ? ("positive" as const) : ("negative" as const),
-    provenance: { method_name: "merit", feedback_regime: "denotation_confirmed" as const, retrieved_entry_ids: [] },
-    question: `How many ${w()} have ${w()} above the ${w()} ${w()}?`,
-    schema: "(synthetic)",
-    failure_context: `attempted_sql=SELECT ${w()} FROM ${w()}; status=${positive ? "EXECUTION_ERROR" : "DENOTATION_MISMATCH"}; db_error=(none)`,
-    attempted_sql_delta: delta,
-    successful_direction: positive ? `Observed successful transition: ${delta}` : "",
-    observed_outcome: positive ? ("CORRECT" as const) : ("DENOTATION_MISMATCH" as const),
-    observed_db_error: null,
-  };
-  return { ...base, entry_id: entryId(errorType, delta), error_type: errorType, applicability_scope: "global", confirmation_count: 1, success_count: positive ? 1 : 0, failure_count: positive ? 0 : 1, provenance_history: [observationOf(base)] };
-}
+/** Entry `i` of a synthetic memory (bench/synthetic-memory.ts). */
+const entryAt = (rng: PyRandom, i: number): MemoryEntry => syntheticEntry(rng, i, { words: WORDS, queryId: (k) => `synthetic-${k}`, schema: "(synthetic)" });
 
 /** p50/p95 (ms) of MERIT's retrieval over `size` synthetic entries, the stream's own queries as probes. */
 async function meritRetrievalAt(size: number, config: ExperimentConfig, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; p95: number; fillS: number; warmS: number }> {
@@ -290,7 +268,7 @@ async function meritRetrievalAt(size: number, config: ExperimentConfig, probes: 
   const memory = new InMemoryMemoryStore(embedder.dimension);
   const rng = new PyRandom(7);
   const t0 = performance.now();
-  for (let i = 0; i < size; i++) await memory.insert(syntheticEntry(rng, i), embedder);
+  for (let i = 0; i < size; i++) await memory.insert(entryAt(rng, i), embedder);
   const fillS = (performance.now() - t0) / 1000;
   const method = configureMethod(getMethod("merit"), config.retrieval);
   const retriever: Retriever = createRetriever({ exactPoolLimit: config.retrieval.exact_pool_limit, randomSeed: config.random_seed });
@@ -424,7 +402,7 @@ async function main() {
     // prompt rendering alone: the repair prompt of the stream's questions with 3 + 1 retrieved entries and K attempts
     const stream = buildStream(dataset, initialCache, 0, QUERIES > 0 ? QUERIES : 60, base.subset, base.order);
     const rng = new PyRandom(3);
-    const entries = Array.from({ length: 4 }, (_, i) => syntheticEntry(rng, i));
+    const entries = Array.from({ length: 4 }, (_, i) => entryAt(rng, i));
     const renders: number[] = [];
     for (let r = 0; r < 5; r++)
       for (const item of stream) {

@@ -19,9 +19,9 @@
  */
 import { PyRandom } from "../lib/random.ts";
 import type { Embedder } from "../lib/llm/types.ts";
-import { observationOf, type MemoryEntry } from "../lib/memory/entry.ts";
+import type { MemoryEntry } from "../lib/memory/entry.ts";
 import { isEligible } from "../lib/memory/eligibility.ts";
-import { entryId } from "../lib/memory/identity.ts";
+import { SYNTHETIC_TYPES as TYPES, syntheticEntry } from "./synthetic-memory.ts";
 import { VectorArena } from "../lib/memory/memory-table.ts";
 import type { InsertResult, MemoryStore } from "../lib/memory/store.ts";
 import { DEFAULT_EF_SEARCH, DenseIndex, exactDenseScores } from "../lib/retrieval/dense.ts";
@@ -31,7 +31,6 @@ import { createRetriever, denseShardKey, type RetrievalQuery, type RetrievalResu
 import { dot } from "../lib/vector.ts";
 
 const DIM = 1024;
-const TYPES = ["Schema Linking", "Syntax", "Aggregation", "Filter/Value", "Execution", "Result Mismatch", "Unknown"];
 const WORDS = "singer concert stadium name age year capacity country song count average max min join group order".split(" ");
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -61,38 +60,8 @@ function unitVector(rng: PyRandom): Float32Array {
   return v;
 }
 
-function syntheticEntry(rng: PyRandom, i: number): MemoryEntry {
-  const w = () => WORDS[rng.randbelow(WORDS.length)];
-  const positive = rng.random() < 0.7;
-  const delta = `SELECT ${w()} FROM ${w()} => SELECT ${w()}, ${w()} FROM ${w()} WHERE id = ${i}`;
-  const errorType = TYPES[rng.randbelow(TYPES.length)];
-  const base = {
-    source_query_id: `q${i}`,
-    source_db_id: `db${rng.randbelow(20)}`,
-    source_episode_id: `episode-${i}`,
-    source_stream_position: i,
-    source_iteration: 1 + rng.randbelow(7),
-    polarity: positive ? ("positive" as const) : ("negative" as const),
-    provenance: { method_name: "merit", feedback_regime: "denotation_confirmed" as const, retrieved_entry_ids: [] },
-    question: `How many ${w()} have ${w()} above the ${w()} ${w()}?`,
-    schema: "(schema omitted in the benchmark)",
-    failure_context: `attempted_sql=SELECT ${w()} FROM ${w()}; status=${positive ? "EXECUTION_ERROR" : "DENOTATION_MISMATCH"}; db_error=(none)`,
-    attempted_sql_delta: delta,
-    successful_direction: positive ? `Observed successful transition: ${delta}` : "",
-    observed_outcome: positive ? ("CORRECT" as const) : ("DENOTATION_MISMATCH" as const),
-    observed_db_error: null,
-  };
-  return {
-    ...base,
-    entry_id: entryId(errorType, delta),
-    error_type: errorType,
-    applicability_scope: "global",
-    confirmation_count: 1,
-    success_count: positive ? 1 : 0,
-    failure_count: positive ? 0 : 1,
-    provenance_history: [observationOf(base)],
-  };
-}
+/** Entry `i` of the synthetic memory (bench/synthetic-memory.ts). */
+const entryAt = (rng: PyRandom, i: number): MemoryEntry => syntheticEntry(rng, i, { words: WORDS, queryId: (k) => `q${k}`, schema: "(schema omitted in the benchmark)" });
 
 /** Read-only memory filled directly (the benchmark times retrieval, not insertion); never changes, so one revision. */
 class FixedMemory implements MemoryStore {
@@ -154,7 +123,7 @@ function buildMemory(n: number, seed: number): FixedMemory {
   const rows: MemoryEntry[] = [];
   const vecs: Float32Array[] = [];
   for (let i = 0; i < n; i++) {
-    rows.push(syntheticEntry(rng, i));
+    rows.push(entryAt(rng, i));
     vecs.push(arena.store(unitVector(rng)));
   }
   return new FixedMemory(rows, vecs);

@@ -8,7 +8,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prefixCurve, prefixEpisode } from "../../lib/analysis/prefix-runs.ts";
-import type { Dataset } from "../../lib/data/index.ts";
 import { parseConfig, type ExperimentConfig } from "../../lib/experiment/config.ts";
 import { planStreams, runGrid } from "../../lib/experiment/grid.ts";
 import { readTrajectories } from "../../lib/experiment/run-dir.ts";
@@ -18,7 +17,7 @@ import { main } from "../../lib/cli.ts";
 import { buildReport } from "../../lib/report/build-report.ts";
 import { budget } from "../helpers/budget.ts";
 import { overlappingBoxes, svgTextBoxes } from "../helpers/svg-text-boxes.ts";
-import { cacheFromPredictionsFile, DEEPSEEK_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
+import { deepseekFixture, SPIDER_DIR } from "../helpers/run-fixture.ts";
 
 const LIMIT = 20;
 const SEEDS = [0, 1];
@@ -26,16 +25,11 @@ const LONG_K = 5;
 /** K of the report's long arm: long enough that its LLM tokens per query reach those of MERIT and the peer at K = 3 (their prompts are longer). */
 const REPORT_LONG_K = 15;
 
-let dataset: Dataset;
 let oracle: Oracle;
 let root: string;
 let initial: string;
 beforeAll(async () => {
-  dataset = await loadSpider();
-  oracle = spiderOracle(dataset);
-  root = tempDir("prefix-runs");
-  initial = join(root, "initial.json");
-  await cacheFromPredictionsFile(dataset, oracle, DEEPSEEK_PREDICTIONS, initial);
+  ({ oracle, root, initial } = await deepseekFixture("prefix-runs"));
 });
 afterAll(async () => {
   await oracle.close();

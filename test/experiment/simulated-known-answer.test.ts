@@ -20,7 +20,7 @@ import { readTrajectories } from "../../lib/experiment/run-dir.ts";
 import { registerMethod } from "../../lib/methods/registry.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { budget } from "../helpers/budget.ts";
-import { cacheFromPredictionsFile, DEEPSEEK_PREDICTIONS, loadSpider, SPIDER_DIR, spiderOracle, tempDir } from "../helpers/run-fixture.ts";
+import { deepseekFixture, SPIDER_DIR } from "../helpers/run-fixture.ts";
 
 const LIMIT = 24;
 const SEEDS = [0, 1, 2];
@@ -31,11 +31,7 @@ let oracle: Oracle;
 let root: string;
 let initial: string;
 beforeAll(async () => {
-  dataset = await loadSpider();
-  oracle = spiderOracle(dataset);
-  root = tempDir("known-answer");
-  initial = join(root, "initial.json");
-  await cacheFromPredictionsFile(dataset, oracle, DEEPSEEK_PREDICTIONS, initial);
+  ({ dataset, oracle, root, initial } = await deepseekFixture("known-answer"));
 });
 afterAll(async () => {
   await oracle.close();

@@ -124,3 +124,13 @@ export function readRun(dir: string): RunFiles {
     retrievalLogExists: existsSync(join(dir, "retrieval_log.jsonl")),
   };
 }
+
+/** Spider dev, its oracle, a temp folder and the DeepSeek-Coder initial cache written there (`initial.json`): the setup of the end-to-end runs on the simulated engine. */
+export async function deepseekFixture(prefix: string): Promise<{ dataset: Dataset; oracle: Oracle; root: string; initial: string }> {
+  const dataset = await loadSpider();
+  const oracle = spiderOracle(dataset);
+  const root = tempDir(prefix);
+  const initial = join(root, "initial.json");
+  await cacheFromPredictionsFile(dataset, oracle, DEEPSEEK_PREDICTIONS, initial);
+  return { dataset, oracle, root, initial };
+}

@@ -50,7 +50,7 @@ import { InMemoryMemoryStore } from "../lib/memory/in-memory-store.ts";
 import { TableMemoryStore } from "../lib/memory/table-store.ts";
 import type { NoteView } from "../lib/methods/hooks.ts";
 import { getMethod } from "../lib/methods/index.ts";
-import { configureMethod, type MethodSpec } from "../lib/methods/method.ts";
+import { noteMemoryOf, underSettings, type MethodSpec } from "../lib/methods/method.ts";
 import { NoteMemory } from "../lib/methods/note-memory.ts";
 import { readPredictions } from "../lib/oracle/predictions.ts";
 import { repairPrompt } from "../lib/prompts.ts";
@@ -201,7 +201,8 @@ function timedMethod(method: MethodSpec): MethodSpec {
   const h = method.hooks;
   if (!h.memory && !h.classify && !h.step) return method;
   const hooks = { ...h };
-  if (h.memory) hooks.memory = clock.wrap(clock.wrap(h.memory, "retrieval", ["retrieve"]), "hooks", ["write"]);
+  const notes = noteMemoryOf(method);
+  if (notes) hooks.memory = clock.wrap(clock.wrap(notes, "retrieval", ["retrieve"]), "hooks", ["write"]);
   if (h.classify) hooks.classify = clock.wrap(h.classify, "hooks", ["classify"]);
   if (h.step) hooks.step = clock.wrap(h.step, "hooks", ["afterFailure"]);
   return { ...method, hooks };
@@ -227,11 +228,11 @@ interface MethodRow {
 }
 
 async function runMethod(name: string, config: ExperimentConfig, dataset: Dataset, initialCache: InitialCache, root: string): Promise<MethodRow> {
-  const method = timedMethod(configureMethod(getMethod(name), config.retrieval));
+  const method = timedMethod(underSettings(getMethod(name), config.retrieval));
   const engine = clock.wrap(simulatedBackendOf(config, dataset) as ChatBackend, "engine", ["generate"]);
   const services = await createServices(config, dataset, { backend: engine, jobs: 1, maxOutputTokens: Math.max(config.decoding.max_output_tokens, ...Object.values(method.hooks.calls ?? {}).map((d) => d.maxOutputTokens ?? 0)) });
   try {
-    const needsEmbedder = Boolean(method.memory) || method.hooks.memory?.embedsNotes === true;
+    const needsEmbedder = Boolean(method.memory) || noteMemoryOf(method)?.embedsNotes === true;
     const embedder = needsEmbedder ? clock.wrap(await services.embedder(), "embedding", ["embed"]) : undefined;
     const runServices = {
       backend: clock.wrap(services.backend, "cache", ["generate"]),
@@ -270,7 +271,7 @@ async function meritRetrievalAt(size: number, config: ExperimentConfig, probes: 
   const t0 = performance.now();
   for (let i = 0; i < size; i++) await memory.insert(entryAt(rng, i), embedder);
   const fillS = (performance.now() - t0) / 1000;
-  const method = configureMethod(getMethod("merit"), config.retrieval);
+  const method = underSettings(getMethod("merit"), config.retrieval);
   const retriever: Retriever = createRetriever({ exactPoolLimit: config.retrieval.exact_pool_limit, randomSeed: config.random_seed });
   const times: number[] = [];
   let warm = 0;
@@ -288,7 +289,7 @@ async function meritRetrievalAt(size: number, config: ExperimentConfig, probes: 
 /** p50 (ms) of a peer's memory.retrieve over `size` synthetic notes (no model calls: only peers whose retrieve calls none are timed). */
 async function peerRetrievalAt(name: string, size: number, probes: readonly { id: string; dbId: string; question: string }[]): Promise<number | null> {
   const method = getMethod(name);
-  const hook = method.hooks.memory;
+  const hook = noteMemoryOf(method);
   if (!hook) return null;
   const embedder = new SimulatedEmbedder(1024); // as merit's row: the kit's embedder's dimension
   const rng = new PyRandom(11);

@@ -26,7 +26,10 @@ import { VectorArena } from "../lib/memory/memory-table.ts";
 import type { InsertResult, MemoryStore } from "../lib/memory/store.ts";
 import { DEFAULT_EF_SEARCH, DenseIndex, exactDenseScores } from "../lib/retrieval/dense.ts";
 import { MemoryColumns } from "../lib/retrieval/memory-columns.ts";
-import { getPolicy } from "../lib/methods/policy.ts";
+import { getMethod } from "../lib/methods/index.ts";
+
+/** The retrieval policy of a registered memory method (MERIT's memory, lib/methods/merit-memory.ts). */
+const getPolicy = (name: string) => getMethod(name).memory!;
 import { createRetriever, denseShardKey, type RetrievalQuery, type RetrievalResult } from "../lib/retrieval/retriever.ts";
 import { dot } from "../lib/vector.ts";
 

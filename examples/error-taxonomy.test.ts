@@ -81,13 +81,12 @@ async function run(outDir: string, backend: ChatBackend, initial = { cache: fx.c
 }
 
 describe("merit_fine_types, one file outside lib/", () => {
-  it("is MERIT's parts with the classify hook, listed with its vocabulary", () => {
+  it("is MERIT's memory with the classify hook, listed with its vocabulary", () => {
     const row = methodTable().find((l) => l.startsWith(`| \`${METHOD}\` |`))!;
     expect(row).toContain(`classify:fine_mismatch(${FINE_TYPES.length} types)`);
-    const merit = getMethod("merit").parts;
-    const fine = getMethod(METHOD).parts;
-    expect([fine.planner, fine.ranker, fine.writer]).toEqual([merit.planner, merit.ranker, merit.writer]);
-    expect(fine.hooks).toEqual({ calls: {}, classify: { name: "fine_mismatch", types: FINE_TYPES } });
+    const merit = getMethod("merit").record;
+    const fine = getMethod(METHOD).record;
+    expect(fine.hooks).toEqual({ calls: {}, memory: merit.hooks!.memory, classify: { name: "fine_mismatch", types: FINE_TYPES } });
   });
 
   it("on the scenario: the attempts, the memory and the type filter use the fine labels; the audit is clean", async () => {

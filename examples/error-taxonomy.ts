@@ -27,7 +27,7 @@
  * Test: `npx vitest run examples/error-taxonomy.test.ts`.
  * @module
  */
-import { classifyFailure, ERROR_TYPES, MERIT_PARTS, registerMethod, type ClassifyHook, type ClassifyInput } from "../lib/plugin.ts";
+import { classifyFailure, ERROR_TYPES, meritMemory, registerMethod, type ClassifyHook, type ClassifyInput } from "../lib/plugin.ts";
 
 /** The fine labels of an executed wrong answer, in rule order. */
 export const MISMATCH_TYPES = ["Mismatch: aggregation", "Mismatch: join", "Mismatch: filter", "Mismatch: projection"] as const;
@@ -116,6 +116,5 @@ export const FINE_CLASSIFIER: ClassifyHook = { name: "fine_mismatch", types: FIN
 registerMethod({
   name: "merit_fine_types",
   description: "MERIT with Result Mismatch split by the attempt's SQL into aggregation / join / filter / projection; the hard type filter pools by the fine labels",
-  parts: MERIT_PARTS,
-  hooks: { classify: FINE_CLASSIFIER },
+  hooks: { memory: meritMemory(), classify: FINE_CLASSIFIER },
 });

@@ -76,7 +76,7 @@ describe("lesson_memory, one file outside lib/", () => {
     const row = methodTable().find((l) => l.startsWith("| `lesson_memory` |"))!;
     expect(row).toContain("memory:distilled_lessons(embedded)");
     expect(row).toContain("calls(distill<=1)");
-    expect(getMethod("lesson_memory").parts.hooks).toEqual({ calls: { distill: { most: 1 } }, memory: { embeds_notes: true, heading: "LESSONS FROM EARLIER EPISODES", name: "distilled_lessons" } });
+    expect(getMethod("lesson_memory").record.hooks).toEqual({ calls: { distill: { most: 1 } }, memory: { embeds_notes: true, heading: "LESSONS FROM EARLIER EPISODES", name: "distilled_lessons" } });
   });
 
   it("parses at most three well-formed lessons", () => {

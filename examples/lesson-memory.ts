@@ -56,7 +56,6 @@ export function parseLessons(response: string): { title: string; content: string
 registerMethod({
   name: "lesson_memory",
   description: "LLM-distilled lessons (up to 3 per episode, success or failure), top 2 by embedding similarity before each repair",
-  parts: {},
   hooks: {
     calls: { distill: { most: 1 } },
     memory: {

@@ -79,7 +79,6 @@ export function pickProcedures(question: string, memory: readonly NoteView[]): P
 registerMethod({
   name: "memp_memory",
   description: "procedural memory (MemP-style): a procedure per accepted episode, revised with a caution or retired when an episode that followed it fails",
-  parts: {},
   hooks: {
     memory: {
       name: "memp_procedures",

@@ -1,4 +1,4 @@
-// Tests examples/merit-reflexion.ts from outside lib/: the plugin's method is MERIT's parts plus the
+// Tests examples/merit-reflexion.ts from outside lib/: the plugin's method is MERIT's memory plus the
 // reflect step, and `merit grid --plugin examples/merit-reflexion.ts --methods merit_reflexion` on a
 // tiny slice with the tiny test models both retrieves from the memory and writes reflections.
 import { readFileSync, rmSync } from "node:fs";
@@ -20,9 +20,11 @@ describe("merit_reflexion", () => {
     config = await writeTinyGridConfig(root);
   }, budget(120_000));
 
-  it("is MERIT's memory parts with Reflexion's step", () => {
+  it("is MERIT's memory with Reflexion's step", () => {
     const method = getMethod("merit_reflexion");
-    expect(method.parts).toEqual({ ...getMethod("merit").parts, steps: getMethod("reflexion").parts.steps });
+    const merit = getMethod("merit").record.hooks!;
+    const reflexion = getMethod("reflexion").record.hooks!;
+    expect(method.record).toEqual({ repairs: true, hooks: { memory: merit.memory, step: reflexion.step, calls: reflexion.calls } });
     expect(method.memory).not.toBeNull();
   });
 

@@ -6,7 +6,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../lib/cli/run.ts";
-import { getMethod, loadPlugins, PARTS, type RankContext } from "../lib/methods/index.ts";
+import { getMethod, loadPlugins, RANKERS, type RankContext } from "../lib/methods/index.ts";
 import { readJsonl, tempDir, writeTinyGridConfig } from "../test/helpers/run-fixture.ts";
 import { budget } from "../test/helpers/budget.ts";
 
@@ -43,7 +43,7 @@ describe("the rrf ranker", () => {
   });
 
   it("fuses the channel ranks: 1/(60 + rank_dense) + 1/(60 + rank_bm25), top `limit` kept", () => {
-    const ranker = PARTS.ranker.get("rrf").build({ k: 60 });
+    const ranker = RANKERS.get("rrf").build({ k: 60 });
     // dense ranks a 1, b 2, c 3; BM25 ranks b 1, c 2, a 3.
     const rows = [
       { id: "a", dense: 0.9, bm25: 0.1 },
@@ -58,7 +58,7 @@ describe("the rrf ranker", () => {
   });
 
   it("breaks channel ties by entry id, and equal finals by dense, BM25, then entry id (METHOD.md §5.4)", () => {
-    const ranker = PARTS.ranker.get("rrf").build({ k: 60 });
+    const ranker = RANKERS.get("rrf").build({ k: 60 });
     // Equal raw dense: y (id "y") ranks after x; bm25 equal too, so x: 2/61, y: 2/62.
     const tied = ranker.rank({ key: "positive", polarity: "positive", limit: 3, candidates: [0, 1] }, contextOf([{ id: "y", dense: 0.3, bm25: 0.2 }, { id: "x", dense: 0.3, bm25: 0.2 }]));
     expect(tied.map((r) => r.row)).toEqual([1, 0]);
@@ -69,11 +69,11 @@ describe("the rrf ranker", () => {
     expect(swapped.map((r) => r.row)).toEqual([1, 0]);
   });
 
-  it("merit_rrf is MERIT's planner and writer with the rrf ranker", () => {
+  it("merit_rrf is MERIT's memory with the rrf ranker", () => {
     const rrf = getMethod("merit_rrf");
     const merit = getMethod("merit");
     expect(rrf.canonicalName).toBe("merit_rrf");
-    expect(rrf.parts).toEqual({ ...merit.parts, ranker: { name: "rrf", args: { k: 60 } } });
+    expect(rrf.record.hooks!.memory).toEqual({ name: "merit_memory", args: { ...(merit.record.hooks!.memory as { args: object }).args, ranker: "rrf", ranker_args: { k: 60 } } });
   });
 });
 
@@ -85,7 +85,7 @@ describe("merit grid --plugin examples/merit-rrf.ts --methods merit_rrf", () => 
     config = await writeTinyGridConfig(root);
   }, budget(120_000));
 
-  it("runs the plugin's method and records its parts and the plugin file in the manifest", async () => {
+  it("runs the plugin's method and records its memory's args and the plugin file in the manifest", async () => {
     const out: string[] = [];
     const err: string[] = [];
     const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) };
@@ -94,8 +94,7 @@ describe("merit grid --plugin examples/merit-rrf.ts --methods merit_rrf", () => 
     expect(out.some((l) => l.startsWith("merit_rrf seed 0: EX "))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(dir, "merit_rrf-s0", "manifest.json"), "utf8"));
     expect(manifest.method).toBe("merit_rrf");
-    expect(manifest.method_parts.ranker).toEqual({ name: "rrf", args: { k: 60 } });
-    expect(manifest.method_parts.planner).toEqual(getMethod("merit").parts.planner);
+    expect(manifest.method_parts.hooks.memory.args).toMatchObject({ ranker: "rrf", ranker_args: { k: 60 }, layout: "by_polarity", type_filter: "always" });
     expect(manifest.plugins).toEqual([{ path: PLUGIN, sha256: createHash("sha256").update(readFileSync(PLUGIN)).digest("hex") }]);
     const log = readJsonl<{ method_name: string }>(join(dir, "merit_rrf-s0", "retrieval_log.jsonl"));
     expect(log.length).toBeGreaterThan(0);

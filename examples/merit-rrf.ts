@@ -1,6 +1,6 @@
 /**
  * A follow-up method as one plugin file (`merit grid --plugin examples/merit-rrf.ts --methods
- * merit_rrf`): MERIT's pool planner and memory writer with reciprocal-rank fusion of the dense and
+ * merit_rrf`): MERIT's memory (its pools and what it stores) with reciprocal-rank fusion of the dense and
  * BM25 channels instead of the weighted sum of METHOD.md §5.4. Each channel ranks the whole pool on
  * its own (raw score descending, ties by entry id ascending: ordinal ranks 1..n), and
  * final = 1/(k + rank_dense) + 1/(k + rank_bm25) with k = 60, rounded to 12 decimals. The stored
@@ -8,7 +8,7 @@
  * `final` is §5.4's: dense, BM25, type_match (always 0: no bonus), then entry id ascending.
  * @module
  */
-import { compareRanked, count, MERIT_PARTS, minMaxNormalize, PARTS, pyRound, registerMethod, type RankContext, type RankedRow, type RankPool } from "../lib/plugin.ts";
+import { compareRanked, count, meritMemory, minMaxNormalize, pyRound, RANKERS, registerMethod, type RankContext, type RankedRow, type RankPool } from "../lib/plugin.ts";
 
 /** Ordinal 1-based ranks of `scores` (descending; ties by entry id ascending). */
 function channelRanks(scores: ArrayLike<number>, ids: readonly string[]): number[] {
@@ -31,7 +31,7 @@ export function rrfRank(pool: RankPool, ctx: RankContext, k: number): RankedRow[
   return scored.sort(compareRanked).slice(0, pool.limit).map(({ row, dense, bm25, typeMatch, final }) => ({ row, dense, bm25, typeMatch, final }));
 }
 
-PARTS.ranker.register("rrf", {
+RANKERS.register("rrf", {
   summary: "reciprocal-rank fusion of dense and BM25: sum of 1/(k + rank) per channel (examples/merit-rrf.ts)",
   defaults: { k: 60 },
   build: (args) => {
@@ -43,5 +43,5 @@ PARTS.ranker.register("rrf", {
 registerMethod({
   name: "merit_rrf",
   description: "MERIT pools and memory, reciprocal-rank fusion of dense and BM25 (k = 60) instead of 0.75/0.25",
-  parts: { ...MERIT_PARTS, ranker: { name: "rrf" } },
+  hooks: { memory: meritMemory({ ranker: "rrf" }) },
 });

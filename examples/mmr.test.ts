@@ -7,8 +7,10 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../lib/cli/run.ts";
-import { getMethod, loadPlugins, PARTS } from "../lib/methods/index.ts";
-import { getPolicy } from "../lib/methods/policy.ts";
+import { getMethod, loadPlugins, RANKERS } from "../lib/methods/index.ts";
+
+/** The retrieval policy of a registered memory method. */
+const getPolicy = (name: string) => getMethod(name).memory!;
 import { retrieve, type RetrievalQuery } from "../lib/retrieval/retriever.ts";
 import { ScriptedEmbedder, storeOf, type EntrySpec } from "../test/memory/fixtures.ts";
 import { readJsonl, tempDir, writeTinyGridConfig } from "../test/helpers/run-fixture.ts";
@@ -79,27 +81,27 @@ describe("the mmr ranker on near-duplicate precedents", () => {
   });
 
   it("relevance \"dense\" reads the query vector; with the dense channel off it is refused at build", async () => {
-    const ranker = PARTS.ranker.get("mmr").build({ ...PARTS.ranker.get("mmr").defaults, relevance: "dense" });
+    const ranker = RANKERS.get("mmr").build({ ...RANKERS.get("mmr").defaults, relevance: "dense" });
     const memory = await storeOf(SPECS, embedder());
     const policy = { ...getPolicy("dynamic_rag_mmr"), ranker };
     const r = await retrieve(memory, QUERY, policy, embedder());
     expect(new Set(r.positives.map((p) => wordOf(p.entry.question)).slice(1, 3))).toEqual(new Set(["leftward", "rightward"]));
     expect(r.positives[0].final).toBeCloseTo(0.7 * 0.9, 5); // lambda · cos(query, dupone)
-    expect(() => PARTS.ranker.get("mmr").build({ ...PARTS.ranker.get("mmr").defaults, relevance: "dense", dense_weight: 0 })).toThrow(/dense_weight must be > 0/);
-    expect(() => PARTS.ranker.get("mmr").build({ ...PARTS.ranker.get("mmr").defaults, lambda: 1.5 })).toThrow(/lambda.*\[0, 1\]/);
+    expect(() => RANKERS.get("mmr").build({ ...RANKERS.get("mmr").defaults, relevance: "dense", dense_weight: 0 })).toThrow(/dense_weight must be > 0/);
+    expect(() => RANKERS.get("mmr").build({ ...RANKERS.get("mmr").defaults, lambda: 1.5 })).toThrow(/lambda.*\[0, 1\]/);
   });
 
   it("with lambda 1 MMR is plain fusion", async () => {
     const memory = await storeOf(SPECS, embedder());
-    const ranker = PARTS.ranker.get("mmr").build({ ...PARTS.ranker.get("mmr").defaults, lambda: 1 });
+    const ranker = RANKERS.get("mmr").build({ ...RANKERS.get("mmr").defaults, lambda: 1 });
     const mmr = await retrieve(memory, QUERY, { ...getPolicy("dynamic_rag_mmr"), ranker }, embedder());
     const fused = await retrieve(memory, QUERY, getPolicy("dynamic_rag"), embedder());
     expect(mmr.positives.map((r) => r.row)).toEqual(fused.positives.map((r) => r.row));
     expect(mmr.positives.map((r) => r.final)).toEqual(fused.positives.map((r) => r.final));
   });
 
-  it("merit_mmr is MERIT's planner and writer with the mmr ranker", () => {
-    expect(getMethod("merit_mmr").parts).toEqual({ ...getMethod("merit").parts, ranker: { name: "mmr", args: { bm25_weight: 0.25, dense_weight: 0.75, fetch_k: 20, lambda: 0.7, relevance: "fusion", type_bonus: 0 } } });
+  it("merit_mmr is MERIT's memory with the mmr ranker", () => {
+    expect(getMethod("merit_mmr").record.hooks!.memory).toEqual({ name: "merit_memory", args: { ...(getMethod("merit").record.hooks!.memory as { args: object }).args, ranker: "mmr", ranker_args: { bm25_weight: 0.25, dense_weight: 0.75, fetch_k: 20, lambda: 0.7, relevance: "fusion", type_bonus: 0 } } });
   });
 });
 
@@ -119,7 +121,7 @@ describe("merit grid --plugin examples/mmr.ts --methods merit_mmr", () => {
     expect(await gridCommand.run(["--config", config, "--plugin", PLUGIN, "--methods", "merit_mmr", "--seeds", "0", "--limit", "6", "--out", dir], io), err.join("\n")).toBe(0);
     expect(out.some((l) => l.startsWith("merit_mmr seed 0: EX "))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(dir, "merit_mmr-s0", "manifest.json"), "utf8"));
-    expect(manifest.method_parts.ranker.name).toBe("mmr");
+    expect(manifest.method_parts.hooks.memory.args.ranker).toBe("mmr");
     const log = readJsonl<{ method_name: string }>(join(dir, "merit_mmr-s0", "retrieval_log.jsonl"));
     expect(log.length).toBeGreaterThan(0);
     expect(new Set(log.map((r) => r.method_name))).toEqual(new Set(["merit_mmr"]));

@@ -1,6 +1,6 @@
 /**
  * Example plugin, the ranker seam with candidate vectors (issue 21 §1): maximal marginal relevance
- * (Carbonell & Goldstein, SIGIR 1998) as a ranker part `mmr` and two methods, `merit_mmr` (MERIT's
+ * (Carbonell & Goldstein, SIGIR 1998) as a ranker `mmr` (a factory in the RANKERS registry, named by MERIT's memory arg `ranker`) and two methods, `merit_mmr` (MERIT's
  * pools and memory) and `dynamic_rag_mmr` (Dynamic RAG's one combined top-4 pool), with nothing in
  * lib/ changed. It proves that a ranker can read what plain fusion cannot: each candidate's stored
  * vector (`ctx.vector(row)`), the query vector (`ctx.queryVector()`) and the entries (`ctx.entry(row)`).
@@ -24,7 +24,7 @@
  * examples/mmr.ts --methods merit,merit_mmr --seeds 0`. Test: `npx vitest run examples/mmr.test.ts`.
  * @module
  */
-import { count, MERIT_PARTS, MeritError, nonNegative, oneOf, PARTS, pyRound, registerMethod, type RankContext, type RankedRow, type RankPool, type Ranker } from "../lib/plugin.ts";
+import { count, meritMemory, MeritError, nonNegative, oneOf, pyRound, RANKERS, registerMethod, type RankContext, type RankedRow, type RankPool, type Ranker } from "../lib/plugin.ts";
 
 /** Inner product in float64, summed in index order. */
 function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -56,7 +56,7 @@ export function mmrSelect(fused: readonly RankedRow[], ctx: RankContext, limit: 
   return picked;
 }
 
-PARTS.ranker.register("mmr", {
+RANKERS.register("mmr", {
   summary: "maximal marginal relevance over hybrid's top fetch_k: lambda·relevance − (1−lambda)·max cosine to the picks (examples/mmr.ts)",
   defaults: { lambda: 0.7, fetch_k: 20, relevance: "fusion", dense_weight: 0.75, bm25_weight: 0.25, type_bonus: 0 },
   build: (args): Ranker => {
@@ -64,7 +64,7 @@ PARTS.ranker.register("mmr", {
     if (lambda > 1) throw new MeritError(`mmr: arg "lambda" must be in [0, 1], got ${lambda}`);
     const fetchK = count("mmr", "fetch_k", args.fetch_k);
     const relevance = oneOf("mmr", "relevance", args.relevance, ["fusion", "dense"] as const);
-    const hybrid = PARTS.ranker.get("hybrid").build({ dense_weight: args.dense_weight, bm25_weight: args.bm25_weight, type_bonus: args.type_bonus });
+    const hybrid = RANKERS.get("hybrid").build({ dense_weight: args.dense_weight, bm25_weight: args.bm25_weight, type_bonus: args.type_bonus });
     if (relevance === "dense" && !hybrid.channels.dense) throw new MeritError(`mmr: relevance "dense" needs the query vector, so dense_weight must be > 0`);
     return {
       channels: hybrid.channels,
@@ -77,11 +77,11 @@ PARTS.ranker.register("mmr", {
 registerMethod({
   name: "merit_mmr",
   description: "MERIT pools and memory, each pool's picks diversified by MMR (lambda 0.7 over hybrid's top 20)",
-  parts: { ...MERIT_PARTS, ranker: { name: "mmr" } },
+  hooks: { memory: meritMemory({ ranker: "mmr" }) },
 });
 
 registerMethod({
   name: "dynamic_rag_mmr",
   description: "Dynamic RAG's combined top-4 pool diversified by MMR (lambda 0.7 over hybrid's top 20)",
-  parts: { planner: { name: "pools", args: { layout: "combined", type_filter: "never" } }, ranker: { name: "mmr" }, writer: { name: "episode_memory", args: { negative: false } } },
+  hooks: { memory: meritMemory({ layout: "combined", type_filter: "never", negative: false, ranker: "mmr" }) },
 });

@@ -1,14 +1,16 @@
 /**
  * The one module a plugin file imports (README "Write a follow-up study"; DESIGN.md §1): every
- * registry a study can add to — methods and their parts, datasets, SQL executors, inference
- * engines — the types their entries implement, and the bundled entries the README's "How to add …"
- * sections start from (`MERIT_PARTS`, `spider`, `bird`, `createExecutor`, `getEngine`;
+ * registry a study can add to — methods (hook sets), rankers for MERIT's memory, datasets, SQL
+ * executors, inference engines — the types their entries implement, and the bundled entries the
+ * guides start from (`meritMemory`, `reflect`, `meritMethod`, `spider`, `bird`, `createExecutor`, `getEngine`;
  * test/foundation/readme-snippets.test.ts compiles those sections' snippets). A plugin file lives anywhere outside lib/
  * (`studies/NAME/`, `examples/`) and is loaded with `--plugin FILE.ts` or the config's `plugins`.
  * @module
  */
-export { count, MERIT_PARTS, nonNegative, oneOf, PARTS, registerMethod } from "./methods/index.ts";
-export type { MethodDefinition } from "./methods/index.ts";
+export { count, nonNegative, oneOf, registerMethod, registerAlias } from "./methods/index.ts";
+/** The kit's hook factories: MERIT's memory (its args: `merit methods`), Reflexion's reflection step, a method with MERIT's memory, and the ranker registry MERIT's memory names its `ranker` from. */
+export { meritMemory, meritMethod, MERIT_MEMORY_DEFAULTS, RANKERS, reflect } from "./methods/index.ts";
+export type { EntryMemory, Factory, FactoryArgs, MethodDefinition, StepHook, StepState } from "./methods/index.ts";
 /**
  * What a study reads back of a method: the equal-budget control's K (METHOD.md §13: K plus the most
  * calls its hooks declare), the most calls one declaration allows at a K (a `most` may follow K:
@@ -17,7 +19,7 @@ export type { MethodDefinition } from "./methods/index.ts";
  */
 export { budgetMatchedSteps, callMost, methodSource } from "./methods/index.ts";
 export { MeritError } from "./errors.ts";
-export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
+export type { DenseRows, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
 /** Hooks over one episode (a classifier, a memory written after each episode, extra call kinds): lib/methods/hooks.ts. */
 export { cosine, MAX_NOTE_BYTES, topByCosine } from "./methods/hooks.ts";
 export type { AttemptView, CallDeclaration, PerRepairBound, ClassifyHook, ClassifyInput, EpisodeView, HookModel, HookReply, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult, WriteResult } from "./methods/hooks.ts";
@@ -27,7 +29,7 @@ export { DEFAULT_HOOK_DEADLINE_S, jsonRows } from "./methods/hook-guard.ts";
 export { classifyFailure, ERROR_TYPES } from "./classify.ts";
 export type { ErrorType } from "./classify.ts";
 export type { MemoryEntry, Polarity } from "./memory/entry.ts";
-/** The rank helpers of METHOD.md §5.4 (Python rounding, min–max normalisation, the ranked order), for a ranker part. */
+/** The rank helpers of METHOD.md §5.4 (Python rounding, min–max normalisation, the ranked order), for a ranker. */
 export { compareRanked, minMaxNormalize, pyRound } from "./retrieval/rank.ts";
 export { registerDataset } from "./data/dataset-registry.ts";
 /** The bundled Spider and BIRD adapters a dataset plugin starts from: `registerDataset({ ...spider, name, title, layout })`. */

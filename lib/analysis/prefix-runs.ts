@@ -30,33 +30,35 @@ export const LONG_ITERATIVE_K = 15;
  */
 export const WEIGHT_PARTS = 100;
 
-/** The parts of a method as its manifest records them (`method_parts`), what {@link assertPrefixMethod} reads. */
-export interface PrefixMethodParts {
+/** A method as its manifest records it (`method_parts`), what {@link assertPrefixMethod} reads (this kit's hooks, or an earlier kit's parts). */
+export interface PrefixMethodRecord {
   repairs?: boolean;
+  hooks?: { memory?: unknown; classify?: unknown; step?: { name: string }; calls?: Record<string, unknown> };
+  /** An earlier kit's parts: a memory (planner, ranker, writer) and steps. */
   planner?: unknown;
-  ranker?: unknown;
-  writer?: unknown;
   steps?: readonly { name: string }[];
-  hooks?: unknown;
 }
 
 /**
  * Refuses (one line) a method whose shorter runs are not prefixes of its long run: one with a memory
- * (planner/ranker/writer: what a later episode retrieves depends on what earlier episodes of the
- * same run did, which depends on K) or with hooks (a memory hook's notes, likewise; a step hook is not
- * called after the last allowed attempt, so the K run calls it where the K′ run does not). A step
- * other than `reflect` is refused too, as not known to keep the property. Reflexion-style reflections
- * are accepted: a reflection follows every failed attempt whatever K (episode.ts), so its calls up to
- * attempt K′ are those of the K′ run — except at K′ = 0, where no reflection is made (prefixEpisode).
+ * (MERIT's or a note memory: what a later episode retrieves depends on what earlier episodes of the
+ * same run did, which depends on K) or with hooks of its own (a classifier, declared calls; a step
+ * hook is not called after the last allowed attempt, so the K run calls it where the K′ run does not).
+ * Reflexion's `reflect` step is accepted: a reflection follows every failed attempt whatever K
+ * (episode.ts, `afterLast`), so its calls up to attempt K′ are those of the K′ run — except at
+ * K′ = 0, where no reflection is made (prefixEpisode).
  */
-export function assertPrefixMethod(method: string, parts: PrefixMethodParts | undefined, where: string): void {
+export function assertPrefixMethod(method: string, record: PrefixMethodRecord | undefined, where: string): void {
   const fix = "give the long run to a memoryless method (iterative, or reflexion), e.g. `merit grid --methods iterative --arm iterative_long --max-repair-steps 15`";
-  if (parts === undefined) throw new MeritError(`${where}: the manifest of ${method} records no method_parts, so whether its shorter runs are prefixes of it cannot be checked; re-run it with this kit, or ${fix}`);
+  if (record === undefined) throw new MeritError(`${where}: the manifest of ${method} records no method_parts, so whether its shorter runs are prefixes of it cannot be checked; re-run it with this kit, or ${fix}`);
+  const hooks = record.hooks;
+  const step = hooks?.step?.name ?? (record.steps ?? []).find((s) => s.name !== "reflect")?.name;
+  const ownCalls = Object.keys(hooks?.calls ?? {}).filter((k) => !(hooks?.step?.name === "reflect" && k === "reflection"));
   const why =
-    parts.planner !== undefined || parts.ranker !== undefined || parts.writer !== undefined ? "keeps a memory across episodes"
-    : parts.hooks !== undefined ? "has hooks (a memory or a step that K changes)"
-    : parts.repairs === false ? "makes no repairs"
-    : (parts.steps ?? []).some((s) => s.name !== "reflect") ? `has the step ${(parts.steps ?? []).find((s) => s.name !== "reflect")!.name}, not known to keep shorter runs as prefixes`
+    record.planner !== undefined || hooks?.memory !== undefined ? "keeps a memory across episodes"
+    : hooks?.classify !== undefined || ownCalls.length > 0 ? "has hooks (a classifier or calls that K changes)"
+    : record.repairs === false ? "makes no repairs"
+    : step !== undefined && step !== "reflect" ? `has the step ${step}, not known to keep shorter runs as prefixes`
     : null;
   if (why !== null) throw new MeritError(`${where}: ${method} ${why}, so a run at a smaller K is not a prefix of its long run; ${fix}`);
 }
@@ -158,7 +160,7 @@ export function readPrefixCurves(runs: readonly { dir: string; dataset: string; 
       mine
         .filter((r) => r.dataset === dataset)
         .map((r) => {
-          const manifest = readRunJson(r.dir, "manifest", { fix: "pass directories written by `merit run`" }) as { method_parts?: PrefixMethodParts };
+          const manifest = readRunJson(r.dir, "manifest", { fix: "pass directories written by `merit run`" }) as { method_parts?: PrefixMethodRecord };
           assertPrefixMethod(method, manifest.method_parts, `${where} (${r.dir})`);
           return { trajectories: readTrajectories(r.dir), k: r.max_repair_steps };
         }),

@@ -1,7 +1,8 @@
 /**
- * `merit methods` (DESIGN.md §1): prints the method registry — every method with its parts (args
- * that differ from the defaults) and description as a Markdown table, then each part with its
- * default args; `--json` prints every method's full record (`method_parts`, as manifests hold it).
+ * `merit methods` (DESIGN.md §1): prints the method registry — every method with its hooks (each
+ * factory's args that differ from the defaults) and description as a Markdown table, then the kit's
+ * hook factories with their default args; `--json` prints every method's full record (`method_parts`,
+ * as manifests hold it).
  * Methods ported from other papers are listed again with their source and whether their memory
  * needs ground truth (`citation`, `ground_truth` in `--json`), and the settings of the methods built
  * from a factory (the peers' top-k, caps, windows; `method_parts.settings` in `--json`).
@@ -9,21 +10,21 @@
  * @module
  */
 import { canonicalJson, type JsonValue } from "../hash.ts";
-import { getMethod, methodDefinition, methodNames, methodRecord, methodTable, PARTS, settingsTable, sourcesTable } from "../methods/index.ts";
+import { getMethod, MERIT_MEMORY, MERIT_MEMORY_DEFAULTS, methodDefinition, methodNames, methodRecord, methodTable, RANKERS, REFLECT, settingsTable, sourcesTable } from "../methods/index.ts";
 import { parseFlags, type Command } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 
 const USAGE = `usage: merit methods [--json] [--plugin FILE.ts ...]
-  Prints every registered method: its parts (pool planner, ranker, memory writer, episode steps)
-  and description, then the methods ported from other papers (source; whether their memory needs
-  ground truth) and their settings (a study arm's args.settings changes them), then every part
-  with its default args.
+  Prints every registered method: its hooks (MERIT's memory with the args that differ from MERIT's,
+  Reflexion's reflect step, a plugin's memory, classifier, step and call kinds) and description, then
+  the methods ported from other papers (source; what their hooks may read) and their settings (a
+  study arm's args change them), then the kit's hook factories and rankers with their default args.
   --json    one JSON object: method name -> { description, method_parts, citation?, sight, ground_truth }
 ${PLUGIN_USAGE}`;
 
 export const methodsCommand: Command = {
   name: "methods",
-  summary: "list the registered methods and their parts (with --plugin files)",
+  summary: "list the registered methods and their hooks (with --plugin files)",
   usage: USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, { json: { type: "boolean" }, ...PLUGIN_FLAG }, USAGE);
@@ -51,11 +52,11 @@ export const methodsCommand: Command = {
       for (const line of settings) io.out(line);
       io.out("");
     }
-    io.out("| role | part | default args | what it does |");
+    io.out("| hook | factory | default args | what it does |");
     io.out("| --- | --- | --- | --- |");
-    for (const [role, registry] of Object.entries(PARTS)) {
-      for (const [name, factory] of registry.entries()) io.out(`| ${role} | \`${name}\` | ${canonicalJson(factory.defaults)} | ${factory.summary} |`);
-    }
+    io.out(`| memory | \`${MERIT_MEMORY}\` | ${canonicalJson(MERIT_MEMORY_DEFAULTS as JsonValue)} | MERIT's dual-polarity entry memory: pools, type filter, ranker, what an episode stores (METHOD.md §4.3, §5.4–5.6) |`);
+    io.out(`| step | \`${REFLECT}\` | {} | a verbal reflection after the initial failure and after every failed repair, kind reflection (Reflexion, METHOD.md §6.2) |`);
+    for (const [name, factory] of RANKERS.entries()) io.out(`| ranker (memory arg \`ranker\`) | \`${name}\` | ${canonicalJson(factory.defaults)} | ${factory.summary} |`);
     return 0;
   },
 };

@@ -67,7 +67,7 @@ import { callKey, openCacheDatabase, rowHash } from "../llm/call-cache.ts";
 import { llamaIdentity } from "../llm/llama-identity.ts";
 import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../llm/types.ts";
 import { finalizeEpisode } from "../memory/finalize.ts";
-import { configureMethod, episodeCallBound, extraOutputBound, getMethod, hookCallBound, isMethodName, methodDefinition, type MethodSpec } from "../methods/index.ts";
+import { callMost, episodeCallBound, extraOutputBound, getMethod, hookCallBound, isKitHook, isMethodName, methodDefinition, noteMemoryOf, underSettings, type MethodHooks, type MethodSpec, type StepHook } from "../methods/index.ts";
 import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
 import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
 import { getFeedback } from "../methods/feedback.ts";
@@ -203,7 +203,7 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
   const keyOf = (request: GenerateRequest) => (input.identity ? callKey(input.identity, request) : contentHash({ request: { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens } }));
 
   for (const s of input.streams) {
-    const method = configureMethod(getMethod(s.method), config.retrieval);
+    const method = underSettings(getMethod(s.method), config.retrieval);
     const plan = plans.get(s.method) ?? { method: s.method, streams: 0, orderIndependent: method.memory === null && method.hooks.memory === undefined, role: methodRole(method), episodes: 0, repairEpisodes: 0, computed: 0, cached: 0, repeats: 0, computedAtMost: 0 };
     plans.set(s.method, plan);
     plan.streams += 1;
@@ -221,7 +221,8 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
       plan.computedAtMost += full;
       continue;
     }
-    const bound = episodeCallBound(method, k);
+    const bound = kitBound(method, k);
+    const own = { hooks: ownHooks(method) };
     const writes = method.memory?.writes ?? null;
     // A method's hooks: their declared calls in every episode their scope (`per`) allows — a write
     // hook runs after each one, initially correct or not — counted in full as computed: in an
@@ -229,26 +230,28 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     // the kinds allowed in a failed one, at most every kind. A memory hook's memory may hold notes
     // from the first episode on, so its repair episodes are counted in full too.
     const extra = {
-      accepted: hookCallBound(method, k, { initiallyAccepted: true, finallyAccepted: true }),
-      failed: hookCallBound(method, k, { initiallyAccepted: false, finallyAccepted: false }),
-      any: hookCallBound(method, k),
+      accepted: hookCallBound(own, k, { initiallyAccepted: true, finallyAccepted: true }),
+      failed: hookCallBound(own, k, { initiallyAccepted: false, finallyAccepted: false }),
+      any: hookCallBound(own, k),
     };
     // A memory hook may show notes from the first episode on, and a step hook's texts change every
     // repair prompt after the first failure: neither method's repairs are the memoryless twin's
     // prompts (so never the cache's answers or repeats of another method's calls): counted in full.
-    const hookPrompts = method.hooks.memory !== undefined || method.hooks.step !== undefined;
+    // (The kit's own step, Reflexion's reflect(), is replayed with the twin: its prompts are the kit's.)
+    const hookPrompts = noteMemoryOf(method) !== undefined || (method.hooks.step !== undefined && kitStep(method) === undefined);
     // Whether the memory is necessarily empty at the next episode (memoryless methods: always), in
     // each scenario: `fail` (no repair the cache does not answer succeeds) and `bound` (whatever happens).
     const prepass = method.memory?.transductivePrepass === true && transductivePrepassEntries(dataset, stream, s.seed, s.method, method.memory.writes).length > 0;
     const empty = { fail: !prepass && !hookPrompts, bound: !prepass && !hookPrompts };
     // The memoryless twin: same prompts while the retrieval returns nothing (with the method's own
     // classifier, whose labels the prompts show; without its memory hook and extra calls).
-    const twin: MethodSpec = { ...method, memory: null, hooks: method.hooks.classify ? { classify: method.hooks.classify } : {} };
+    const step = kitStep(method);
+    const twin: MethodSpec = { ...method, memory: null, hooks: { ...(method.hooks.classify ? { classify: method.hooks.classify } : {}), ...(step ? { step, calls: step.calls } : {}) } };
     const classifier = method.hooks.classify ? `${registrationKey(method)}` : "";
     for (const item of stream) {
       // A regime whose verdicts differ between orders (noisy_oracle's draws) is replayed per order:
       // an initially correct query its noise rejects in one order is repaired there only.
-      const memo = `${method.reflects}\0${classifier}\0${item.example.id}${regime.perStream ? `\0${s.seed}` : ""}`;
+      const memo = `${step?.name ?? ""}\0${classifier}\0${item.example.id}${regime.perStream ? `\0${s.seed}` : ""}`;
       let replay = replays.get(memo);
       if (replay === undefined) {
         replay = replayEpisode(episodeSpecOf(spec, twin, dataset, item), input, keyOf);
@@ -258,12 +261,12 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
       if (r.kind === "terminal") {
         plan.computed += extra.accepted;
         plan.computedAtMost += extra.accepted;
-        outputTokensAtMost += extraOutputBound(method.hooks, k, cfgOut, { initiallyAccepted: true, finallyAccepted: true });
+        outputTokensAtMost += extraOutputBound(own.hooks, k, cfgOut, { initiallyAccepted: true, finallyAccepted: true });
         continue;
       }
       plan.computed += extra.failed;
       plan.computedAtMost += extra.any;
-      outputTokensAtMost += extraOutputBound(method.hooks, k, cfgOut);
+      outputTokensAtMost += extraOutputBound(own.hooks, k, cfgOut);
       plan.repairEpisodes += 1;
       for (const scenario of ["fail", "bound"] as const) {
         const add = (field: "computed" | "cached" | "repeats", n: number) => {
@@ -313,6 +316,29 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
     maxRepairSteps: k,
     cacheNotConsulted: input.cacheNotConsulted ?? (input.lookup ? null : "no call cache given"),
   };
+}
+
+/** The method's step when it is the kit's own (Reflexion's `reflect()`), whose calls the plan replays like repairs; undefined otherwise. */
+function kitStep(method: Pick<MethodSpec, "hooks">): StepHook | undefined {
+  const step = method.hooks.step;
+  return step !== undefined && isKitHook(step) ? step : undefined;
+}
+
+/** The method's hooks with the kit step's call kinds left out (the hooks' own declared calls, counted apart from the replayed ones). */
+function ownHooks(method: Pick<MethodSpec, "hooks">): MethodHooks {
+  const kinds = new Set(Object.keys(kitStep(method)?.calls ?? {}));
+  return { ...method.hooks, calls: Object.fromEntries(Object.entries(method.hooks.calls ?? {}).filter(([kind]) => !kinds.has(kind))) };
+}
+
+/**
+ * The most calls of one episode whose initial attempt is not terminal that the plan replays: K
+ * repairs, and the kit step's calls (Reflexion: K + 1 reflections, 2K + 1 in all); none for a
+ * method that does not repair or when K = 0.
+ */
+export function kitBound(method: Pick<MethodSpec, "repairs" | "hooks">, k: number): number {
+  const repairs = episodeCallBound(method, k);
+  if (repairs === 0) return 0;
+  return repairs + Object.values(kitStep(method)?.calls ?? {}).reduce((n, d) => n + callMost(d, k), 0);
 }
 
 /** What tells two methods' classify hooks apart in the replay memo: the method that registered it. */
@@ -432,9 +458,9 @@ export interface ClosedFormPlan {
  * The grid plan's counts from the number of initially failed queries alone, the same rules as
  * `computePlan` (module comment) with an empty call cache, for a grid whose inputs are not at hand
  * (the paper grid: README "The full grid on one GPU"). Per method, in the order given, over
- * `orders` stream orders, with B = episodeCallBound(method, K) calls per repaired episode:
+ * `orders` stream orders, with B = kitBound(method, K) calls per repaired episode:
  * - a memoryless method: its F episodes are the same calls in every order, B·F once; 0 when an
- *   earlier method of the list with the same `reflects` already counted them;
+ *   earlier method of the list with the same kit step (Reflexion's reflect, or none) already counted them;
  * - a memory method seeded by the transductive pre-pass: B·F per order, every episode its own;
  * - any other memory method: its memory is necessarily empty at each order's first initially failed
  *   query, whose episode is the memoryless twin's (0 when such a twin came earlier in the list, else
@@ -446,20 +472,21 @@ export interface ClosedFormPlan {
 export function closedFormPlan(opts: { methods: readonly string[]; failed: number; k: number; orders: number }): ClosedFormPlan {
   const { failed, k, orders } = opts;
   if (!Number.isInteger(failed) || failed < 0 || !Number.isInteger(k) || k < 0 || !Number.isInteger(orders) || orders < 1) throw new RangeError(`closedFormPlan: failed, k must be integers ≥ 0 and orders ≥ 1 (got ${failed}, ${k}, ${orders})`);
-  const twins = new Set<boolean>(); // `reflects` values whose memoryless episodes are already counted
+  const twins = new Set<string>(); // kit steps ("" for none) whose memoryless episodes are already counted
   const methods: ClosedFormMethod[] = [];
   for (const name of opts.methods) {
     const m = getMethod(name);
-    const b = episodeCallBound(m, k);
+    const b = kitBound(m, k);
     const everyStream = orders * failed * b;
     if (b === 0 || failed === 0) {
       methods.push({ method: name, computedAtMost: 0, computed: 0, everyStream });
       continue;
     }
-    const twin = twins.has(m.reflects);
+    const stepKey = kitStep(m)?.name ?? "";
+    const twin = twins.has(stepKey);
     if (m.memory === null) {
       const n = twin ? 0 : failed * b;
-      twins.add(m.reflects);
+      twins.add(stepKey);
       methods.push({ method: name, computedAtMost: n, computed: n, everyStream });
     } else if (m.memory.transductivePrepass) {
       methods.push({ method: name, computedAtMost: everyStream, computed: everyStream, everyStream });

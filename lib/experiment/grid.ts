@@ -14,7 +14,7 @@ import { UsageError } from "../errors.ts";
 import type { CallCacheStats } from "../llm/call-cache.ts";
 import { protocolIdOf } from "../oracle/oracle.ts";
 import { templateSetHash } from "../prompts.ts";
-import { aliasTarget, configureMethod, getMethod, needsEmbedder, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
+import { aliasTarget, underSettings, getMethod, needsEmbedder, pluginsUsedBy, type PluginRecord } from "../methods/index.ts";
 import { getFeedback } from "../methods/feedback.ts";
 import { configHash, executorOf, type ExperimentConfig } from "./config.ts";
 import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
@@ -130,7 +130,7 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
   const log = opts.log ?? (() => undefined);
   checkStreams(streams);
   // A config retrieval setting that conflicts with a method's own arg is refused before anything loads.
-  for (const s of streams) configureMethod(getMethod(s.method), config.retrieval);
+  for (const s of streams) underSettings(getMethod(s.method), config.retrieval);
   getFeedback(config.feedback_regime); // an unknown regime (a plugin not loaded?) stops here, before any model loads
   const { dataset, databaseSet, warnings } = await loadConfigDataset(config, opts.data ?? {});
   for (const line of warnings) log(line);
@@ -151,7 +151,7 @@ export async function runGrid(config: ExperimentConfig, streams: Stream[], opts:
     for (const s of streams) {
       // Configured as runExperiment configures it, so the resume checks below (checkResume, the
       // folder check) compare the method the run records, not the registered one.
-      const method = configureMethod(getMethod(s.method), config.retrieval);
+      const method = underSettings(getMethod(s.method), config.retrieval);
       const key = `${s.method}/s${s.seed}`;
       // only the plugins whose registrations this stream uses are part of its identity
       const used = pluginsUsedBy(plugins, { method: s.method, dataset: config.dataset, executor: executorOf(config), engine: config.model.backend === "openai" ? config.model.engine : null, feedback: config.feedback_regime });

@@ -12,6 +12,7 @@
  */
 import { resolve } from "node:path";
 import { MeritError } from "../errors.ts";
+import { isEntryMemory } from "../methods/merit-memory.ts";
 import type { HooksRecord, Note } from "../methods/hooks.ts";
 import type { MethodSpec } from "../methods/index.ts";
 import { checkRunComplete } from "./completeness.ts";
@@ -39,6 +40,7 @@ export function readMemorySource(path: string, method: MethodSpec, dataset: stri
   const fail = (what: string) => new MeritError(`config memory_source ${path}: ${what}`);
   const hook = method.hooks.memory;
   if (!hook) throw fail(`method ${method.name} has no memory hook to show a source memory to; leave memory_source out or run a method with a memory hook`);
+  if (isEntryMemory(hook)) throw fail(`method ${method.name} keeps MERIT's entry memory, which reads no source memory (only a note memory does: a peer's or a plugin's); leave memory_source out or run a method with a note memory`);
   const manifest = readRunJson(resolve(path), "manifest", { missing: "is missing or not JSON", invalid: "is missing or not JSON", fix: "name a run directory written by `merit run`" }) as { status?: string; method?: string; method_parts?: { hooks?: HooksRecord }; trajectories_sha256?: string; dataset?: { name?: string } };
   if (manifest.status !== "completed") throw fail("is not a completed run; finish it (merit run --resume) before using its memory");
   const trajectories = checkRunComplete(resolve(path));

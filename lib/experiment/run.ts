@@ -20,7 +20,7 @@ import { DEFAULT_ENGINE } from "../oracle/executors.ts";
 import type { Oracle } from "../oracle/oracle.ts";
 import { countEmbeddingTokens, runEpisode, type EpisodeSpec } from "../repair/episode.ts";
 import { getFeedback } from "../methods/feedback.ts";
-import { configureMethod, methodRecord, retrievesMemory, type MethodSpec } from "../methods/index.ts";
+import { methodRecord, noteMemoryOf, retrievesMemory, underSettings, type MethodSpec } from "../methods/index.ts";
 import { checkTrajectoryVocabulary } from "../methods/hooks.ts";
 import { NoteMemory } from "../methods/note-memory.ts";
 import { TruncationLog } from "./truncation-log.ts";
@@ -63,7 +63,7 @@ export const FIELD_MEANING: Readonly<Record<string, string>> = {
   prompt_format_version: "prompt format",
   prompt_templates: "prompt templates",
   code_hash: "code version",
-  method_parts: "method (its parts and their args)",
+  method_parts: "method (its hooks and their factory args)",
   plugins: "version of a plugin file it uses",
   executor: "SQL executor (oracle.executor)",
   packages: "package versions",
@@ -271,7 +271,7 @@ export function comparableManifests(recorded: Record<string, unknown>, now: Reco
 export async function runExperiment(given: RunOptions): Promise<RunResult> {
   // The config's retrieval settings are applied to the method's policy and parts here, so every run
   // honours them whoever built its retriever (METHOD.md §5.5–5.6, policy.ts `configurePolicy`).
-  const opts: RunOptions = { ...given, method: configureMethod(given.method, given.spec.config.retrieval) };
+  const opts: RunOptions = { ...given, method: underSettings(given.method, given.spec.config.retrieval) };
   const { spec, method, dataset, outDir, services } = opts;
   const log = (line: string) => {
     opts.log?.(line);
@@ -351,9 +351,10 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
 
     // A memory hook's notes: rebuilt from the committed trajectories (their commit point holds them).
     // Each committed episode's revision replayed in stream order: its retired notes leave, its new ones join.
-    const embedsNotes = method.hooks.memory?.embedsNotes === true;
+    const noteMemory = noteMemoryOf(method);
+    const embedsNotes = noteMemory?.embedsNotes === true;
     const notes = new NoteMemory(method.name, services.embedder, embedsNotes);
-    if (method.hooks.memory) for (const t of committed) await notes.apply(t.memory_writes ?? [], t.memory_retires);
+    if (noteMemory) for (const t of committed) await notes.apply(t.memory_writes ?? [], t.memory_retires);
     // Another run's memory, read-only (config memory_source; memory-source.ts).
     if (spec.config.memory_source !== undefined) await notes.addSource(memorySourceOf(opts).notes);
 

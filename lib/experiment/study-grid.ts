@@ -93,7 +93,7 @@ export function studyControls(study: Study): string[] {
     .filter(([, arm]) => {
       const base = getMethod(arm.method);
       const changes = Object.keys(arm).filter((k) => k !== "method" && k !== "description");
-      return base.memory === null && !base.reflects && base.parts.hooks === undefined && changes.length === 1 && arm.max_repair_steps !== undefined && arm.max_repair_steps > study.max_repair_steps;
+      return base.record.hooks === undefined && changes.length === 1 && arm.max_repair_steps !== undefined && arm.max_repair_steps > study.max_repair_steps;
     })
     .map(([name]) => name)
     .filter((name) => study.methods.includes(name));

@@ -97,24 +97,32 @@ export const STUDY_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 /** The bundled real predictions each dataset's initial cache is built from when the study names none. */
 export const DEFAULT_PREDICTIONS: Readonly<Record<string, string>> = { spider: "data/predictions/spider_dev__Deepseek-Coder-7B.sql" };
 
-/** Part args an arm changes (JSON values), per role. */
-const ArmArgsSchema = z
-  .object({
-    planner: z.record(z.any()).optional(),
-    ranker: z.record(z.any()).optional(),
-    writer: z.record(z.any()).optional(),
-    /** The method's settings (a peer's factory arguments: top_k, caps, windows; `merit methods` lists them). */
-    settings: z.record(z.any()).optional(),
-  })
-  .strict();
+/**
+ * The args of the method's factory an arm changes (JSON values): MERIT's memory's (`max_positive`,
+ * `type_filter`, `ranker_args`, … — `merit methods` lists them) or a peer's settings (`top_k`, caps,
+ * windows). The nested form of earlier kits (`planner`/`ranker`/`writer`/`settings` objects) is read
+ * too: its args are laid flat, a `ranker` object's under `ranker_args`.
+ */
+const ArmArgsSchema = z.record(z.any());
+
+/** An arm's args as overrides of its method's factory args (the nested form of earlier kits laid flat). */
+export function armOverrides(args: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  for (const [key, value] of Object.entries(args ?? {})) {
+    if ((key === "planner" || key === "writer" || key === "settings") && isObject(value)) Object.assign(out, value);
+    else if (key === "ranker" && isObject(value)) out.ranker_args = { ...(isObject(out.ranker_args) ? out.ranker_args : {}), ...value };
+    else out[key] = value;
+  }
+  return out;
+}
 
 /**
  * An arm: a registered method run under other conditions or with other part args (issue 29 §5) —
- * `{ method: "merit", feedback: "llm_judge" }`, `{ method: "merit", args: { planner: { max_positive: 5 } } }` —
- * or with other settings of a method built from a factory (a peer, issue 37 §1):
- * `{ method: "reasoning_bank", args: { settings: { top_k: 2 } } }`.
+ * `{ method: "merit", feedback: "llm_judge" }`, `{ method: "merit", args: { max_positive: 5 } }` —
+ * or with other settings of a peer built from a factory (issue 37 §1): `{ method: "reasoning_bank", args: { top_k: 2 } }`.
  * Its name is a method name of the study (listed in `methods`, compared like any method) and part of
- * every run's identity; its conditions are its runs' config, its args its method's parts.
+ * every run's identity; its conditions are its runs' config, its args its method's factory args.
  */
 export const ArmSchema = z
   .object({
@@ -126,7 +134,7 @@ export const ArmSchema = z
     feedback_noise: z.number().min(0).max(1).optional(),
     /** K for this arm (the study's otherwise). */
     max_repair_steps: z.number().int().nonnegative().optional(),
-    /** Part args that differ from the method's (each must be an arg of that part). */
+    /** Factory args that differ from the method's (each must be an arg of its factory). */
     args: ArmArgsSchema.optional(),
     /** One line for tables and manifests; default: the method's, with the arm's changes. */
     description: z.string().min(1).optional(),
@@ -338,16 +346,16 @@ const REGISTERED_ARMS = new Map<string, string>();
 
 /**
  * Registers each arm of the study as a method (after the study's plugins are loaded): the arm's
- * method's definition — parts, hooks — with the arm's part args laid over the method's, under the
- * arm's name. An arg the part does not have, or a name already taken, fails with one line.
+ * method's definition with the arm's args laid over its factory's, under the arm's name. An arg the
+ * factory does not have, or a name already taken, fails with one line.
  */
 export function registerStudyArms(study: Study): void {
   for (const [name, arm] of Object.entries(study.arms)) registerArm(name, arm, `study ${study.name}`, armConditions(study, name));
 }
 
 /**
- * Registers one arm as a method named `name`: `arm.method`'s definition with `arm.args` laid over its
- * parts; `conditions` (the config fields its runs set) go into its description. `origin` names where
+ * Registers one arm as a method named `name`: `arm.method`'s definition built again with `arm.args`
+ * as overrides of its factory's args; `conditions` (the config fields its runs set) go into its description. `origin` names where
  * the arm is defined, in errors ("study NAME", "merit grid --arm"). Registering the same arm from the
  * same origin again is a no-op; any other clash with a registered name fails with one line.
  */
@@ -356,30 +364,19 @@ export function registerArm(name: string, arm: Arm, origin: string, conditions: 
   if (REGISTERED_ARMS.get(name) === key) return;
   if (isMethodName(name)) throw new MeritError(`${origin}: arm "${name}" has the name of a registered method; name the arm otherwise`);
   let def = methodDefinition(arm.method);
-  const settings = arm.args?.settings;
-  if (settings !== undefined) {
-    if (def.withSettings === undefined) throw new MeritError(`${origin}: arm "${name}" gives settings but method "${arm.method}" has none; its part args go under args.planner, args.ranker, args.writer`);
+  const overrides = armOverrides(arm.args);
+  if (Object.keys(overrides).length > 0) {
+    if (def.withArgs === undefined) throw new MeritError(`${origin}: arm "${name}" gives args but method "${arm.method}" is built from no factory, so it has none to change; drop args`);
     try {
-      def = def.withSettings(settings);
+      def = def.withArgs(overrides);
     } catch (error) {
       if (error instanceof MeritError) throw new MeritError(`${origin}: arm "${name}": ${error.message}`);
       throw error;
     }
   }
-  const parts = { ...def.parts };
-  for (const role of ["planner", "ranker", "writer"] as const) {
-    const args = arm.args?.[role];
-    if (args === undefined) continue;
-    const part = parts[role];
-    if (part === undefined) throw new MeritError(`${origin}: arm "${name}" gives ${role} args but method "${arm.method}" has no ${role}`);
-    parts[role] = { name: part.name, args: { ...(part.args ?? {}), ...(args as Record<string, JsonValue>) } };
-  }
-  const changed = [
-    ...Object.entries(conditions).map(([k, v]) => `${k} ${v}`),
-    ...Object.entries(arm.args ?? {}).flatMap(([role, a]) => Object.entries(a ?? {}).map(([k, v]) => `${role} ${k}=${canonicalJson(v as JsonValue)}`)),
-  ];
+  const changed = [...Object.entries(conditions).map(([k, v]) => `${k} ${v}`), ...Object.entries(overrides).map(([k, v]) => `${k}=${canonicalJson(v as JsonValue)}`)];
   try {
-    registerMethod({ ...def, name, armOf: arm.method, description: arm.description ?? `${def.description} [arm of ${arm.method}: ${changed.join(", ")}]`, parts });
+    registerMethod({ ...def, name, armOf: arm.method, description: arm.description ?? `${def.description} [arm of ${arm.method}: ${changed.join(", ")}]` });
   } catch (error) {
     if (error instanceof MeritError) throw new MeritError(`${origin}: arm "${name}": ${error.message}`);
     throw error;
@@ -390,11 +387,11 @@ export function registerArm(name: string, arm: Arm, origin: string, conditions: 
 /** The kit's regimes that do not read `feedback_noise` (a plugin's regime may: its noise is a change). */
 const NOISELESS_REGIMES = ["denotation_confirmed", "dbms_only", "llm_judge"];
 
-/** What a run of `method` in the study is: its parts with every arg, its feedback regime (and noise, where the regime reads it) and K. */
+/** What a run of `method` in the study is: its hooks with every factory arg, its feedback regime (and noise, where the regime reads it) and K. */
 function runIdentity(study: Study, method: string, conditions: ReturnType<typeof armConditions>): string {
   const regime = conditions.feedback_regime ?? study.feedback ?? "denotation_confirmed";
   const noise = NOISELESS_REGIMES.includes(regime) ? null : (conditions.feedback_noise ?? study.feedback_noise ?? DEFAULT_FEEDBACK_NOISE);
-  return canonicalJson({ parts: getMethod(method).parts, regime, noise, k: conditions.max_repair_steps ?? study.max_repair_steps } as unknown as JsonValue);
+  return canonicalJson({ method: getMethod(method).record, regime, noise, k: conditions.max_repair_steps ?? study.max_repair_steps } as unknown as JsonValue);
 }
 
 /**
@@ -428,7 +425,7 @@ export function checkStudyArms(study: Study): void {
       throw new MeritError(`study ${study.name}: arm "${name}" runs exactly what "${arm.method}" runs (each change it gives is already "${arm.method}"'s in this study); change something, or list "${arm.method}" in methods instead`);
     }
     const twin = seen.get(identity);
-    if (twin !== undefined) throw new MeritError(`study ${study.name}: arms "${twin}" and "${name}" are the same run (same method, parts, feedback and K); their Δ would be 0 by construction: drop one`);
+    if (twin !== undefined) throw new MeritError(`study ${study.name}: arms "${twin}" and "${name}" are the same run (same method, args, feedback and K); their Δ would be 0 by construction: drop one`);
     seen.set(identity, name);
   }
 }

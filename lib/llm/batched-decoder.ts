@@ -160,24 +160,24 @@ export class BatchedDecoder {
    * Sequences whose prompt does not fit wait for the next step.
    */
   async #step(): Promise<void> {
-    const parts: Array<{ job: Active; start: number; tokens: Token[]; wantsLogits: boolean }> = [];
+    const chunks: Array<{ job: Active; start: number; tokens: Token[]; wantsLogits: boolean }> = [];
     let room = this.#batchSize;
     for (const job of this.#active) {
       if (job.evaluated < job.prompt.length || room === 0) continue;
-      parts.push({ job, start: job.history.length - 1, tokens: [job.history[job.history.length - 1]], wantsLogits: true });
+      chunks.push({ job, start: job.history.length - 1, tokens: [job.history[job.history.length - 1]], wantsLogits: true });
       room--;
     }
     for (const job of this.#active) {
       if (job.evaluated >= job.prompt.length || room === 0) continue;
       const take = Math.min(room, job.prompt.length - job.evaluated);
       const tokens = job.prompt.slice(job.evaluated, job.evaluated + take);
-      parts.push({ job, start: job.evaluated, tokens, wantsLogits: job.evaluated + take === job.prompt.length });
+      chunks.push({ job, start: job.evaluated, tokens, wantsLogits: job.evaluated + take === job.prompt.length });
       room -= take;
     }
     const size = this.#batchSize - room;
     this.#ctx.initBatch(size);
     const rows: Array<{ job: Active; row: number }> = [];
-    for (const part of parts) {
+    for (const part of chunks) {
       const logitIndexes = part.wantsLogits ? Uint32Array.of(part.tokens.length - 1) : new Uint32Array(0);
       const batchRows = this.#ctx.addToBatch(part.job.slot, part.start, Uint32Array.from(part.tokens), logitIndexes);
       if (part.wantsLogits) rows.push({ job: part.job, row: batchRows[0] });

@@ -33,9 +33,13 @@ import { ERROR_TYPES } from "../classify.ts";
 import { MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
 import { jsonInexact } from "./hook-guard.ts";
+import { isEntryMemory, type EntryMemory } from "./merit-memory.ts";
 
 /** Call kinds every method may make: the shared initial cache, Reflexion's reflection, the repair. */
 export const BUILTIN_CALL_KINDS: readonly string[] = ["initial_cache", "reflection", "repair"];
+
+/** The kit's kinds no hook may call: the initial cache is shared, the repair is the loop's own. */
+const RESERVED_CALL_KINDS: readonly string[] = ["initial_cache", "repair"];
 
 /** A call kind or a failure-type label spelled as written to disk. */
 const CALL_KIND = /^[a-z][a-z0-9_]{0,39}$/;
@@ -303,8 +307,16 @@ export function scopeAllows(scope: CallScope, episode: { initiallyAccepted: bool
 /** What a step hook reads: the episode so far (its last attempt failed) and the notes it already added. */
 export interface StepState extends QuestionView {
   attempts: readonly AttemptView[];
+  /**
+   * The attempts exactly as the repair prompt showed them to the agent (SQL, the status line, the DBMS
+   * message, the failure label): the paper's prompts keep their text, so a step that renders one of the
+   * kit's templates (Reflexion's reflection) reads this, not a verdict.
+   */
+  shown: readonly { sql: string; status: string; dbError: string | null; errorType: string | null }[];
   /** What the episode's steps added so far (Reflexion's reflections and this hook's notes), in order. */
   notes: readonly string[];
+  /** The run's prompt template folder (config `prompts_dir`), for a step that renders a kit template; undefined = the kit's prompts/. */
+  promptsDir: string | undefined;
 }
 
 /**
@@ -316,13 +328,21 @@ export interface StepState extends QuestionView {
 export interface StepHook {
   /** Recorded in the manifest. */
   name: string;
+  /** The factory's args (a step built by a factory, e.g. `reflect()`), recorded in the manifest. */
+  args?: Readonly<Record<string, JsonValue>>;
+  /** Run after the last failed repair too (Reflexion's reference reflects after every failure: 2K + 1 calls); default false. */
+  afterLast?: boolean;
+  /** The call kinds this step makes (merged into the method's `calls`; a kind declared twice is refused). */
+  calls?: Record<string, CallDeclaration>;
+  /** The text for the rest of the episode's prompts ("" is recorded as an empty reflection), or null for none. */
   afterFailure(state: StepState, model: HookModel): string | null | Promise<string | null>;
 }
 
-/** A method's hooks (all optional; absent = the paper's behaviour). */
+/** A method's hooks (all optional; none = stateless iterative repair with the paper's classifier). */
 export interface MethodHooks {
   classify?: ClassifyHook;
-  memory?: MemoryHook;
+  /** A memory: MERIT's entry memory (`meritMemory(args)`, lib/methods/merit-memory.ts) or a note memory a plugin writes. */
+  memory?: MemoryHook | EntryMemory;
   step?: StepHook;
   /** Extra call kinds the hooks make, with the most calls of each per episode. */
   calls?: Record<string, CallDeclaration>;
@@ -331,8 +351,9 @@ export interface MethodHooks {
 /** The manifest's record of a method's hooks (functions are identified by the plugin file's sha256). */
 export interface HooksRecord {
   classify?: { name: string; types: string[] };
-  step?: { name: string };
-  memory?: { name: string; heading: string; embeds_notes: boolean };
+  step?: { name: string; args?: Record<string, JsonValue> };
+  /** A note memory's name, heading and whether it embeds; MERIT's entry memory's name and every arg. */
+  memory?: { name: string; heading: string; embeds_notes: boolean } | { name: string; args: Record<string, JsonValue> };
   /** `per` only when it is not `episode`, `max_output_tokens` only when declared (so records of methods declaring neither keep their bytes). */
   calls: Record<string, { most: number | PerRepairBound; per?: CallScope; max_output_tokens?: number }>;
 }
@@ -344,7 +365,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
   };
   for (const [kind, decl] of Object.entries(hooks.calls ?? {})) {
     if (!CALL_KIND.test(kind)) fail(`call kind "${kind}" must be lower_snake_case (a-z, 0-9, _; at most 40 characters)`);
-    if (BUILTIN_CALL_KINDS.includes(kind)) fail(`call kind "${kind}" is the kit's own; declare a kind of your own (e.g. "distill", "judge")`);
+    if (RESERVED_CALL_KINDS.includes(kind)) fail(`call kind "${kind}" is the kit's own; declare a kind of your own (e.g. "distill", "judge")`);
     const most = decl?.most as unknown;
     const whole = (x: unknown, min: number) => typeof x === "number" && Number.isInteger(x) && x >= min;
     const perRepair = typeof most === "object" && most !== null && !Array.isArray(most) && Object.keys(most).every((key) => key === "per_repair" || key === "plus") && whole((most as PerRepairBound).per_repair, 1) && ((most as PerRepairBound).plus === undefined || whole((most as PerRepairBound).plus, 0));
@@ -362,7 +383,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     for (const t of c.types) if (typeof t !== "string" || t.trim() === "" || t.length > 60) fail(`classify.types: ${JSON.stringify(t)} is not a label (a non-empty string of at most 60 characters)`);
   }
   if (hooks.step && (typeof hooks.step.name !== "string" || hooks.step.name === "" || typeof hooks.step.afterFailure !== "function")) fail("step must be { name, afterFailure(state, model) }");
-  if (hooks.memory) {
+  if (hooks.memory && !isEntryMemory(hooks.memory)) {
     const m = hooks.memory;
     if (typeof m.name !== "string" || m.name === "") fail("memory.name must be a non-empty string");
     if (typeof m.heading !== "string" || m.heading.trim() === "" || m.heading.includes("\n")) fail("memory.heading must be one non-empty line");
@@ -380,6 +401,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
  * registration, so `merit study plan` and every command that loads the method refuse it first.
  */
 function checkEmbedderUse(hooks: MethodHooks, fail: (what: string) => never): void {
+  if (isEntryMemory(hooks.memory)) return;
   if (hooks.memory?.embedsNotes === true) return;
   const sources: [string, unknown][] = [["memory.write", hooks.memory?.write], ["memory.retrieve", hooks.memory?.retrieve], ["step.afterFailure", hooks.step?.afterFailure], ["classify.classify", hooks.classify?.classify]];
   for (const [where, fn] of sources) {
@@ -393,14 +415,14 @@ function checkEmbedderUse(hooks: MethodHooks, fail: (what: string) => never): vo
   }
 }
 
-/** The manifest record of a method's hooks; null when it has none (the paper's methods). */
+/** The manifest record of a method's hooks; null when it has none (zeroshot, iterative). */
 export function hooksRecord(hooks: MethodHooks): HooksRecord | null {
   if (!hooks.classify && !hooks.memory && !hooks.step && Object.keys(hooks.calls ?? {}).length === 0) return null;
   const most = (m: CallDeclaration["most"]) => (typeof m === "number" ? m : { per_repair: m.per_repair, ...(m.plus ? { plus: m.plus } : {}) });
   const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: most(d.most), ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}), ...(d.maxOutputTokens !== undefined ? { max_output_tokens: d.maxOutputTokens } : {}) }])) };
   if (hooks.classify) record.classify = { name: hooks.classify.name, types: [...hooks.classify.types] };
-  if (hooks.memory) record.memory = { name: hooks.memory.name, heading: hooks.memory.heading, embeds_notes: hooks.memory.embedsNotes === true };
-  if (hooks.step) record.step = { name: hooks.step.name };
+  if (hooks.memory) record.memory = isEntryMemory(hooks.memory) ? { name: hooks.memory.name, args: { ...hooks.memory.args } } : { name: hooks.memory.name, heading: hooks.memory.heading, embeds_notes: hooks.memory.embedsNotes === true };
+  if (hooks.step) record.step = { name: hooks.step.name, ...(hooks.step.args ? { args: { ...hooks.step.args } } : {}) };
   return JSON.parse(canonicalJson(record as unknown as JsonValue)) as HooksRecord;
 }
 
@@ -551,6 +573,20 @@ function onceEach(picked: readonly PickedNote[]): PickedNote[] {
     seen.add(note);
     return true;
   });
+}
+
+/** Hooks built by the kit's own factories (Reflexion's `reflect()`), told apart from a plugin's. */
+const kitHooks = new WeakSet<object>();
+
+/** Marks `hook` as built by one of the kit's factories. */
+export function markKitHook<T extends object>(hook: T): T {
+  kitHooks.add(hook);
+  return hook;
+}
+
+/** Whether `hook` was built by one of the kit's factories. */
+export function isKitHook(hook: object): boolean {
+  return kitHooks.has(hook);
 }
 
 /** Cosine similarity of two L2-normalised vectors (their dot product). */

@@ -1,26 +1,25 @@
 /**
- * Methods, one method built from its parts (METHOD.md §6.2, §5.6): a definition names its parts
- * (`{ name, args }`, args only where they differ from the part's defaults); `buildMethod` resolves
- * them into the `MethodSpec` the episode loop reads — whether it repairs, whether it reflects, and
- * the retrieval policy of a memory method (planner + ranker + writer, all three or none).
+ * Methods, one method concept (METHOD.md §6.2, §12; issue 36 §1): a method is a set of hooks —
+ * `feedback` is the run's regime object (lib/methods/feedback.ts); `classify` (default: the
+ * deterministic classifier of METHOD.md §3), `memory` (MERIT's entry memory, `meritMemory(args)`, or
+ * a plugin's note memory), `step` (Reflexion's reflection is `reflect()`), `calls` (the extra model
+ * call kinds, each with its count and output limit) — and what its hooks may read (`sight`). The
+ * paper's 13 methods and the peers are all definitions of this one shape; a hook built by a factory
+ * records its name and args, so manifests (`method_parts`), `merit methods` and the run identity say
+ * exactly what ran.
+ *
+ * A variant — an ablation, a study arm, an experiment config's retrieval settings — is one thing: a
+ * method with some of its factory's args overridden (`withArgs`), refused in one line when an
+ * override names an arg the factory lacks. An alias (`merit_full`) is another name for a method.
  * @module
  */
 import { MeritError } from "../errors.ts";
-import { canonicalJson } from "../hash.ts";
+import { canonicalJson, type JsonValue } from "../hash.ts";
 import type { RetrievalPolicy } from "../retrieval/retrieval-policy.ts";
-import { buildPolicy, configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "./build-policy.ts";
-import { checkHooks, extraCallBound, hooksRecord, type HooksRecord, type MethodHooks } from "./hooks.ts";
-import { resolvePart, type PartRef, type PartRequest } from "./parts.ts";
+import { checkHooks, extraCallBound, hooksRecord, type CallDeclaration, type HooksRecord, type MemoryHook, type MethodHooks } from "./hooks.ts";
+import { changedSettingsText, isEntryMemory, meritMemory, retrievalOverrides, type RetrievalSettings } from "./merit-memory.ts";
 import type { SettingSpecs, SettingValues } from "./settings.ts";
 import { checkSight, type Sight } from "./sight.ts";
-
-/** A method's parts as requested. */
-export interface MethodPartsRequest {
-  planner?: PartRequest;
-  ranker?: PartRequest;
-  writer?: PartRequest;
-  steps?: PartRequest[];
-}
 
 /** A method as registered. */
 export interface MethodDefinition {
@@ -29,8 +28,7 @@ export interface MethodDefinition {
   description: string;
   /** false = no repairs at all (`zeroshot`: final = initial). Default true. */
   repairs?: boolean;
-  parts: MethodPartsRequest;
-  /** Behaviour over one episode (lib/methods/hooks.ts): a classifier, a memory, extra call kinds. */
+  /** Its behaviour over one episode (lib/methods/hooks.ts); none = stateless iterative repair. */
   hooks?: MethodHooks;
   /** The method this one is an arm of (a study's `arms`): its plugin is recorded with the arm's runs. */
   armOf?: string;
@@ -43,28 +41,28 @@ export interface MethodDefinition {
    */
   sight?: Sight;
   /**
-   * A method built from a factory of settings (lib/methods/settings.ts `fromFactory`; the peers'
-   * top-k, caps, windows): the settings in force, recorded in the manifest.
+   * A method built from a factory of integer settings (lib/methods/settings.ts `fromFactory`; the
+   * peers' top-k, caps, windows): the settings in force, recorded in the manifest.
    */
   settings?: SettingValues;
   /** The factory's settings: each with its range, its default (the original's value) and what it means. */
   settingSpecs?: SettingSpecs;
-  /** The definition built again with some settings changed (a study arm's `args.settings`); an unknown or out-of-range one fails with one line. */
-  withSettings?: (overrides: Readonly<Record<string, unknown>>) => MethodDefinition;
+  /**
+   * The definition built again with some of its factory's args changed (an ablation, a study arm's
+   * `args`, a config's retrieval settings); an unknown or ill-typed one fails with one line. Absent
+   * for a method with no args (zeroshot, iterative, reflexion).
+   */
+  withArgs?: (overrides: Readonly<Record<string, unknown>>) => MethodDefinition;
 }
 
-/** A method's parts with every arg, as the manifest records them (`method_parts`). */
-export interface MethodParts {
+/** A method's record, as the manifest holds it (`method_parts`, the on-disk name kept from earlier kits). */
+export interface MethodRecord {
   repairs: boolean;
-  planner?: PartRef;
-  ranker?: PartRef;
-  writer?: PartRef;
-  steps: PartRef[];
-  /** The method's hooks (names, vocabularies, declared calls); absent for a method without hooks. */
+  /** The method's hooks (names, factory args, vocabularies, declared calls); absent for a method without hooks. */
   hooks?: HooksRecord;
-  /** `oracle` when the method declares the oracle's verdict as its sight; absent for the default (`agent`), so records keep their bytes. */
+  /** `oracle` when the method declares the oracle's verdict as its sight; absent for the default (`agent`). */
   sight?: "oracle";
-  /** The settings of a method built from a factory (every one, defaults included); absent for other methods. */
+  /** The settings of a method built from a factory of settings (every one, defaults included). */
   settings?: Record<string, number>;
 }
 
@@ -76,87 +74,123 @@ export interface MethodSpec {
   canonicalName: string;
   description: string;
   repairs: boolean;
-  /** Reflexion-style reflections after the initial failure and after every failed repair (§6.2). */
-  reflects: boolean;
-  /** Retrieval and memory-writing policy; null for memoryless methods. */
-  memory: RetrievalPolicy | null;
-  /** Hooks over one episode ({} for the paper's methods). */
+  /** Its hooks, the step's calls merged into `calls`. */
   hooks: MethodHooks;
+  /** MERIT's entry memory's retrieval policy, stamped with the method's name (what the retriever reads); null for any other memory or none. */
+  memory: RetrievalPolicy | null;
   /** What its hooks may read (the views are built from it). */
   sight: Sight;
-  parts: MethodParts;
+  record: MethodRecord;
+  /** The definition it was built from (for `withArgs`). */
+  definition: MethodDefinition;
 }
 
 /**
  * Resolves a definition under `name` (an alias passes its own name and the target's definition).
- * Throws one line when a part or an arg is unknown, or when a memory part is given without the other two.
+ * Throws one line when a hook is malformed, or for a definition in the retired `parts` form.
  */
 export function buildMethod(def: MethodDefinition, name: string = def.name): MethodSpec {
-  const { planner, ranker, writer } = def.parts;
-  const given = [planner, ranker, writer].filter((p) => p !== undefined).length;
-  if (given !== 0 && given !== 3) throw new MeritError(`method "${def.name}": a memory method needs a planner, a ranker and a writer (it has ${given} of them); give all three or none`);
+  if (Object.hasOwn(def, "parts")) {
+    throw new MeritError(`method "${def.name}": methods are hooks now, not parts (planner, ranker, writer, steps); give hooks: { memory: meritMemory({ …args }) } for MERIT's memory and hooks: { step: reflect() } for Reflexion (docs/guides/add-a-method.md)`);
+  }
   const repairs = def.repairs ?? true;
-  const hooks = def.hooks ?? {};
+  const hooks = withStepCalls(def.name, def.hooks ?? {});
   checkHooks(def.name, hooks);
-  if (hooks.memory && given === 3) throw new MeritError(`method "${def.name}": has both memory parts (planner, ranker, writer) and a memory hook; give one memory (the hook, or the parts)`);
   if (!repairs && (hooks.memory || hooks.classify || hooks.step)) throw new MeritError(`method "${def.name}": a method that does not repair (repairs: false) has no episode for hooks to act on; drop the hooks or repairs: false`);
-  const steps = (def.parts.steps ?? []).map((s) => resolvePart("step", s));
-  const memory = planner && ranker && writer ? buildPolicy(name, def.name, def.description, { planner, ranker, writer }) : null;
   const record = hooksRecord(hooks);
   const sight = checkSight(def.name, def.sight);
+  const memory = isEntryMemory(hooks.memory) ? { ...hooks.memory.policy, limits: { ...hooks.memory.policy.limits }, channels: { ...hooks.memory.policy.channels }, writes: { ...hooks.memory.policy.writes }, name, canonicalName: def.name, description: def.description } : null;
   return {
     name,
     canonicalName: def.name,
     description: def.description,
     repairs,
-    reflects: steps.some((s) => s.part.reflects),
-    memory,
     hooks,
+    memory,
     sight,
-    parts: { repairs, ...(memory ? memory.parts : {}), steps: steps.map((s) => s.ref), ...(record ? { hooks: record } : {}), ...(sight === "oracle" ? { sight } : {}), ...(def.settings ? { settings: { ...def.settings } } : {}) },
+    record: { repairs, ...(record ? { hooks: record } : {}), ...(sight === "oracle" ? { sight } : {}), ...(def.settings ? { settings: { ...def.settings } } : {}) },
+    definition: def,
   };
 }
 
-/** Whether a method retrieves before each repair (memory parts or a memory hook): its runs write retrieval_log.jsonl. */
-export function retrievesMemory(method: Pick<MethodSpec, "memory" | "hooks">): boolean {
-  return method.memory !== null || method.hooks.memory !== undefined;
+/** `hooks` with its step's declared calls merged into `calls` (a kind declared by both is refused). */
+function withStepCalls(method: string, hooks: MethodHooks): MethodHooks {
+  const stepCalls = hooks.step?.calls;
+  if (stepCalls === undefined) return hooks;
+  const calls: Record<string, CallDeclaration> = { ...(hooks.calls ?? {}) };
+  for (const [kind, decl] of Object.entries(stepCalls)) {
+    if (Object.hasOwn(calls, kind)) throw new MeritError(`method "${method}": call kind "${kind}" is declared by its step "${hooks.step!.name}" and by its calls; declare it once`);
+    calls[kind] = decl;
+  }
+  return { ...hooks, calls };
 }
 
-/** Whether a method's runs are given the embedder: memory parts (loaded only if the ranker reads vectors), or a memory hook that embeds its notes. */
-export function needsEmbedder(method: Pick<MethodSpec, "memory" | "hooks">): boolean {
-  return method.memory !== null || method.hooks.memory?.embedsNotes === true;
+/** The note memory of a method (a plugin's memory hook), or undefined for MERIT's entry memory or none. */
+export function noteMemoryOf(method: Pick<MethodSpec, "hooks">): MemoryHook | undefined {
+  const m = method.hooks.memory;
+  return m === undefined || isEntryMemory(m) ? undefined : m;
+}
+
+/** Whether a method retrieves before each repair (any memory): its runs write retrieval_log.jsonl. */
+export function retrievesMemory(method: Pick<MethodSpec, "hooks">): boolean {
+  return method.hooks.memory !== undefined;
+}
+
+/** Whether a method's runs are given the embedder: MERIT's entry memory (loaded only if its ranker reads vectors), or a note memory that embeds its notes. */
+export function needsEmbedder(method: Pick<MethodSpec, "hooks">): boolean {
+  return isEntryMemory(method.hooks.memory) || noteMemoryOf(method)?.embedsNotes === true;
+}
+
+/**
+ * `method` with some of its factory's args overridden, under the same name: the definition's own
+ * `withArgs` (a method built from a factory: `meritMethod`, a peer), else — for a method whose memory
+ * is MERIT's (a plugin's `hooks: { memory: meritMemory(…) }`) — the memory rebuilt with the overrides.
+ * One line when the method has no args or an override names one its factory lacks. `description`
+ * replaces the method's.
+ */
+export function withArgs(method: MethodSpec, overrides: Readonly<Record<string, unknown>>, description?: string): MethodSpec {
+  const def = method.definition;
+  const described = (d: MethodDefinition) => buildMethod({ ...d, name: def.name, description: description ?? d.description }, method.name);
+  if (Object.keys(overrides).length === 0) return description === undefined ? method : described(def);
+  if (def.withArgs !== undefined) return described(def.withArgs(overrides));
+  const memory = def.hooks?.memory;
+  if (isEntryMemory(memory)) return described({ ...def, hooks: { ...def.hooks, memory: meritMemory({ ...memory.args, ...overrides }) } });
+  throw new MeritError(`method "${method.canonicalName}" has no args to change (${Object.keys(overrides).join(", ")}); it is built from no factory`);
 }
 
 /** Each configured method: the method it was configured from and the settings (canonical JSON). */
 const CONFIGURED = new WeakMap<MethodSpec, { from: MethodSpec; settings: string }>();
 
 /**
- * The method with a config's retrieval settings applied to its policy and its parts, by
- * configurePolicy's rule (a setting applies where the method leaves the arg at METHOD.md's value; a
- * conflict with the method's own arg is refused in one line). Configuring a configured method again
- * starts from the method it was configured from, so a run configured twice — by the grid, for its
- * resume checks, and by runExperiment — records, writes and compares the same method.
+ * The method under an experiment config's retrieval settings: for MERIT's entry memory, the settings
+ * as overrides of its args (merit-memory.ts `retrievalOverrides`: a setting applies where the method
+ * leaves the arg at METHOD.md's value; a conflict with the method's own arg is refused in one line),
+ * and a setting that differs from METHOD.md named in the description. Any other method is returned
+ * as it is. Applying settings to a method they were applied to starts from the method it was made
+ * from, so a run configured twice — by the grid and by the run — records the same method.
  */
-export function configureMethod(method: MethodSpec, settings: RetrievalSettings): MethodSpec {
-  const key = canonicalJson(Object.fromEntries(Object.keys(DEFAULT_RETRIEVAL_SETTINGS).map((k) => [k, settings[k as keyof RetrievalSettings]])));
+export function underSettings(method: MethodSpec, settings: RetrievalSettings): MethodSpec {
+  const key = canonicalJson(settings as unknown as JsonValue);
   const prior = CONFIGURED.get(method);
-  if (prior) return prior.settings === key ? method : configureMethod(prior.from, settings);
-  if (!method.memory) return method;
-  const memory = configurePolicy(method.memory, settings);
-  const configured = { ...method, memory, description: memory.description, parts: { ...method.parts, ...memory.parts } };
+  if (prior) return prior.settings === key ? method : underSettings(prior.from, settings);
+  const memory = method.hooks.memory;
+  if (!isEntryMemory(memory)) return method;
+  const changed = changedSettingsText(settings);
+  const overrides = retrievalOverrides(method.name, memory, settings);
+  const configured = withArgs(method, overrides, changed === "" ? method.description : `${method.description} (configured: ${changed})`);
   CONFIGURED.set(configured, { from: method, settings: key });
   return configured;
 }
 
 /**
- * The most LLM calls of one episode whose initial attempt is not terminal (lib/repair/episode.ts):
- * K repairs; a reflecting method also reflects before the first repair and after every failed one,
- * 2K + 1 calls; none for a method that does not repair or when K = 0. `merit grid --plan` and
- * `merit study plan` count with it.
+ * The most LLM calls of one episode whose initial attempt is not terminal (lib/repair/episode.ts)
+ * besides the hooks' declared kinds: K repairs; none for a method that does not repair or when
+ * K = 0. Reflexion's reflections are its step's declared kind, counted by {@link hookCallBound}
+ * (K + 1: 2K + 1 calls in all). `merit grid --plan` and `merit study plan` count with both.
  */
-export function episodeCallBound(method: Pick<MethodSpec, "repairs" | "reflects">, k: number): number {
+export function episodeCallBound(method: Pick<MethodSpec, "repairs">, k: number): number {
   if (!method.repairs || k === 0) return 0;
-  return method.reflects ? 2 * k + 1 : k;
+  return k;
 }
 
 /**

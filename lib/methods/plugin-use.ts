@@ -1,11 +1,11 @@
 /**
  * Methods, which plugin a run uses (DESIGN.md §1 "Plugins"): `--plugin FILE.ts` (every command) or a
  * config's `plugins` list imports a TypeScript file (natively, lib/plugin-import.ts) that registers
- * parts and methods, datasets, SQL executors or inference engines (lib/plugin.ts) before any name is
+ * methods and rankers, datasets, SQL executors or inference engines (lib/plugin.ts) before any name is
  * resolved.
  * The kit's own registries are filled first, so every entry made while a plugin is imported is that
  * plugin's (lib/plugin-import.ts). A run's manifest records, by path and sha256, only the plugins that
- * registered something the run uses (`pluginsUsedBy`): its method and the method's parts, its
+ * registered something the run uses (`pluginsUsedBy`): its method and the ranker of its memory, its
  * dataset, its executor, its inference engine — so editing a plugin refuses resuming the runs that
  * use it and no other. Errors are one line naming the file: missing, throwing, or a name clash.
  * @module
@@ -14,11 +14,10 @@ import { DATASETS } from "../data/datasets/index.ts";
 import { ENGINES } from "../llm/engines/index.ts";
 import { EXECUTORS } from "../oracle/executors.ts";
 import { FEEDBACK } from "../methods/feedback.ts";
-import "./builtin-parts.ts";
 import "./paper.ts";
 import { importPluginFiles, type PluginRecord, type PluginSource } from "../plugin-import.ts";
 import { registrationOrigin } from "../registry.ts";
-import { PARTS } from "./parts.ts";
+import { isEntryMemory, RANKERS } from "./merit-memory.ts";
 import { getMethod, methodDefinition } from "./registry.ts";
 
 export type { PluginRecord, PluginSource } from "../plugin-import.ts";
@@ -39,18 +38,14 @@ export interface RegistryUse {
   feedback?: string;
 }
 
-/** The `kind`/`name` pairs of the registries a run uses (the method, its alias target and parts, the dataset, executor, engine). */
+/** The `kind`/`name` pairs of the registries a run uses (the method, its alias target and ranker, the dataset, executor, engine). */
 export function registryUses(use: RegistryUse): [kind: string, name: string][] {
   const method = getMethod(use.method);
-  const parts = method.parts;
   const pairs: [string, string][] = [["method", use.method], ["method", method.canonicalName], [DATASETS.kind, use.dataset], [EXECUTORS.kind, use.executor]];
   const armOf = methodDefinition(use.method).armOf;
   if (armOf !== undefined) pairs.push(["method", armOf]); // a study arm: the plugin of the method it runs
-  for (const role of ["planner", "ranker", "writer"] as const) {
-    const part = parts[role];
-    if (part) pairs.push([PARTS[role].kind, part.name]);
-  }
-  for (const step of parts.steps) pairs.push([PARTS.step.kind, step.name]);
+  // MERIT's memory with a plugin's ranker (examples/mmr.ts): that plugin is used too
+  if (isEntryMemory(method.hooks.memory)) pairs.push([RANKERS.kind, String(method.hooks.memory.args.ranker)]);
   if (use.engine !== null) pairs.push([ENGINES.kind, use.engine]);
   if (use.feedback !== undefined) pairs.push([FEEDBACK.kind, use.feedback]);
   return pairs;

@@ -3,18 +3,19 @@
  * (lib/methods/paper.ts) and every method a follow-up study registers (a `--plugin` file,
  * lib/methods/plugin-use.ts) is an entry here; `merit run|grid|methods`, the report, the notebooks and
  * the docs' method table read it. An alias (`merit_full` for `merit`) is its own name with its
- * target's parts; every other method is its own identity (`canonicalName` = its name).
+ * target's hooks; every other method is its own identity (`canonicalName` = its name).
  * @module
  */
 import { MeritError, nearestName } from "../errors.ts";
 import { Registry } from "../registry.ts";
-import { buildMethod, hookCallBound, type MethodDefinition, type MethodSpec } from "./method.ts";
+import { isKitHook } from "./hooks.ts";
+import { buildMethod, hookCallBound, noteMemoryOf, type MethodDefinition, type MethodSpec } from "./method.ts";
 
 type MethodEntry = { definition: MethodDefinition; aliasOf: null } | { definition: null; aliasOf: string };
 
 const METHODS = new Registry<MethodEntry>("method");
 
-/** Adds a method; its parts are resolved now, so a bad part or arg fails at registration. A name can be registered once. */
+/** Adds a method; its hooks are checked now, so a bad hook or arg fails at registration. A name can be registered once. */
 export function registerMethod(definition: MethodDefinition): MethodSpec {
   const spec = buildMethod(definition);
   METHODS.register(definition.name, { definition, aliasOf: null });
@@ -54,11 +55,6 @@ export function methodNames(): string[] {
   return METHODS.names();
 }
 
-/** The names of memory methods (those with a planner, a ranker and a writer), in registration order. */
-export function memoryMethodNames(): string[] {
-  return methodNames().filter((name) => methodDefinition(name).parts.planner !== undefined);
-}
-
 function lookup(name: string): MethodEntry {
   if (METHODS.has(name)) return METHODS.get(name);
   const known = METHODS.names();
@@ -84,12 +80,18 @@ export function methodSource(name: string): { citation: string | null; groundTru
   if (!isMethodName(name)) return { citation: null, groundTruth: null };
   const method = getMethod(name);
   // Whether its hooks read the oracle's verdict: the declared sight that builds their views
-  // (lib/methods/sight.ts); a method without hooks (the paper's) has no hook views, nothing to declare.
-  return { citation: methodDefinition(name).citation ?? null, groundTruth: method.parts.hooks === undefined ? null : method.sight === "oracle" };
+  // (lib/methods/sight.ts); a method without hooks (zeroshot, iterative) has no hook views, nothing to declare.
+  return { citation: methodDefinition(name).citation ?? null, groundTruth: hasPluginHooks(method) ? method.sight === "oracle" : null };
 }
 
 /** The equal-budget control's K for a family of methods: the largest budgetMatchedSteps among them (`merit grid --max-repair-steps budget:…`, the peers demo). */
 export function familyBudgetSteps(methods: readonly string[], k: number): number {
   if (methods.length === 0) throw new MeritError("familyBudgetSteps: name at least one method");
   return Math.max(...methods.map((m) => budgetMatchedSteps(m, k)));
+}
+
+/** Whether a method has hooks of its own (a note memory, a classifier, a step that is not the kit's `reflect()`): the paper's methods have only the kit's. */
+export function hasPluginHooks(method: Pick<MethodSpec, "hooks">): boolean {
+  const { classify, step } = method.hooks;
+  return noteMemoryOf(method) !== undefined || classify !== undefined || (step !== undefined && !isKitHook(step));
 }

@@ -2,8 +2,8 @@
  * Methods, a method built from a factory of settings (issue 37 §1): a peer's top-k, caps, windows
  * and list sizes are what its paper ablates, so each is an argument of the function that builds the
  * method's definition, with the original's value as its default. The registered definition is the
- * factory's at the defaults; `withSettings` builds it again with some settings changed (a study arm's
- * `args.settings`, lib/experiment/study.ts), refusing an unknown or out-of-range one in one line. The
+ * factory's at the defaults; `withArgs` builds it again with some settings changed (a study arm's
+ * `args`, lib/experiment/study.ts — the one way a method's args are overridden), refusing an unknown or out-of-range one in one line. The
  * settings in force are recorded in the manifest (`method_parts.settings`), as a registry records a
  * factory's arguments.
  * @module
@@ -50,7 +50,7 @@ export function resolveSettings(method: string, specs: SettingSpecs, base: Setti
 }
 
 /**
- * The definition `build` gives at the defaults of `specs`, carrying its settings and a `withSettings`
+ * The definition `build` gives at the defaults of `specs`, carrying its settings and a `withArgs`
  * that builds it again with some changed. `build` must close over the values it is given (a fresh
  * hooks object per call), so two arms with different settings share no state.
  */
@@ -63,7 +63,7 @@ export function fromFactory(name: string, specs: SettingSpecs, build: (settings:
     ...build(values),
     settings: values,
     settingSpecs: specs,
-    withSettings: (overrides) => make(resolveSettings(name, specs, values, overrides)),
+    withArgs: (overrides) => make(resolveSettings(name, specs, values, overrides)),
   });
   return make(defaultSettings(specs));
 }

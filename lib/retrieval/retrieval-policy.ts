@@ -1,9 +1,9 @@
 /**
  * Retrieval stage (METHOD.md §5.5–5.6): a memory method's retrieval policy, as the retriever and the
- * episode loop read it — the settings of the method's three memory parts: the pool planner (pools,
- * type filter, limits, legality), the ranker and the memory writer; `parts` holds the parts as
- * `{ name, args }` for the manifest. The policy is built from the registered parts in
- * lib/methods/build-policy.ts (`buildPolicy`, `configurePolicy`), above this stage.
+ * episode loop read it — which entries are legal and how they are pooled (pools, type filter, limits,
+ * legality), the ranker, and what a finished episode stores; `args` holds the memory factory's args
+ * for the manifest. The policy is built by MERIT's memory factory (lib/methods/merit-memory.ts
+ * `meritMemory`), above this stage.
  * @module
  */
 import type { JsonValue } from "../hash.ts";
@@ -24,7 +24,7 @@ export type PoolLayout = "by_polarity" | "positive_only" | "combined";
  */
 export type TypeFilterRule = "always" | "never" | "high_reliability";
 
-/** What a pool planner decides: which entries are legal and which pools are ranked. */
+/** Which entries are legal and which pools are ranked. */
 export interface PoolPlan {
   pools: PoolLayout;
   typeFilter: TypeFilterRule;
@@ -38,19 +38,6 @@ export interface PoolPlan {
   causal: boolean;
 }
 
-/** One part of a method as a manifest records it: its registered name and every arg (JSON). */
-export interface PartRecord {
-  name: string;
-  args: Record<string, JsonValue>;
-}
-
-/** The memory parts of a method, each as `{ name, args }` with every arg. */
-export interface MemoryParts {
-  planner: PartRecord;
-  ranker: PartRecord;
-  writer: PartRecord;
-}
-
 /** A memory method's retrieval and memory-writing policy. */
 export interface RetrievalPolicy extends PoolPlan {
   /** Name as requested (an alias keeps its own name: `merit_full`); logged as method_name. */
@@ -59,7 +46,7 @@ export interface RetrievalPolicy extends PoolPlan {
   canonicalName: string;
   /** One line for manifests and the report. */
   description: string;
-  /** The ranker part's name (`hybrid`, `random`, …). */
+  /** The ranker's name (`hybrid`, `random`, …). */
   scorer: string;
   /** The ranker. */
   ranker: Ranker;
@@ -77,5 +64,6 @@ export interface RetrievalPolicy extends PoolPlan {
   writes: MemoryWriteFlags;
   /** transductive_batch: a negative per initially failed query before the stream, episode entries after it. */
   transductivePrepass: boolean;
-  parts: MemoryParts;
+  /** The memory factory's args, every one (lib/methods/merit-memory.ts), as the manifest records them. */
+  args: Record<string, JsonValue>;
 }

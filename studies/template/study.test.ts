@@ -1,14 +1,14 @@
 // The study's test (run by `make test`, which finds studies/**/*.test.ts): whatever the study file
 // lists, its plugin files load and each registers something, every method and dataset it names
 // exists, each method of its own (registered by its plugins) that it runs is compared and differs from
-// every method it is compared with (in its parts or, for an arm, its conditions), and each part its
-// plugins register builds from its defaults.
+// every method it is compared with (in its hooks and their args or, for an arm, its conditions), and
+// each ranker its plugins register builds from its defaults.
 // It reads the study file, so it stays true when you change the methods or the plugins; add tests of
 // your plugin's own behaviour below.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { armConditions, checkStudyNames, registerStudyArms, studyPluginFiles } from "../../lib/experiment/study.ts";
-import { getMethod, loadPlugins, PARTS, type PartRole, type PluginRecord } from "../../lib/methods/index.ts";
+import { getMethod, loadPlugins, RANKERS, type PluginRecord } from "../../lib/methods/index.ts";
 import { registrationOrigin, registrationsOf } from "../../lib/registry.ts";
 import study from "./study.ts";
 
@@ -32,18 +32,16 @@ describe(`study ${study.name} and its plugins`, () => {
     for (const m of own) {
       const others = study.comparisons.filter((pair) => pair.includes(m)).map(([a, b]) => (a === m ? b : a));
       expect(others, `${m} is in no comparison`).not.toEqual([]);
-      // What a run of a method is: its parts and, for an arm, the conditions it runs under.
-      const identity = (name: string) => ({ parts: getMethod(name).parts, conditions: armConditions(study, name) });
+      // What a run of a method is: its hooks with their args and, for an arm, the conditions it runs under.
+      const identity = (name: string) => ({ method: getMethod(name).record, conditions: armConditions(study, name) });
       for (const other of others) expect(identity(m), `${m} is ${other} under another name: their Δ is 0 by construction`).not.toEqual(identity(other));
     }
   });
 
-  it("builds each part its plugins register from the part's defaults", () => {
-    for (const role of Object.keys(PARTS) as PartRole[]) {
-      for (const name of PARTS[role].names().filter((n) => ours(PARTS[role].kind, n))) {
-        const factory = PARTS[role].get(name);
-        expect(() => factory.build({ ...factory.defaults }), `${PARTS[role].kind} "${name}"`).not.toThrow();
-      }
+  it("builds each ranker its plugins register from the ranker's defaults", () => {
+    for (const name of RANKERS.names().filter((n) => ours(RANKERS.kind, n))) {
+      const factory = RANKERS.get(name);
+      expect(() => factory.build({ ...factory.defaults }), `ranker "${name}"`).not.toThrow();
     }
   });
 });

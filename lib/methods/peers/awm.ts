@@ -75,7 +75,6 @@ registerMethod(
   description: "Agent Workflow Memory (Wang et al. 2024): workflows re-induced by an induce call over the successes so far after each success, latest set shown whole",
   citation: AWM_CITATION,
   sight: "oracle",
-  parts: {},
   hooks: {
     // The original's neural induction generates up to 2,048 tokens (PEERS.md).
     calls: { induce: { most: 1, per: "success", maxOutputTokens: AWM_MAX_OUTPUT_TOKENS } },

@@ -85,7 +85,6 @@ function dcrsDefinition(s: SettingValues): MethodDefinition {
     name: "dynamic_cheatsheet_rs",
     description: `Dynamic Cheatsheet DC-RS (Suzgun et al. 2025): top-${s.top_k} similar earlier (question, final SQL, outcome) and the previous sheet synthesized into a sheet once per episode by a synthesize call`,
     citation: DC_CITATION,
-    parts: {},
     hooks: {
       // The original's curator generates up to 2 × 2,048 tokens (PEERS.md).
       calls: { synthesize: { most: 1, per: "repair_episode", maxOutputTokens: 4096 } },

@@ -53,7 +53,6 @@ registerMethod(
   name: "dynamic_cheatsheet",
   description: `Dynamic Cheatsheet DC-Cu (Suzgun et al. 2025): one cheatsheet rewritten by a curate call at each episode end, shown whole (capped at ${s.sheet_cap.toLocaleString("en-US")} characters)`,
   citation: DC_CITATION,
-  parts: {},
   hooks: {
     // The original's curator generates up to 2 × 2,048 tokens (PEERS.md): room to re-emit a full sheet.
     calls: { curate: { most: 1, maxOutputTokens: 4096 } },

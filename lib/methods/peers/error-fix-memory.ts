@@ -115,7 +115,6 @@ function errorFixDefinition(s: SettingValues): MethodDefinition {
     description: `Memo-SQL-style (error→fix memory for Text-to-SQL; arXiv 2601.10011): stores solved questions and error→fix pairs with advice from one advise call; before each repair ${s.fixes_shown} pairs of the current failure type nearest by question + failing-SQL skeleton and ${s.solved_shown} solved questions nearest by question`,
     citation: "Memo-SQL-style (error→fix memory for Text-to-SQL): Yang et al., Memo-SQL: Structured Decomposition and Experience-Driven Self-Correction for Training-Free NL2SQL. arXiv:2601.10011",
     sight: "oracle",
-    parts: {},
     hooks: {
       calls: { advise: { most: 1, per: "repaired", maxOutputTokens: ADVISE_MAX_OUTPUT_TOKENS } },
       memory: {

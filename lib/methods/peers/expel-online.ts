@@ -205,7 +205,6 @@ function expelDefinition(s: SettingValues): MethodDefinition {
     description: `ExpeL, online (Zhao et al. 2024, AAAI; arXiv 2308.10144): one critique call per repaired episode edits an insight list (at most ${s.max_operations} ADD/AGREE/EDIT/REMOVE, importance counters, at most ${s.max_rules}); every repair sees the list and the ${s.few_shots} most similar successful trajectories`,
     citation: "Zhao et al. ExpeL: LLM Agents Are Experiential Learners. AAAI 2024. arXiv:2308.10144",
     sight: "oracle",
-    parts: {},
     hooks: {
       calls: { critique: { most: 1, per: "repaired", maxOutputTokens: 2048 } },
       memory: {

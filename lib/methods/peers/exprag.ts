@@ -59,7 +59,6 @@ function expragDefinition(s: SettingValues): MethodDefinition {
     description: `Evo-Memory ExpRAG (arXiv 2511.20857): every episode stores (question, repair path, final SQL, feedback); the ${s.top_k} experiences whose questions are nearest by embedding before each repair`,
     citation: CITATION,
     sight: "oracle",
-    parts: {},
     hooks: {
       memory: {
         name: "experience_rag",
@@ -83,7 +82,6 @@ function exprecentDefinition(s: SettingValues): MethodDefinition {
     description: `Evo-Memory ExpRecent (arXiv 2511.20857): every episode stores (question, repair path, final SQL, feedback); the ${s.top_k} most recent experiences before each repair, no embedding`,
     citation: CITATION,
     sight: "oracle",
-    parts: {},
     hooks: {
       memory: {
         name: "experience_recent",

@@ -151,7 +151,6 @@ registerMethod(
     name: "reasoning_bank",
     description: `ReasoningBank (Ouyang et al. 2025): LLM judge + up to ${s.max_items} distilled items per episode, items of the top-${s.top_k} similar earlier question${s.top_k === 1 ? "" : "s"} before each repair`,
     citation: RB_CITATION,
-    parts: {},
     hooks: reasoningBankHooks(true, s),
   })),
 );
@@ -162,7 +161,6 @@ registerMethod(
     description: `ReasoningBank (Ouyang et al. 2025) with the oracle's verdict instead of the judge: up to ${s.max_items} distilled items per episode, top-${s.top_k} similar earlier question${s.top_k === 1 ? "" : "s"}`,
     citation: RB_CITATION,
     sight: "oracle",
-    parts: {},
     hooks: reasoningBankHooks(false, s),
   })),
 );

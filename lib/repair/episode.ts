@@ -18,7 +18,7 @@ import { classifyFailure } from "../classify.ts";
 import type { DatasetName, Example } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
 import { GenerationRefusedError } from "../llm/endpoint-pool.ts";
-import type { ChatBackend, Embedder, GenerateResult } from "../llm/types.ts";
+import type { ChatBackend, Embedder, GenerateResult, Sampling } from "../llm/types.ts";
 import { failureContext, NULL_CLASSIFICATION_MEMORY_TYPE, type EpisodeAttempt, type FinishedEpisode } from "../memory/finalize.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import { extractSql } from "../oracle/extract-sql.ts";
@@ -29,12 +29,13 @@ import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
 import { attemptViewFor } from "../methods/sight.ts";
 import { judgeAttempt, type Judged } from "./feedback-step.ts";
-import { callMost, eligibleNotes, retrievedSection, scopeAllows, stampWrite, type AttemptView, type HookModel, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { callMost, eligibleNotes, retrievedSection, scopeAllows, stampWrite, type AttemptView, type Note, type NoteView, type QuestionView, type SamplingModel } from "../methods/hooks.ts";
 import { callHook, callHookSync, deepFreeze, DEFAULT_HOOK_DEADLINE_S, type HookSite } from "../methods/hook-guard.ts";
 import { episodeId } from "../memory/finalize.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
 import type { MethodSpec } from "../methods/index.ts";
 import type { CallKind, ErrorType } from "./trajectory.ts";
+import { EpisodeSampler, proposeRepair, type ExecuteSql } from "./proposal.ts";
 
 /**
  * Attempt 0 as the episode reads it (METHOD.md §6.6, §6.5): the cached initial SQL, the label it was
@@ -86,6 +87,8 @@ export interface EpisodeServices {
   embedder?: Embedder;
   /** A memory hook's notes written so far in this run (the episode shows its hook the eligible ones only). */
   notes?: readonly NoteView[];
+  /** Read-only execution of a candidate for a propose hook (a run: its oracle's `execute`; lib/repair/proposal.ts). */
+  execute?: ExecuteSql;
 }
 
 /** One LLM call as accounted (METHOD.md §6.5): a kit kind or a kind the method's hooks declare. */
@@ -217,13 +220,13 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const terminal = (a: AttemptRecord) => a.stops;
   const asPrompt = (a: AttemptRecord): PromptAttempt => ({ sql: a.sql, status: a.status, dbError: a.dbError });
   // `limit`: a declared kind's output limit; the kit's kinds (reflection, repair) generate at the run's max_output_tokens.
-  const generate = async (kind: string, prompt: string, limit?: number): Promise<GenerateResult> => {
+  const generate = async (kind: string, prompt: string, limit?: number, sampling?: Sampling): Promise<GenerateResult> => {
     const hash = promptHash(prompt);
     prompts.push({ kind, hash, text: prompt });
     let result: GenerateResult;
     let failure: string | null = null;
     try {
-      result = await services.backend.generate({ prompt, maxOutputTokens: limit ?? spec.maxOutputTokens });
+      result = await services.backend.generate({ prompt, maxOutputTokens: limit ?? spec.maxOutputTokens, ...(sampling ? { sampling } : {}) });
     } catch (error) {
       // A server's deterministic refusal is a failed generation with no text (so no SQL: the attempt
       // scores as an execution error), recorded with the server's message; the episode goes on.
@@ -250,26 +253,31 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   const made = new Map<string, number>();
   const mostOf = (kind: string): number | undefined => (regime.call?.kind === kind ? regime.call.perAttempt * (spec.maxRepairSteps + 1) : 0) + (hooks.calls?.[kind] ? callMost(hooks.calls[kind], spec.maxRepairSteps) : 0) || undefined;
   const limitOf = (kind: string): number => hooks.calls?.[kind]?.maxOutputTokens ?? (regime.call?.kind === kind ? regime.call.maxOutputTokens : undefined) ?? spec.maxOutputTokens;
-  const hookModel: HookModel = {
+  const sampler = new EpisodeSampler(method.name, hooks, spec.streamSeed, example.id);
+  const hookModel: SamplingModel = {
     async generate(kind, prompt) {
       return (await hookModel.reply(kind, prompt)).text;
     },
-    async reply(kind, prompt) {
-      if (!declared.has(kind)) throw new MeritError(`method "${method.name}": a hook called the model with kind "${kind}", which it does not declare; add it to the method's hooks.calls (declared: ${[...declared].join(", ") || "none"})`);
-      const most = mostOf(kind);
-      const n = (made.get(kind) ?? 0) + 1;
-      if (most !== undefined && n > most) throw new MeritError(`method "${method.name}": its hooks made ${n} "${kind}" calls in the episode of query ${example.id} but declare at most ${most}; raise hooks.calls.${kind}.most (merit grid --plan counts it)`);
-      made.set(kind, n);
-      if (typeof prompt !== "string" || prompt === "") throw new MeritError(`method "${method.name}": a hook's "${kind}" call has an empty prompt`);
-      const result = await generate(kind, prompt, limitOf(kind));
-      return { text: result.text, truncated: calls[calls.length - 1].outputTruncated };
-    },
+    reply: (kind, prompt) => hookCall(kind, prompt),
+    // a declared sampled kind: its temperature, a seed of (stream seed, query, step = attempts so far, kind, index)
+    sample: (kind, prompt, options) => hookCall(kind, prompt, declared.has(kind) ? sampler.next(kind, attempts.length, options) : undefined),
     async embed(texts) {
       if (!services.embedder) throw new MeritError(`method "${method.name}": a hook asked for embeddings but the run has no embedder; set memory.embedsNotes: true in the method's hooks so runs load it`);
       hookEmbeddings += texts.length;
       return embedder!.embed(texts);
     },
   };
+  async function hookCall(kind: string, prompt: string, sampling?: Sampling) {
+    if (!declared.has(kind)) throw new MeritError(`method "${method.name}": a hook called the model with kind "${kind}", which it does not declare; add it to the method's hooks.calls (declared: ${[...declared].join(", ") || "none"})`);
+    const most = mostOf(kind);
+    const n = (made.get(kind) ?? 0) + 1;
+    if (most !== undefined && n > most) throw new MeritError(`method "${method.name}": its hooks made ${n} "${kind}" calls in the episode of query ${example.id} but declare at most ${most}; raise hooks.calls.${kind}.most (merit grid --plan counts it)`);
+    made.set(kind, n);
+    if (typeof prompt !== "string" || prompt === "") throw new MeritError(`method "${method.name}": a hook's "${kind}" call has an empty prompt`);
+    if (!sampling) sampler.checkGreedy(kind);
+    const result = await generate(kind, prompt, limitOf(kind), sampling);
+    return { text: result.text, truncated: calls[calls.length - 1].outputTruncated };
+  }
   // What the hooks read, built from the method's declared sight: the oracle's verdict only for `oracle`.
   const attemptView = (a: AttemptRecord): AttemptView => attemptViewFor(method.sight, { sql: a.sql, verdict: a.verdict, dbError: a.dbError, executed: a.predictedExecOk, errorType: a.errorType, rowsPreview: a.rowsPreview, confirmedCorrect: a.confirmedCorrect });
 
@@ -359,7 +367,10 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     if (method.memory || hooks.memory) wallMs.retrieval += performance.now() - retrievalStart;
     const prompt = repairPrompt({ ...question, positives, negatives, reflections, attempts: attempts.map(asPrompt), currentErrorType, memoryNotes: notesText }, spec.promptsDir);
     const output = await generate("repair", prompt);
-    const attempt = await score(extractSql(output.text));
+    // A propose hook picks the SQL scored at this step (lib/repair/proposal.ts); without one, the greedy repair's.
+    const proposed = hooks.propose ? await proposeRepair({ hook: hooks.propose, site: site("propose.propose", hooks.propose.name), model: hookModel, deadlineS, example, execute: services.execute, request: { ...view, iteration, attempts: attempts.map(attemptView), prompt, greedy: extractSql(output.text) } }) : null;
+    const attempt = await score(proposed ? proposed.sql : extractSql(output.text));
+    if (proposed) attempt.dbExecutions += proposed.executions;
     attempts.push(attempt);
     if (method.reflects && !terminal(attempt)) await reflect();
     if (!terminal(attempt)) await step();

@@ -34,7 +34,7 @@ export function partsLabel(parts: MethodParts): string {
   return labels.length === 0 ? "repair only" : labels.join(" + ");
 }
 
-/** The hooks of a method: `classify:NAME(n types)`, `memory:NAME`, `calls(kind<=most)`. */
+/** The hooks of a method: `classify:NAME(n types)`, `memory:NAME`, `propose:NAME`, `calls(kind<=most)` (`@T` for a kind sampled at temperature T). */
 function hookLabels(parts: MethodParts): string[] {
   const h = parts.hooks;
   if (!h) return [];
@@ -43,7 +43,8 @@ function hookLabels(parts: MethodParts): string[] {
     ...(h.classify ? [`classify:${h.classify.name}(${h.classify.types.length} types)`] : []),
     ...(h.memory ? [`memory:${h.memory.name}${h.memory.embeds_notes ? "(embedded)" : ""}`] : []),
     ...(h.step ? [`step:${h.step.name}`] : []),
-    ...(calls.length > 0 ? [`calls(${calls.map(([k, d]) => `${k}<=${callMostText(d.most)}${d.per ? `/${d.per}` : ""}`).join(", ")})`] : []),
+    ...(h.propose ? [`propose:${h.propose.name}`] : []),
+    ...(calls.length > 0 ? [`calls(${calls.map(([k, d]) => `${k}<=${callMostText(d.most)}${d.per ? `/${d.per}` : ""}${d.temperature !== undefined ? `@${d.temperature}` : ""}`).join(", ")})`] : []),
   ];
 }
 

@@ -5,7 +5,11 @@
 // scores the majority's SQL, the samples are accounted as `sample` calls with derived seeds (the
 // same on a replay, keyed by the call cache), the executions are counted, the plan counts 5·K
 // samples per repair episode, and what the hook is given holds no verdict and no gold.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { summarizeRun } from "../lib/analysis/run-summary.ts";
+import { auditRun } from "../lib/experiment/audit.ts";
 import { parseConfig } from "../lib/experiment/config.ts";
 import { computePlan } from "../lib/experiment/grid-plan.ts";
 import { episodeSpecOf } from "../lib/experiment/run.ts";
@@ -17,9 +21,9 @@ import type { ChatBackend, GenerateRequest, GenerateResult } from "../lib/llm/ty
 import { getMethod, hookCallBound, loadPlugins, registerMethod } from "../lib/methods/index.ts";
 import { runEpisode, type EpisodeServices } from "../lib/repair/episode.ts";
 import { sampleSeed } from "../lib/repair/proposal.ts";
-import { SPIDER_DIR } from "../test/helpers/run-fixture.ts";
+import { readRun, SPIDER_DIR } from "../test/helpers/run-fixture.ts";
 import { ScriptedBackend } from "../test/helpers/scripted-backend.ts";
-import { B, closeScenario, openScenario, SCENARIO_LIMIT, SCENARIO_SEED, scenarioScript, type ScenarioFixture } from "../test/helpers/scripted-scenario.ts";
+import { A, B, C, closeScenario, openScenario, runScenarioWith, SCENARIO_IDS, SCENARIO_LIMIT, SCENARIO_SEED, scenarioScript, type ScenarioFixture } from "../test/helpers/scripted-scenario.ts";
 import { budget } from "../test/helpers/budget.ts";
 import { answerKey, SAMPLES, selfConsistent, TEMPERATURE, vote, type Candidate } from "./self-consistency.ts";
 
@@ -34,22 +38,32 @@ const SAMPLED = [
   "SELECT Titl FROM Cartoon",
 ];
 
-/** The scenario's greedy repairs, and B's samples by seed (a seed it does not know is a test failure). */
+/**
+ * The scenario's greedy repairs, and B's samples at step 1 by seed; any other sample (`others`)
+ * answers what the greedy repair of its prompt answers (else a seed it does not know is a failure).
+ * With `stopAt`, the `stopAt`-th call fails with "scripted stop".
+ */
 class SamplingDouble implements ChatBackend {
   readonly identity = { kind: "test-sampling", model: "scripted", modelHash: "none", params: {} };
   readonly requests: GenerateRequest[] = [];
   readonly #greedy: ScriptedBackend;
   readonly #bySeed: Map<number, string>;
+  readonly #others: boolean;
+  readonly #stopAt: number;
 
-  constructor(fx: ScenarioFixture) {
+  constructor(fx: ScenarioFixture, opts: { others?: boolean; stopAt?: number } = {}) {
     this.#greedy = new ScriptedBackend(scenarioScript(fx.dataset));
     this.#bySeed = new Map(SAMPLED.map((sql, i) => [sampleSeed(SCENARIO_SEED, B, 1, "sample", i), sql]));
+    this.#others = opts.others ?? false;
+    this.#stopAt = opts.stopAt ?? Infinity;
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     this.requests.push(request);
+    if (this.requests.length >= this.#stopAt) throw new Error("scripted stop");
     if (!request.sampling) return this.#greedy.generate(request);
     const sql = this.#bySeed.get(request.sampling.seed);
+    if (sql === undefined && this.#others) return this.#greedy.generate({ prompt: request.prompt, maxOutputTokens: request.maxOutputTokens });
     if (sql === undefined) throw new Error(`no sample scripted for seed ${request.sampling.seed}`);
     return { text: `<answer>${sql}</answer>`, promptTokens: 10, outputTokens: 5, truncatedPromptTokens: 0, cached: false };
   }
@@ -204,5 +218,52 @@ describe("the simulated engine answers sampled calls", () => {
     expect(new Set(samples.map((s) => s.correct))).toEqual(new Set([true, false]));
     const answered = await engine.generate({ prompt: first, maxOutputTokens: 512, sampling: { temperature: TEMPERATURE, seed: sampleSeed(0, B, 1, "sample", 0) } });
     expect(answered.text).toBe(samples[0].text);
+  }, budget(120_000));
+});
+
+describe("a run of a sampling method (no execution)", () => {
+  // Self-consistency by identical SQL text: the samples' most frequent SQL (ties: the first sample).
+  registerMethod({
+    name: "test_sc_textvote",
+    description: "5 samples per repair step, the most frequent SQL text scored (test)",
+    parts: {},
+    hooks: {
+      calls: { sample: { most: { per_repair: SAMPLES }, per: "repair_episode", temperature: TEMPERATURE } },
+      propose: {
+        name: "text_vote",
+        async propose(request, tools) {
+          const sqls: string[] = [];
+          for (let i = 0; i < SAMPLES; i++) sqls.push(tools.extractSql((await tools.model.sample("sample", request.prompt)).text));
+          const count = (sql: string) => sqls.filter((s) => s === sql).length;
+          return sqls.reduce((best, sql) => (count(sql) > count(best) ? sql : best), sqls[0]);
+        },
+      },
+    },
+  });
+
+  it("records the samples under their kind in the trajectories and the cost summary, passes the audit, stays within the plan and resumes to the same bytes", async () => {
+    const whole = join(fx.root, "textvote-whole");
+    await runScenarioWith(fx, "test_sc_textvote", whole, new SamplingDouble(fx, { others: true }));
+    const { trajectories } = readRun(whole);
+    expect(trajectories.map((t) => t.query_id)).toEqual(SCENARIO_IDS);
+    const byId = new Map(trajectories.map((t) => [t.query_id, t]));
+    const steps = { [A]: 3, [B]: 7, [C]: 1 } as Record<string, number>;
+    for (const [id, k] of Object.entries(steps)) {
+      expect(byId.get(id)!.call_kinds, id).toEqual(["initial_cache", ...Array.from({ length: k }, () => ["repair", ...Array(SAMPLES).fill("sample")]).flat()]);
+    }
+    // B's first step: sample 0's SQL (every sample differs, so the first), not the greedy repair's
+    expect(byId.get(B)!.attempts[1]).toBe(SAMPLED[0]);
+    expect(summarizeRun(trajectories).costs!.by_kind.sample.calls).toBe(SAMPLES * (3 + 7 + 1));
+    expect(auditRun(whole, fx.dataset).violations).toEqual([]);
+    const calls = trajectories.reduce((n, t) => n + t.call_kinds.length - 1, 0);
+    const plan = await computePlan({ config: config(), streams: [{ method: "test_sc_textvote", seed: SCENARIO_SEED, outDir: whole }], limit: SCENARIO_LIMIT, dataset: fx.dataset, initialCache: fx.cache, score: (e, sql) => fx.oracle.score(e, sql), lookup: null, identity: null });
+    expect(calls).toBeLessThanOrEqual(plan.methods[0].computedAtMost);
+    // stopped in B's episode (A's 3 steps of 6 calls, then B's), resumed: the same bytes
+    const stopped = join(fx.root, "textvote-stopped");
+    await expect(runScenarioWith(fx, "test_sc_textvote", stopped, new SamplingDouble(fx, { others: true, stopAt: 18 + 9 }))).rejects.toThrow(/scripted stop/);
+    await runScenarioWith(fx, "test_sc_textvote", stopped, new SamplingDouble(fx, { others: true }), { resume: true });
+    for (const file of ["trajectories.jsonl", "prompts.jsonl", "metrics.json"]) {
+      expect(readFileSync(join(stopped, file), "utf8"), file).toBe(readFileSync(join(whole, file), "utf8"));
+    }
   }, budget(120_000));
 });

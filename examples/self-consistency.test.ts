@@ -181,6 +181,10 @@ describe("self_consistency on the scripted scenario", () => {
     await expect(runB("test_sc_greedy_kind", new SamplingDouble(fx))).rejects.toThrow(/model\.sample with kind "draft", which declares no temperature; declare hooks\.calls\.draft\.temperature/);
     registerMethod({ name: "test_sc_reply_sampled", description: "x", parts: {}, hooks: { calls: { sample: { most: { per_repair: 1 }, temperature: 0.7 } }, propose: { name: "p", propose: async (r, t) => t.model.generate("sample", r.prompt) } } });
     await expect(runB("test_sc_reply_sampled", new SamplingDouble(fx))).rejects.toThrow(/model\.reply with kind "sample", which is sampled \(it declares temperature 0\.7\); call model\.sample/);
+    registerMethod({ name: "test_sc_number", description: "x", parts: {}, hooks: { propose: { name: "p", propose: () => 42 as unknown as string } } });
+    await expect(runB("test_sc_number", new SamplingDouble(fx))).rejects.toThrow(/method "test_sc_number": propose "p" returned 42 for query 585; it must return the SQL to score/);
+    registerMethod({ name: "test_sc_throws", description: "x", parts: {}, hooks: { propose: { name: "p", propose: () => { throw new Error("boom\nstack"); } } } });
+    await expect(runB("test_sc_throws", new SamplingDouble(fx))).rejects.toThrow(/^method "test_sc_throws": propose\.propose \("p"\) in the episode of query 585 threw Error: boom; fix the hook/);
     expect(() => registerMethod({ name: "test_sc_hot", description: "x", parts: {}, hooks: { calls: { sample: { most: 1, temperature: 3 } } } })).toThrow(/calls\.sample\.temperature must be a number in \(0, 2\]/);
   }, budget(120_000));
 

@@ -460,7 +460,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
  */
 function checkEmbedderUse(hooks: MethodHooks, fail: (what: string) => never): void {
   if (hooks.memory?.embedsNotes === true) return;
-  const sources: [string, unknown][] = [["memory.write", hooks.memory?.write], ["memory.retrieve", hooks.memory?.retrieve], ["step.afterFailure", hooks.step?.afterFailure], ["classify.classify", hooks.classify?.classify]];
+  const sources: [string, unknown][] = [["memory.write", hooks.memory?.write], ["memory.retrieve", hooks.memory?.retrieve], ["step.afterFailure", hooks.step?.afterFailure], ["propose.propose", hooks.propose?.propose], ["classify.classify", hooks.classify?.classify]];
   for (const [where, fn] of sources) {
     if (typeof fn !== "function") continue;
     const text = Function.prototype.toString.call(fn).replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");

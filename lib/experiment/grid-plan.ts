@@ -34,6 +34,8 @@
  *   replayed prompts. With no repair succeeding and every declared call made, `computed` is exact.
  *   A `step` hook's texts change the repair prompts of every repair episode, so its repair episodes
  *   are counted in full as computed too (exact when the hook returns a text after every failure).
+ *   So are a `propose` hook's (its SQL, not the greedy repair's, is what later prompts show); its
+ *   sampled kinds are declared calls like any other (`most: { per_repair: n }`: n·K per episode).
  * - Under a feedback regime whose verdict of an attempt may differ between stream orders (its
  *   `perStream`: `noisy_oracle`'s draws hash the seed), each order's episodes are replayed with its own
  *   verdicts: the noise may reject an initially correct query in one order (which then repairs it)
@@ -200,7 +202,7 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
   const regime = getFeedback(config.feedback_regime);
   const judging = regime.call ?? null;
 
-  const keyOf = (request: GenerateRequest) => (input.identity ? callKey(input.identity, request) : contentHash({ request: { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens } }));
+  const keyOf = (request: GenerateRequest) => (input.identity ? callKey(input.identity, request) : contentHash({ request: { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens, ...(request.sampling ? { sampling: { temperature: request.sampling.temperature, seed: request.sampling.seed } } : {}) } }));
 
   for (const s of input.streams) {
     const method = underSettings(getMethod(s.method), config.retrieval);
@@ -234,11 +236,12 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
       failed: hookCallBound(own, k, { initiallyAccepted: false, finallyAccepted: false }),
       any: hookCallBound(own, k),
     };
-    // A memory hook may show notes from the first episode on, and a step hook's texts change every
-    // repair prompt after the first failure: neither method's repairs are the memoryless twin's
-    // prompts (so never the cache's answers or repeats of another method's calls): counted in full.
-    // (The kit's own step, Reflexion's reflect(), is replayed with the twin: its prompts are the kit's.)
-    const hookPrompts = noteMemoryOf(method) !== undefined || (method.hooks.step !== undefined && kitStep(method) === undefined);
+    // A note memory may show notes from the first episode on, a step hook's texts change every
+    // repair prompt after the first failure, and a propose hook's SQL (not the greedy repair's) is
+    // what later prompts show: no such method's repairs are the memoryless twin's prompts (so never
+    // the cache's answers or repeats of another method's calls): counted in full. (The kit's own
+    // step, Reflexion's reflect(), is replayed with the twin: its prompts are the kit's.)
+    const hookPrompts = noteMemoryOf(method) !== undefined || (method.hooks.step !== undefined && kitStep(method) === undefined) || method.hooks.propose !== undefined;
     // Whether the memory is necessarily empty at the next episode (memoryless methods: always), in
     // each scenario: `fail` (no repair the cache does not answer succeeds) and `bound` (whatever happens).
     const prepass = method.memory?.transductivePrepass === true && transductivePrepassEntries(dataset, stream, s.seed, s.method, method.memory.writes).length > 0;

@@ -367,6 +367,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
       const result = await runEpisode(episode, {
         backend: transport.backend,
         score: (example, sql) => services.oracle.score(example, sql),
+        execute: (example, sql) => services.oracle.execute(example, sql),
         memory: memory ?? undefined,
         retriever: services.retriever,
         embedder: services.embedder,

@@ -4,7 +4,9 @@
  * reproduces outputs byte for byte. Safe for several processes writing one file (WAL, busy_timeout,
  * INSERT OR IGNORE: the first writer of a key wins, and greedy outputs are identical anyway).
  *
- * Key = SHA-256 of canonicalJson({backend: identity, request: {prompt, maxOutputTokens}}), i.e. the
+ * Key = SHA-256 of canonicalJson({backend: identity, request: {prompt, maxOutputTokens}}) — with
+ * `sampling: {temperature, seed}` in the request for a sampled call (GenerateRequest), so each sample
+ * of a method's declared sampling is stored under its own seed and replayed byte for byte — i.e. the
  * backend kind, model name, model sha256, every output-changing parameter (decoding, penalties,
  * truncation, seed, template) and the exact user message before templating.
  * Deliberately EXCLUDED from the key (they do not change a greedy output):
@@ -15,7 +17,8 @@
  *   (irrelevant under greedy decoding);
  * - wall-clock time and the cache file's own path;
  * - how many transient failures a call needed (GenerateResult `retries`): neither stored nor keyed.
- * Errors are never cached; a sampled (non-greedy) backend must put its seed in `identity.params`.
+ * Errors are never cached; a backend that samples every call (not greedy) must put its seed in
+ * `identity.params`.
  * The same file holds the embedding cache's `embeddings` table (lib/llm/embedding-cache.ts).
  * @module
  */
@@ -149,7 +152,9 @@ export function identityJson(identity: BackendIdentity): JsonValue {
 }
 
 function requestJson(request: GenerateRequest): JsonValue {
-  return { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens };
+  // A sampled request keys its temperature and seed too; a greedy one keeps the key it always had.
+  const sampling = request.sampling ? { sampling: { temperature: request.sampling.temperature, seed: request.sampling.seed } } : {};
+  return { prompt: request.prompt, maxOutputTokens: request.maxOutputTokens, ...sampling };
 }
 
 /** A ChatBackend that answers from the cache file and delegates misses to `inner`. */

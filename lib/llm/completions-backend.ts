@@ -87,7 +87,9 @@ export class CompletionsBackend implements ChatBackend {
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     const { tokens, truncated } = this.#tokenizer.encode(request.prompt);
-    const { output, promptTokens, outputTokens, retries } = await this.#call(tokens, truncated, request.maxOutputTokens);
+    // A declared sample overrides the fixed greedy temperature and seed (both engines' body fields).
+    const sampling: Record<string, JsonValue> | undefined = request.sampling ? { temperature: request.sampling.temperature, seed: request.sampling.seed } : undefined;
+    const { output, promptTokens, outputTokens, retries } = await this.#call(tokens, truncated, request.maxOutputTokens, sampling);
     return { text: this.#tokenizer.decode(output), promptTokens, outputTokens, truncatedPromptTokens: truncated, cached: false, ...(retries > 0 ? { retries } : {}) };
   }
 

@@ -56,7 +56,7 @@ import { llamaIdentity } from "./llama-identity.ts";
 import { chooseThreads, llamaRuntime, type GpuSetting, type ThreadChoice } from "./llama-runtime.ts";
 import { loadModelChecked } from "./model-file.ts";
 import { SlotPool } from "./slot-pool.ts";
-import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "./types.ts";
+import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult, Sampling } from "./types.ts";
 
 export interface LlamaBackendOptions {
   /** Path of the GGUF file. */
@@ -258,7 +258,13 @@ export class LlamaBackend implements ChatBackend {
       throw new MeritError(`maxOutputTokens must be an integer in 1..${this.#maxOutputTokensLimit}, got ${maxOutputTokens}; raise maxOutputTokensLimit when creating the backend`);
     }
     const { tokens, truncated } = this.promptTokens(request.prompt);
-    const output = await this.generateIds(tokens, maxOutputTokens);
+    let output: Token[];
+    if (request.sampling) {
+      // A declared sample (a method's call kind with a temperature): one sequence, its own seed.
+      if (this.batched) throw new MeritError(`a sampled call (temperature ${request.sampling.temperature}, a method's declared sampling) needs the llama.cpp backend's deterministic mode; set model.mode: "deterministic" in the config (throughput mode decodes greedily only)`);
+      const sampling = request.sampling;
+      output = await this.#pool.use((sequence) => this.#decode(sequence, tokens, maxOutputTokens, sampling));
+    } else output = await this.generateIds(tokens, maxOutputTokens);
     return {
       text: decodeOutput(this.model, output),
       promptTokens: tokens.length,
@@ -279,14 +285,14 @@ export class LlamaBackend implements ChatBackend {
     return this.batched ? this.batched.generate(prompt, maxOutputTokens) : this.#pool.use((sequence) => this.#decode(sequence, prompt, maxOutputTokens));
   }
 
-  /** Greedy decoding on one sequence; the returned ids include the EOG token when one was emitted. */
-  async #decode(sequence: LlamaContextSequence, prompt: Token[], maxOutputTokens: number): Promise<Token[]> {
+  /** Greedy decoding on one sequence (or sampled, given `sampling`); the returned ids include the EOG token when one was emitted. */
+  async #decode(sequence: LlamaContextSequence, prompt: Token[], maxOutputTokens: number, sampling?: Sampling): Promise<Token[]> {
     await sequence.clearHistory();
     const history: Token[] = [...prompt];
     const output: Token[] = [];
     const tokens = sequence.evaluate(prompt, {
-      temperature: 0,
-      seed: this.#seed,
+      temperature: sampling?.temperature ?? 0,
+      seed: sampling?.seed ?? this.#seed,
       yieldEogToken: true,
       repeatPenalty:
         this.#penalty === 1

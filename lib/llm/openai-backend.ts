@@ -103,9 +103,10 @@ export class OpenAIChatBackend implements ChatBackend {
         ...this.#penalty,
         model: this.#options.model,
         messages: [{ role: "user", content: request.prompt }],
-        temperature: 0,
+        // greedy unless the request is a declared sample (its own temperature and seed)
+        temperature: request.sampling?.temperature ?? 0,
         max_tokens: request.maxOutputTokens,
-        seed: this.#options.seed ?? 42,
+        seed: request.sampling?.seed ?? this.#options.seed ?? 42,
       }));
     } catch (error) {
       // The server templates, so the kit does not know the prompt's token count: 0 is recorded.

@@ -22,7 +22,24 @@ export interface GenerateRequest {
   prompt: string;
   /** Maximum generated tokens (METHOD.md §6.4: 512). */
   maxOutputTokens: number;
+  /**
+   * Absent (every kit call): greedy decoding, as METHOD.md §6.4 fixes it. Present: one sampled
+   * generation at this temperature with this seed (a method's call kind that declares `temperature`,
+   * lib/methods/hooks.ts), part of the call cache key, so a replay answers the same sample.
+   */
+  sampling?: Sampling;
 }
+
+/** A sampled generation's decoding: the same (prompt, temperature, seed) gives the same text on one backend. */
+export interface Sampling {
+  /** > 0 and at most {@link MAX_SAMPLING_TEMPERATURE}. */
+  temperature: number;
+  /** A non-negative 31-bit integer. */
+  seed: number;
+}
+
+/** The highest sampling temperature a call may ask for. */
+export const MAX_SAMPLING_TEMPERATURE = 2;
 
 export interface GenerateResult {
   text: string;
@@ -43,7 +60,7 @@ export interface GenerateResult {
 
 export interface ChatBackend {
   readonly identity: BackendIdentity;
-  /** One greedy generation for one user message. */
+  /** One generation for one user message: greedy, or sampled where the request says (`sampling`). */
   generate(request: GenerateRequest): Promise<GenerateResult>;
   /** Releases models, contexts and connections. */
   close(): Promise<void>;

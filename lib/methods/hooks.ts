@@ -24,7 +24,12 @@
  *   calls of each per episode. Hooks call the model through {@link HookModel}: the call cache, the
  *   slot pool and the accounting (tokens, `call_kinds`) are the same as for repairs; a kind not
  *   declared, or one more call than declared, stops the run with one line. `merit grid --plan` counts
- *   the declared calls.
+ *   the declared calls. A kind that declares a `temperature` is sampled: its calls go through
+ *   `model.sample`, each with a seed the kit derives (lib/repair/proposal.ts).
+ * - `propose`: at each repair step, the SQL that is scored (default: the greedy repair's). It is
+ *   given the rendered repair prompt and the greedy repair's SQL, and may draw samples of a declared
+ *   sampled kind and execute candidates read-only through the run's executor — their rows or error,
+ *   never a verdict (self-consistency: examples/self-consistency.ts).
  *
  * A method without hooks is exactly the paper's: the defaults are today's behaviour, byte for byte.
  * @module
@@ -32,6 +37,7 @@
 import { ERROR_TYPES } from "../classify.ts";
 import { MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
+import { MAX_SAMPLING_TEMPERATURE } from "../llm/types.ts";
 import { jsonInexact } from "./hook-guard.ts";
 import { isEntryMemory, type EntryMemory } from "./merit-memory.ts";
 
@@ -63,6 +69,18 @@ export interface HookModel {
   generate(kind: string, prompt: string): Promise<string>;
   /** L2-normalised vectors of `texts` (the run's embedder and embedding cache); each text counts as one embedding call. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+}
+
+/** The model as a propose hook sees it: the hooks' model, and sampled generations of its declared sampled kinds. */
+export interface SamplingModel extends HookModel {
+  /**
+   * One sampled generation under a declared kind that declares a `temperature` (and only such a kind),
+   * at that temperature, with a seed the kit derives from the run's stream seed, the query, the repair
+   * step, the kind and `index` — so a replay or a resumed run draws the same sample, and the call cache
+   * keys it by temperature and seed. `index` (default: the count of this kind's samples already drawn
+   * at this step) numbers the sample; the same index at the same step is the same sample.
+   */
+  sample(kind: string, prompt: string, options?: { index?: number }): Promise<HookReply>;
 }
 
 /**
@@ -264,6 +282,11 @@ export interface CallDeclaration {
    * for repairs and reflections. A curator or inducer that re-emits its whole state needs more.
    */
   maxOutputTokens?: number;
+  /**
+   * A sampled kind: its calls are `model.sample` draws at this temperature (in (0, 2]), each with its
+   * own derived seed; absent, the kind is greedy (`reply`/`generate`), as every kit call is.
+   */
+  temperature?: number;
 }
 
 /** The largest output limit a call kind may declare. */
@@ -338,12 +361,65 @@ export interface StepHook {
   afterFailure(state: StepState, model: HookModel): string | null | Promise<string | null>;
 }
 
+/** The most result rows `execute` hands a propose hook; a longer result is cut there (`truncated`). */
+export const MAX_EXECUTION_ROWS = 1000;
+
+/**
+ * A candidate's execution as a propose hook sees it: what the database returned, never whether it
+ * is right. Run read-only on the example's database by the run's executor under its SQL deadline.
+ */
+export interface ExecutionView {
+  /** The SQL ran to a result (under the executor's row and byte caps). */
+  executed: boolean;
+  /** Its rows, JSON-safe (lib/methods/hook-guard.ts `jsonRows`), at most {@link MAX_EXECUTION_ROWS}; [] when it did not run. */
+  rows: JsonValue[][];
+  /** More rows came than `rows` holds. */
+  truncated: boolean;
+  /** The DBMS message (`TIMEOUT` past the deadline; the cap's message over a cap); null when it ran. */
+  error: string | null;
+}
+
+/** What a propose hook reads at one repair step. */
+export interface ProposeRequest extends QuestionView {
+  /** 1-based repair step. */
+  iteration: number;
+  /** The attempts so far, the initial SQL first; the last one is the failure being repaired. */
+  attempts: readonly AttemptView[];
+  /** The repair prompt the kit rendered for this step (what the greedy repair was asked). */
+  prompt: string;
+  /** The greedy repair's SQL for this step (extractSql of its output; "" when it gave none). */
+  greedy: string;
+}
+
+/** What a propose hook may use: the model, read-only execution, the kit's SQL extraction. */
+export interface ProposeTools {
+  model: SamplingModel;
+  /** Executes `sql` read-only on the example's database through the run's executor: rows or an error, never a verdict. Counted in the attempt's db_executions. */
+  execute(sql: string): Promise<ExecutionView>;
+  /** The kit's model response → SQL (METHOD.md §2.7): what a repair's output is scored as. */
+  extractSql(text: string): string;
+}
+
+/**
+ * How a repair candidate is produced: at each repair step, after the kit's greedy repair call, the
+ * SQL that is scored (a string; the kit keeps its single statement, "" for none). Self-consistency
+ * draws samples of a sampled kind and votes by execution result. Its calls and executions are
+ * accounted to the episode; it never sees the gold or the oracle's verdict of a candidate.
+ */
+export interface ProposeHook {
+  /** Recorded in the manifest. */
+  name: string;
+  propose(request: ProposeRequest, tools: ProposeTools): string | Promise<string>;
+}
+
 /** A method's hooks (all optional; none = stateless iterative repair with the paper's classifier). */
 export interface MethodHooks {
   classify?: ClassifyHook;
   /** A memory: MERIT's entry memory (`meritMemory(args)`, lib/methods/merit-memory.ts) or a note memory a plugin writes. */
   memory?: MemoryHook | EntryMemory;
   step?: StepHook;
+  /** The SQL scored at each repair step (default: the greedy repair's). */
+  propose?: ProposeHook;
   /** Extra call kinds the hooks make, with the most calls of each per episode. */
   calls?: Record<string, CallDeclaration>;
 }
@@ -352,10 +428,11 @@ export interface MethodHooks {
 export interface HooksRecord {
   classify?: { name: string; types: string[] };
   step?: { name: string; args?: Record<string, JsonValue> };
+  propose?: { name: string };
   /** A note memory's name, heading and whether it embeds; MERIT's entry memory's name and every arg. */
   memory?: { name: string; heading: string; embeds_notes: boolean } | { name: string; args: Record<string, JsonValue> };
-  /** `per` only when it is not `episode`, `max_output_tokens` only when declared (so records of methods declaring neither keep their bytes). */
-  calls: Record<string, { most: number | PerRepairBound; per?: CallScope; max_output_tokens?: number }>;
+  /** `per` only when it is not `episode`, `max_output_tokens` and `temperature` only when declared (so records of methods declaring neither keep their bytes). */
+  calls: Record<string, { most: number | PerRepairBound; per?: CallScope; max_output_tokens?: number; temperature?: number }>;
 }
 
 /** Checks a method's hooks when it is registered; one line naming the method and the fix. */
@@ -372,7 +449,9 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (!whole(most, 1) && !perRepair) fail(`calls.${kind}.most must be a positive integer (the most calls of that kind per episode) or { per_repair: n, plus?: m } (n per repair step, n·K + m in all)`);
     if (decl.per !== undefined && !(CALL_SCOPES as readonly string[]).includes(decl.per)) fail(`calls.${kind}.per must be one of ${CALL_SCOPES.join(", ")}`);
     if (decl.maxOutputTokens !== undefined && (!Number.isInteger(decl.maxOutputTokens) || decl.maxOutputTokens < 1 || decl.maxOutputTokens > MAX_DECLARED_OUTPUT_TOKENS)) fail(`calls.${kind}.maxOutputTokens must be an integer in 1..${MAX_DECLARED_OUTPUT_TOKENS} (the most tokens one call generates), or left out for the run's max_output_tokens`);
+    if (decl.temperature !== undefined && !(typeof decl.temperature === "number" && decl.temperature > 0 && decl.temperature <= MAX_SAMPLING_TEMPERATURE)) fail(`calls.${kind}.temperature must be a number in (0, ${MAX_SAMPLING_TEMPERATURE}] (a sampled kind, drawn with model.sample), or left out for a greedy kind`);
   }
+  if (hooks.propose && (typeof hooks.propose.name !== "string" || hooks.propose.name === "" || typeof hooks.propose.propose !== "function")) fail("propose must be { name, propose(request, tools) }");
   if (hooks.classify) {
     const c = hooks.classify;
     if (typeof c.name !== "string" || c.name === "") fail("classify.name must be a non-empty string");
@@ -403,7 +482,7 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
 function checkEmbedderUse(hooks: MethodHooks, fail: (what: string) => never): void {
   if (isEntryMemory(hooks.memory)) return;
   if (hooks.memory?.embedsNotes === true) return;
-  const sources: [string, unknown][] = [["memory.write", hooks.memory?.write], ["memory.retrieve", hooks.memory?.retrieve], ["step.afterFailure", hooks.step?.afterFailure], ["classify.classify", hooks.classify?.classify]];
+  const sources: [string, unknown][] = [["memory.write", hooks.memory?.write], ["memory.retrieve", hooks.memory?.retrieve], ["step.afterFailure", hooks.step?.afterFailure], ["propose.propose", hooks.propose?.propose], ["classify.classify", hooks.classify?.classify]];
   for (const [where, fn] of sources) {
     if (typeof fn !== "function") continue;
     const text = Function.prototype.toString.call(fn).replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
@@ -417,12 +496,13 @@ function checkEmbedderUse(hooks: MethodHooks, fail: (what: string) => never): vo
 
 /** The manifest record of a method's hooks; null when it has none (zeroshot, iterative). */
 export function hooksRecord(hooks: MethodHooks): HooksRecord | null {
-  if (!hooks.classify && !hooks.memory && !hooks.step && Object.keys(hooks.calls ?? {}).length === 0) return null;
+  if (!hooks.classify && !hooks.memory && !hooks.step && !hooks.propose && Object.keys(hooks.calls ?? {}).length === 0) return null;
   const most = (m: CallDeclaration["most"]) => (typeof m === "number" ? m : { per_repair: m.per_repair, ...(m.plus ? { plus: m.plus } : {}) });
-  const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: most(d.most), ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}), ...(d.maxOutputTokens !== undefined ? { max_output_tokens: d.maxOutputTokens } : {}) }])) };
+  const record: HooksRecord = { calls: Object.fromEntries(Object.entries(hooks.calls ?? {}).map(([k, d]) => [k, { most: most(d.most), ...(d.per !== undefined && d.per !== "episode" ? { per: d.per } : {}), ...(d.maxOutputTokens !== undefined ? { max_output_tokens: d.maxOutputTokens } : {}), ...(d.temperature !== undefined ? { temperature: d.temperature } : {}) }])) };
   if (hooks.classify) record.classify = { name: hooks.classify.name, types: [...hooks.classify.types] };
   if (hooks.memory) record.memory = isEntryMemory(hooks.memory) ? { name: hooks.memory.name, args: { ...hooks.memory.args } } : { name: hooks.memory.name, heading: hooks.memory.heading, embeds_notes: hooks.memory.embedsNotes === true };
   if (hooks.step) record.step = { name: hooks.step.name, ...(hooks.step.args ? { args: { ...hooks.step.args } } : {}) };
+  if (hooks.propose) record.propose = { name: hooks.propose.name };
   return JSON.parse(canonicalJson(record as unknown as JsonValue)) as HooksRecord;
 }
 

@@ -96,7 +96,7 @@ export function buildMethod(def: MethodDefinition, name: string = def.name): Met
   const repairs = def.repairs ?? true;
   const hooks = withStepCalls(def.name, def.hooks ?? {});
   checkHooks(def.name, hooks);
-  if (!repairs && (hooks.memory || hooks.classify || hooks.step)) throw new MeritError(`method "${def.name}": a method that does not repair (repairs: false) has no episode for hooks to act on; drop the hooks or repairs: false`);
+  if (!repairs && (hooks.memory || hooks.classify || hooks.step || hooks.propose)) throw new MeritError(`method "${def.name}": a method that does not repair (repairs: false) has no episode for hooks to act on; drop the hooks or repairs: false`);
   const record = hooksRecord(hooks);
   const sight = checkSight(def.name, def.sight);
   const memory = isEntryMemory(hooks.memory) ? { ...hooks.memory.policy, limits: { ...hooks.memory.policy.limits }, channels: { ...hooks.memory.policy.channels }, writes: { ...hooks.memory.policy.writes }, name, canonicalName: def.name, description: def.description } : null;

@@ -40,7 +40,7 @@ export function hooksLabel(record: MethodRecord): string {
   return labels.length === 0 ? "repair only" : labels.join(" + ");
 }
 
-/** The hooks of a method: `memory:merit_memory(args)`, `classify:NAME(n types)`, `memory:NAME`, `step:NAME`, `calls(kind<=most)`. */
+/** The hooks of a method: `memory:merit_memory(args)`, `classify:NAME(n types)`, `memory:NAME`, `step:NAME`, `propose:NAME`, `calls(kind<=most)` (`@T` for a kind sampled at temperature T). */
 function hookLabels(h: HooksRecord | undefined): string[] {
   if (!h) return [];
   const stepKinds = h.step?.name === "reflect" ? new Set(["reflection"]) : new Set<string>();
@@ -50,7 +50,8 @@ function hookLabels(h: HooksRecord | undefined): string[] {
     ...(h.classify ? [`classify:${h.classify.name}(${h.classify.types.length} types)`] : []),
     ...memory,
     ...(h.step ? [`step:${h.step.name}`] : []),
-    ...(calls.length > 0 ? [`calls(${calls.map(([k, d]) => `${k}<=${callMostText(d.most)}${d.per ? `/${d.per}` : ""}`).join(", ")})`] : []),
+    ...(h.propose ? [`propose:${h.propose.name}`] : []),
+    ...(calls.length > 0 ? [`calls(${calls.map(([k, d]) => `${k}<=${callMostText(d.most)}${d.per ? `/${d.per}` : ""}${d.temperature !== undefined ? `@${d.temperature}` : ""}`).join(", ")})`] : []),
   ];
 }
 

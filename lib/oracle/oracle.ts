@@ -21,7 +21,7 @@ import {
   type Prepared,
   type SpiderProtocol,
 } from "./protocol.ts";
-import { resultRows, samePacked, type ExecutorOptions, type SqlExecutor } from "./executor.ts";
+import { resultRows, samePacked, type ExecResult, type ExecutorOptions, type SqlExecutor } from "./executor.ts";
 import { createExecutor, DEFAULT_ENGINE } from "./executors.ts";
 import { SqlSandbox } from "./sandbox.ts";
 import type { AttemptStatus, FeedbackRegime, Outcome, Rows, Status } from "./types.ts";
@@ -106,6 +106,19 @@ export class Oracle {
       return this.#scoreBird(db, example, prepareBirdPrediction(predicted), wantRows);
     }
     return this.#scoreSpider(db, example, prepareSpiderPrediction(predicted, this.protocol, example.sourceIndex), wantRows);
+  }
+
+  /**
+   * Executes `sql` read-only on the example's canonical database as a prediction is run (the same
+   * preparation, executor and deadline as `score`), with no gold and no verdict: what a method may see
+   * of a candidate it has not submitted (a propose hook's `execute`, lib/repair/proposal.ts).
+   */
+  async execute(example: Example, sql: string): Promise<ExecResult> {
+    const db = this.#databases.get(example.dbId);
+    if (!db) return { ok: false, error: `database not found: ${example.dbId}`, timedOut: false };
+    const prepared = this.#scoring.semantics === "set" ? prepareBirdPrediction(sql) : prepareSpiderPrediction(sql, this.protocol, example.sourceIndex);
+    if (!prepared.ok) return { ok: false, error: prepared.error, timedOut: false };
+    return this.executor.execute({ db: db.canonicalPath, sql: prepared.sql, textErrors: this.#textErrors() });
   }
 
   /** The gold rows of an example on its canonical database (as this protocol executes the gold), or null. */

@@ -10,10 +10,11 @@
  */
 import { MeritError } from "../errors.ts";
 import { GenerationRefusedError } from "../llm/endpoint-pool.ts";
-import type { ChatBackend, Embedder, GenerateResult } from "../llm/types.ts";
-import { BUILTIN_CALL_KINDS, callMost, scopeAllows, type HookModel, type MethodHooks } from "../methods/hooks.ts";
+import type { ChatBackend, Embedder, GenerateResult, Sampling } from "../llm/types.ts";
+import { BUILTIN_CALL_KINDS, callMost, scopeAllows, type MethodHooks, type SamplingModel } from "../methods/hooks.ts";
 import type { FeedbackRegime } from "../methods/feedback.ts";
 import { promptHash } from "../prompts.ts";
+import { EpisodeSampler } from "./proposal.ts";
 import type { CallKind } from "./trajectory.ts";
 
 /** One LLM call as accounted (METHOD.md §6.5): a kit kind or a kind the method's hooks declare. */
@@ -49,6 +50,9 @@ export interface EpisodeCallsOptions {
   maxRepairSteps: number;
   /** The run's max_output_tokens (repairs, and declared kinds that declare no limit). */
   maxOutputTokens: number;
+  /** The run's stream seed and the episode's step now (attempts so far): a sampled call's seed derives from them. */
+  streamSeed: number;
+  step: () => number;
 }
 
 /** The calls, prompts and hook model of one episode. */
@@ -59,21 +63,26 @@ export class EpisodeCalls {
   hookEmbeddings = 0;
   private readonly made = new Map<string, number>();
   private readonly declared: Set<string>;
-  /** The model as the method's hooks and a judging regime see it. */
-  readonly model: HookModel;
+  /** The model as the method's hooks and a judging regime see it (`sample`: a declared sampled kind, lib/repair/proposal.ts). */
+  readonly model: SamplingModel;
   private readonly o: EpisodeCallsOptions;
 
   constructor(o: EpisodeCallsOptions) {
     this.o = o;
     this.declared = new Set([...Object.keys(o.hooks.calls ?? {}), ...(o.regime.call ? [o.regime.call.kind] : [])]);
-    const reply: HookModel["reply"] = async (kind, prompt) => {
+    const sampler = new EpisodeSampler(o.method, o.hooks, o.streamSeed, o.queryId);
+    const call = async (kind: string, prompt: string, sampling?: Sampling) => {
       this.count(kind);
       if (typeof prompt !== "string" || prompt === "") throw new MeritError(`method "${o.method}": a hook's "${kind}" call has an empty prompt`);
-      const result = await this.generate(kind, prompt, this.limitOf(kind));
+      if (!sampling) sampler.checkGreedy(kind);
+      const result = await this.generate(kind, prompt, this.limitOf(kind), sampling);
       return { text: result.text, truncated: this.calls[this.calls.length - 1].outputTruncated };
     };
+    const reply = (kind: string, prompt: string) => call(kind, prompt);
     this.model = {
       reply,
+      // a declared sampled kind: its temperature, a seed of (stream seed, query, step = attempts so far, kind, index)
+      sample: (kind, prompt, options) => call(kind, prompt, this.declared.has(kind) ? sampler.next(kind, o.step(), options) : undefined),
       generate: async (kind, prompt) => (await reply(kind, prompt)).text,
       embed: async (texts) => {
         if (!o.embedder) throw new MeritError(`method "${o.method}": a hook asked for embeddings but the run has no embedder; set memory.embedsNotes: true in the method's hooks so runs load it`);
@@ -88,14 +97,14 @@ export class EpisodeCalls {
     this.calls.push({ kind: "initial_cache", promptTokens: initial.prompt_tokens ?? 0, outputTokens: initial.output_tokens ?? 0, truncatedPromptTokens: 0, cached: true, promptHash: initial.prompt_hash, failure: null, outputTruncated: false });
   }
 
-  /** One greedy generation under `kind`, at most `limit` tokens (default: the run's max_output_tokens), accounted and logged. */
-  async generate(kind: string, prompt: string, limit?: number): Promise<GenerateResult> {
+  /** One generation (greedy, or `sampling`'s draw) under `kind`, at most `limit` tokens (default: the run's max_output_tokens), accounted and logged. */
+  async generate(kind: string, prompt: string, limit?: number, sampling?: Sampling): Promise<GenerateResult> {
     const hash = promptHash(prompt);
     this.prompts.push({ kind, hash, text: prompt });
     let result: GenerateResult;
     let failure: string | null = null;
     try {
-      result = await this.o.backend.generate({ prompt, maxOutputTokens: limit ?? this.o.maxOutputTokens });
+      result = await this.o.backend.generate({ prompt, maxOutputTokens: limit ?? this.o.maxOutputTokens, ...(sampling ? { sampling } : {}) });
     } catch (error) {
       // A server's deterministic refusal is a failed generation with no text (so no SQL: the attempt
       // scores as an execution error), recorded with the server's message; the episode goes on.

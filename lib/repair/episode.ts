@@ -31,6 +31,7 @@ import { noteMemoryOf, type MethodSpec } from "../methods/method.ts";
 import { countingEmbedder } from "./embedding-count.ts";
 import { EpisodeCalls, type CallRecord, type PromptRecord } from "./episode-calls.ts";
 import { retrieveForRepair, writeNotes, type HookCalling } from "./episode-memory.ts";
+import { proposeRepair, type ExecuteSql } from "./proposal.ts";
 import { judgeAttempt } from "./feedback-step.ts";
 import { hookClassifier, initialTypeOf, InitialLabelMismatchError, toAttempt, type AttemptRecord } from "./scored-attempt.ts";
 
@@ -88,6 +89,8 @@ export interface EpisodeServices {
   embedder?: Embedder;
   /** A memory hook's notes written so far in this run (the episode shows its hook the eligible ones only). */
   notes?: readonly NoteView[];
+  /** Read-only execution of a candidate on the example's database (a propose hook's `execute`): rows, never a verdict. */
+  execute?: ExecuteSql;
 }
 
 export interface EpisodeResult {
@@ -142,7 +145,8 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   // the run's embedder with every text it embeds for this episode counted (retrieval's query, a hook's texts)
   const embedder: Embedder | undefined = services.embedder && countingEmbedder(services.embedder, (n) => (embeddingTokens = embeddingTokens === null || n === null ? null : embeddingTokens + n));
   const regime = getFeedback(spec.feedbackRegime);
-  const calls = new EpisodeCalls({ method: method.name, queryId: example.id, hooks, regime, backend: services.backend, embedder, maxRepairSteps: spec.maxRepairSteps, maxOutputTokens: spec.maxOutputTokens });
+  // A sampled call's step is the number of attempts so far (its seed: stream seed, query, step, kind, index).
+  const calls = new EpisodeCalls({ method: method.name, queryId: example.id, hooks, regime, backend: services.backend, embedder, maxRepairSteps: spec.maxRepairSteps, maxOutputTokens: spec.maxOutputTokens, streamSeed: spec.streamSeed, step: () => attempts.length });
   const view: QuestionView = { dataset: spec.dataset, queryId: example.id, dbId: example.dbId, question: example.question, evidence: example.evidence, schema: spec.schema, streamPosition: spec.streamPosition };
   // Every hook call: one line naming method and hook when it fails, and a deadline (lib/methods/hook-guard.ts).
   const calling: HookCalling = { site: (hook, name) => ({ method: method.name, hook, name, queryId: example.id }), model: calls.model, deadlineS: spec.hookDeadlineS ?? DEFAULT_HOOK_DEADLINE_S };
@@ -194,7 +198,11 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     const question = { dataset: spec.dataset, schema: spec.schema, question: example.question, evidence: example.evidence };
     const prompt = repairPrompt({ ...question, positives: section.positives, negatives: section.negatives, reflections, attempts: attempts.map(asPrompt), currentErrorType, memoryNotes: section.notesText }, spec.promptsDir);
     const output = await calls.generate("repair", prompt);
-    attempts.push(await score(extractSql(output.text)));
+    // A propose hook picks the SQL scored at this step (lib/repair/proposal.ts); without one, the greedy repair's.
+    const proposed = hooks.propose ? await proposeRepair({ hook: hooks.propose, site: calling.site("propose.propose", hooks.propose.name), model: calls.model, deadlineS: calling.deadlineS, example, execute: services.execute, request: { ...view, iteration, attempts: attempts.map(attemptView), prompt, greedy: extractSql(output.text) } }) : null;
+    const attempt = await score(proposed ? proposed.sql : extractSql(output.text));
+    if (proposed) attempt.dbExecutions += proposed.executions;
+    attempts.push(attempt);
     if (!last().stops) await step();
   }
 

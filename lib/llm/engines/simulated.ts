@@ -15,7 +15,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { BackendIdentity, ChatBackend, Embedder, GenerateRequest, GenerateResult } from "../types.ts";
+import type { BackendIdentity, ChatBackend, Embedder, GenerateRequest, GenerateResult, Sampling } from "../types.ts";
 import { SIMULATED_WRONG_TYPES, type LoadedSimulatedParams, type SimulatedParams, type SimulatedWrongType } from "./simulated-params.ts";
 import { correctSql, correctVariants, normalizeSqlText, wrongSql } from "./simulated-sql.ts";
 
@@ -268,11 +268,17 @@ export class SimulatedBackend implements ChatBackend {
     return this.knownCorrect.has(`${dbId}\u0000${normalizeSqlText(sql)}`);
   }
 
-  /** The response model's answer to one prompt (before the output limit). */
-  respond(prompt: string): SimulatedResponse {
+  /**
+   * The response model's answer to one prompt (before the output limit). A sampled call (`sampling`:
+   * a method's declared temperature and the call's seed) draws every choice afresh for its seed — a
+   * repair sample is correct with the same probability as the greedy repair, each seed an independent
+   * draw — so N samples of one prompt are N draws of the response model; greedy calls draw as always.
+   */
+  respond(prompt: string, sampling?: Sampling): SimulatedResponse {
     const seed = this.params.seed;
     const call = callOf(prompt);
-    const u = (name: string) => draw(seed, name, prompt);
+    const drawn = sampling ? `${prompt}\u0000sample ${sampling.seed}` : prompt;
+    const u = (name: string) => draw(seed, name, drawn);
     switch (call) {
       case "initial":
       case "repair": {
@@ -386,7 +392,7 @@ export class SimulatedBackend implements ChatBackend {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    const { text, outputTokens } = atLimit(this.respond(request.prompt), request.maxOutputTokens);
+    const { text, outputTokens } = atLimit(this.respond(request.prompt, request.sampling), request.maxOutputTokens);
     return { text, promptTokens: Math.ceil(request.prompt.length / CHARS_PER_TOKEN), outputTokens, truncatedPromptTokens: 0, cached: false };
   }
 

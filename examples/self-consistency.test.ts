@@ -230,7 +230,6 @@ describe("a run of a sampling method (no execution)", () => {
   registerMethod({
     name: "test_sc_textvote",
     description: "5 samples per repair step, the most frequent SQL text scored (test)",
-   
     hooks: {
       calls: { sample: { most: { per_repair: SAMPLES }, per: "repair_episode", temperature: TEMPERATURE } },
       propose: {
@@ -269,5 +268,17 @@ describe("a run of a sampling method (no execution)", () => {
     for (const file of ["trajectories.jsonl", "prompts.jsonl", "metrics.json"]) {
       expect(readFileSync(join(stopped, file), "utf8"), file).toBe(readFileSync(join(whole, file), "utf8"));
     }
+  }, budget(120_000));
+});
+
+describe("self_consistency through merit run", () => {
+  it("the run gives the propose hook the oracle's read-only executor: B's first step scores the majority sample; the audit is clean", async () => {
+    const dir = join(fx.root, "sc-run");
+    await runScenarioWith(fx, "self_consistency", dir, new SamplingDouble(fx, { others: true }));
+    const { trajectories } = readRun(dir);
+    const b = trajectories.find((t) => t.query_id === B)!;
+    expect(b.attempts[1]).toBe(SAMPLED[1]);
+    expect(b.call_kinds.slice(0, 2 + SAMPLES)).toEqual(["initial_cache", "repair", ...Array(SAMPLES).fill("sample")]);
+    expect(auditRun(dir, fx.dataset).violations).toEqual([]);
   }, budget(120_000));
 });

@@ -60,56 +60,29 @@
  * full. The token bounds are those of `computedAtMost` calls.
  * @module
  */
-import { existsSync } from "node:fs";
-import { missingDatabases } from "../data/index.ts";
 import type { Dataset, Example } from "../data/types.ts";
-import { sha256File } from "../file-hash.ts";
 import { contentHash } from "../hash.ts";
-import { callKey, openCacheDatabase, rowHash } from "../llm/call-cache.ts";
-import { llamaIdentity } from "../llm/llama-identity.ts";
-import type { BackendIdentity, ChatBackend, GenerateRequest, GenerateResult } from "../llm/types.ts";
+import { callKey } from "../llm/call-cache.ts";
+import type { BackendIdentity, GenerateRequest, GenerateResult } from "../llm/types.ts";
 import { finalizeEpisode } from "../memory/finalize.ts";
-import { callMost, episodeCallBound, extraOutputBound, getMethod, hookCallBound, isKitHook, isMethodName, methodDefinition, noteMemoryOf, underSettings, type MethodHooks, type MethodSpec, type StepHook } from "../methods/index.ts";
-import { Oracle, protocolIdOf, type Verdict } from "../oracle/oracle.ts";
-import { runEpisode, type EpisodeResult } from "../repair/episode.ts";
+import { episodeCallBound, extraOutputBound, getMethod, hookCallBound, noteMemoryOf, underSettings, type MethodSpec } from "../methods/index.ts";
+import type { Verdict } from "../oracle/oracle.ts";
 import { getFeedback } from "../methods/feedback.ts";
-import { executorOf, type ExperimentConfig } from "./config.ts";
-import { loadConfigDataset, type ConfigDatasetOptions } from "./database-set.ts";
+import type { ExperimentConfig } from "./config.ts";
 import type { Stream } from "./grid.ts";
-import { readInitialCache, type InitialCache } from "./initial-cache.ts";
+import type { InitialCache } from "./initial-cache.ts";
 import { episodeSpecOf, type RunSpec } from "./run.ts";
 import { buildStream } from "./stream.ts";
 import { transductivePrepassEntries } from "./transductive.ts";
+import { methodRole, type MethodRole } from "./method-roles.ts";
+import { kitBound, kitStep, ownHooks } from "./plan-bounds.ts";
+import { registrationKey, replayEpisode, type Replay } from "./plan-replay.ts";
 
 export { episodeCallBound };
-
-/**
- * Methods no table of the paper reads (Tables 1–5, lib/analysis/paper-layout.ts and
- * data/paper-numbers.json): the non-causal control and `zeroshot` (no repair call; the initial EX is
- * the shared initial cache's). `make reproduce` runs them only with CONTROLS=1.
- */
-export const CONTROL_METHODS: readonly string[] = ["zeroshot", "transductive_batch"];
-
-/**
- * The peer memory methods (METHOD.md §13, lib/methods/peers/: every registered method that declares a
- * citation), which `make reproduce PEERS=1` adds to the grid (Makefile PEER_METHODS) for the peers
- * table and the budget-matched figure of `merit report` (lib/analysis/table-peers.ts).
- */
-export const PEER_METHODS: readonly string[] = ["reasoning_bank", "reasoning_bank_oracle", "dynamic_cheatsheet", "dynamic_cheatsheet_rs", "awm", "expel_online", "exprag", "exprecent", "error_fix_memory"];
-
-/** Who reads a method's runs (the plan's role column). */
-export type MethodRole = "paper" | "control" | "peer" | "study";
-
-/** The role of `method`: one of the paper's (REPRODUCE_METHODS), a control, a peer (declares a citation), else a study's own. */
-function methodRole(method: MethodSpec): MethodRole {
-  if (CONTROL_METHODS.includes(method.canonicalName)) return "control";
-  if (REPRODUCE_METHODS.includes(method.canonicalName)) return "paper";
-  if (isMethodName(method.canonicalName) && methodDefinition(method.canonicalName).citation !== undefined) return "peer";
-  return "study";
-}
-
-/** The role column's words. */
-const ROLE_TEXT: Record<MethodRole, string> = { paper: "paper", control: "control (no paper table reads it)", peer: "peer (METHOD.md §13)", study: "study (beyond the paper)" };
+export { CONTROL_METHODS, PEER_METHODS, REPRODUCE_METHODS, type MethodRole } from "./method-roles.ts";
+export { kitBound } from "./plan-bounds.ts";
+export { closedFormPlan, PAPER_GRID, paperGridEstimate, type ClosedFormMethod, type ClosedFormPlan, type PaperGridEstimate } from "./paper-grid.ts";
+export { gridPlanLines, planGrid } from "./grid-plan-load.ts";
 
 /** One method's share of the plan, summed over its streams. */
 export interface MethodPlan {
@@ -172,21 +145,6 @@ export interface PlanInputs {
   identity: BackendIdentity | null;
   cacheNotConsulted?: string | null;
 }
-
-/** Thrown by the replay backend at the first call the cache does not hold. */
-class NotCached extends Error {
-  readonly request: GenerateRequest;
-  constructor(request: GenerateRequest) {
-    super("not in the call cache");
-    this.request = request;
-  }
-}
-
-/** How a memoryless (or empty-memory) episode replays from the call cache. */
-type Replay =
-  | { kind: "terminal" }
-  | { kind: "replayed"; hits: number; result: EpisodeResult }
-  | { kind: "stopped"; hits: number; key: string };
 
 /** Plans the calls of `streams` (pure apart from the oracle and the cache reads it is given). */
 export async function computePlan(input: PlanInputs): Promise<GridPlan> {
@@ -321,232 +279,3 @@ export async function computePlan(input: PlanInputs): Promise<GridPlan> {
   };
 }
 
-/** The method's step when it is the kit's own (Reflexion's `reflect()`), whose calls the plan replays like repairs; undefined otherwise. */
-function kitStep(method: Pick<MethodSpec, "hooks">): StepHook | undefined {
-  const step = method.hooks.step;
-  return step !== undefined && isKitHook(step) ? step : undefined;
-}
-
-/** The method's hooks with the kit step's call kinds left out (the hooks' own declared calls, counted apart from the replayed ones). */
-function ownHooks(method: Pick<MethodSpec, "hooks">): MethodHooks {
-  const kinds = new Set(Object.keys(kitStep(method)?.calls ?? {}));
-  return { ...method.hooks, calls: Object.fromEntries(Object.entries(method.hooks.calls ?? {}).filter(([kind]) => !kinds.has(kind))) };
-}
-
-/**
- * The most calls of one episode whose initial attempt is not terminal that the plan replays: K
- * repairs, and the kit step's calls (Reflexion: K + 1 reflections, 2K + 1 in all); none for a
- * method that does not repair or when K = 0.
- */
-export function kitBound(method: Pick<MethodSpec, "repairs" | "hooks">, k: number): number {
-  const repairs = episodeCallBound(method, k);
-  if (repairs === 0) return 0;
-  return repairs + Object.values(kitStep(method)?.calls ?? {}).reduce((n, d) => n + callMost(d, k), 0);
-}
-
-/** What tells two methods' classify hooks apart in the replay memo: the method that registered it. */
-function registrationKey(method: MethodSpec): string {
-  return `${method.canonicalName}\0${method.hooks.classify?.name ?? ""}`;
-}
-
-/** Runs one memoryless episode with a backend that answers only from the cache. */
-async function replayEpisode(spec: ReturnType<typeof episodeSpecOf>, input: PlanInputs, keyOf: (r: GenerateRequest) => string): Promise<Replay> {
-  let hits = 0;
-  const backend: ChatBackend = {
-    identity: input.identity ?? { kind: "plan", model: "", modelHash: "", params: {} },
-    async generate(request) {
-      const found = input.lookup?.(request) ?? null;
-      if (found === null) throw new NotCached(request);
-      hits += 1;
-      return found;
-    },
-    async close() {},
-  };
-  try {
-    const result = await runEpisode(spec, { backend, score: input.score });
-    return result.calls.length === 1 ? { kind: "terminal" } : { kind: "replayed", hits, result };
-  } catch (error) {
-    if (error instanceof NotCached) return { kind: "stopped", hits, key: keyOf(error.request) };
-    throw error;
-  }
-}
-
-/** Loads what a plan reads — the config's dataset and databases, the initial cache, the oracle, the call cache read-only — and plans `streams`. */
-export async function planGrid(config: ExperimentConfig, streams: readonly Stream[], opts: { limit?: number | null; data?: ConfigDatasetOptions; log?: (line: string) => void; consultCache?: boolean } = {}): Promise<GridPlan> {
-  const log = opts.log ?? (() => undefined);
-  const { dataset, warnings } = await loadConfigDataset(config, opts.data ?? {});
-  for (const line of warnings) log(line);
-  const missing = missingDatabases(dataset);
-  if (missing.length > 0) log(`warning: no database for ${missing.map((m) => `${m.dbId} (${m.examples})`).join(", ")}; those queries are dropped from the stream`);
-  const initialCache = readInitialCache(config.initial_cache, dataset, protocolIdOf(config.dataset, config.protocol));
-  const { lookup, identity, reason, close } = opts.consultCache === false ? { lookup: null, identity: null, reason: "not asked to", close: () => undefined } : await openLookup(config);
-  const oracle = new Oracle({ dataset: config.dataset, databases: dataset.databases, protocol: config.protocol, timeoutMs: config.sql_timeout_s * 1000, jobs: 2, engine: executorOf(config) });
-  try {
-    return await computePlan({ config, streams, limit: opts.limit ?? null, dataset, initialCache, score: (example, sql) => oracle.score(example, sql), lookup, identity, cacheNotConsulted: reason });
-  } finally {
-    await oracle.close();
-    close();
-  }
-}
-
-/**
- * The call cache, read-only, keyed as the run keys it: the llama backend's identity is built from
- * the config and the GGUF's SHA-256 (no model is loaded). An OpenAI-compatible backend's identity
- * needs the server's tokenizer or engine settings, so its cache is not consulted.
- */
-async function openLookup(config: ExperimentConfig): Promise<{ lookup: CacheLookup | null; identity: BackendIdentity | null; reason: string | null; close: () => void }> {
-  const none = (reason: string) => ({ lookup: null, identity: null, reason, close: () => undefined });
-  const m = config.model;
-  const d = config.decoding;
-  if (m.backend === "simulated") return none("the simulated engine answers every call itself from (seed, prompt), at no cost");
-  if (m.backend !== "llama") return none("the call cache is consulted only for the llama backend (an OpenAI-compatible backend's cache keys need its server settings)");
-  if (!existsSync(config.call_cache)) return none(`${config.call_cache} does not exist yet (an empty cache)`);
-  if (!existsSync(m.path)) return none(`model.path ${m.path} does not exist, and the cache's keys hold its SHA-256`);
-  const identity = llamaIdentity({ modelPath: m.path, modelHash: await sha256File(m.path), maxInputTokens: d.max_input_tokens, truncate: d.truncate, repetitionPenalty: d.repetition_penalty, seed: d.seed, customTemplate: false, mode: m.mode });
-  const db = openCacheDatabase(config.call_cache, { readonly: true });
-  const select = db.prepare<[string], { text: string; prompt_tokens: number; output_tokens: number; truncated_prompt_tokens: number; row_hash: string }>("SELECT text, prompt_tokens, output_tokens, truncated_prompt_tokens, row_hash FROM calls WHERE key = ?");
-  const lookup: CacheLookup = (request) => {
-    const key = callKey(identity, request);
-    const row = select.get(key);
-    // A damaged row is not an answer: the run refuses it, the plan counts the call as computed.
-    if (!row || rowHash({ key, text: row.text, promptTokens: row.prompt_tokens, outputTokens: row.output_tokens, truncatedPromptTokens: row.truncated_prompt_tokens }) !== row.row_hash) return null;
-    return { text: row.text, promptTokens: row.prompt_tokens, outputTokens: row.output_tokens, truncatedPromptTokens: row.truncated_prompt_tokens, cached: true };
-  };
-  return { lookup, identity, reason: null, close: () => db.close() };
-}
-
-/** The plan as lines for stdout. */
-export function gridPlanLines(plan: GridPlan): string[] {
-  const int = (n: number) => n.toLocaleString("en-US");
-  const lines = [`plan: ${plan.streams} stream${plan.streams === 1 ? "" : "s"}, K = ${plan.maxRepairSteps} (nothing loaded, nothing written)`];
-  lines.push("| method | streams | order-independent | episodes | need repair | computed if no repair succeeds | already in the call cache | repeats of other streams' calls | computed at most | role |");
-  lines.push("|---|---|---|---|---|---|---|---|---|---|");
-  for (const m of plan.methods) {
-    lines.push(`| ${m.method} | ${m.streams} | ${m.orderIndependent ? "yes" : "no"} | ${int(m.episodes)} | ${int(m.repairEpisodes)} | ${int(m.computed)} | ${int(m.cached)} | ${int(m.repeats)} | ${int(m.computedAtMost)} | ${ROLE_TEXT[m.role]} |`);
-  }
-  lines.push(`computed calls: ${int(plan.computed)} if no repair succeeds outside the cache's replays, at most ${int(plan.computedAtMost)} whatever the repairs do (the first is exact unless memory methods of one stream order retrieve alike: merit grid --help)`);
-  lines.push(`answered by the call cache: ${int(plan.cached)} already in it${plan.cacheNotConsulted ? ` (not consulted: ${plan.cacheNotConsulted})` : ""}, ${int(plan.repeats)} repeats within the grid`);
-  lines.push(`tokens of at most ${int(plan.computedAtMost)} computed calls: at most ${int(plan.promptTokensBound)} prompt (${int(plan.maxInputTokens)} max_input_tokens per call) and ${int(plan.outputTokensBound)} generated (${int(plan.maxOutputTokens)} max_output_tokens per call, a declared call kind's own limit for its calls)`);
-  const controls = plan.methods.filter((m) => m.role === "control").map((m) => m.method);
-  if (controls.length > 0) lines.push(`controls (no table of the paper reads them): ${controls.join(", ")}`);
-  return lines;
-}
-
-/**
- * The methods `make reproduce` runs for Tables 1–5 (Makefile PAPER_METHODS; CONTROL_METHODS join
- * them with CONTROLS=1).
- */
-export const REPRODUCE_METHODS: readonly string[] = ["iterative", "reflexion", "dynamic_rag", "merit", "merit_typerel", "positive_only", "no_type_filter", "no_dense_rerank", "no_bm25", "random_same_type", "cross_database_only"];
-
-/** One method's calls in `closedFormPlan`. */
-export interface ClosedFormMethod {
-  method: string;
-  /** Computed calls at most, whatever the repairs do (GridPlan.computedAtMost). */
-  computedAtMost: number;
-  /** Computed calls if no repair succeeds (GridPlan.computed; an upper bound with several memory methods that keep negatives). */
-  computed: number;
-  /** Calls with every stream counted in full (no call shared across streams). */
-  everyStream: number;
-}
-
-/** `closedFormPlan`'s counts, summed over the methods. */
-export interface ClosedFormPlan {
-  methods: ClosedFormMethod[];
-  computedAtMost: number;
-  computed: number;
-  everyStream: number;
-}
-
-/**
- * The grid plan's counts from the number of initially failed queries alone, the same rules as
- * `computePlan` (module comment) with an empty call cache, for a grid whose inputs are not at hand
- * (the paper grid: README "The full grid on one GPU"). Per method, in the order given, over
- * `orders` stream orders, with B = kitBound(method, K) calls per repaired episode:
- * - a memoryless method: its F episodes are the same calls in every order, B·F once; 0 when an
- *   earlier method of the list with the same kit step (Reflexion's reflect, or none) already counted them;
- * - a memory method seeded by the transductive pre-pass: B·F per order, every episode its own;
- * - any other memory method: its memory is necessarily empty at each order's first initially failed
- *   query, whose episode is the memoryless twin's (0 when such a twin came earlier in the list, else
- *   B, an upper bound); the other F − 1 per order are its own: B·(F − 1). In `computed` (no repair
- *   succeeds) a writer that keeps positives only never stores, so all its episodes are the twin's.
- * `computePlan` on real inputs gives these numbers when every stream order has F failures (its
- * test checks the two agree on the bundled data).
- */
-export function closedFormPlan(opts: { methods: readonly string[]; failed: number; k: number; orders: number }): ClosedFormPlan {
-  const { failed, k, orders } = opts;
-  if (!Number.isInteger(failed) || failed < 0 || !Number.isInteger(k) || k < 0 || !Number.isInteger(orders) || orders < 1) throw new RangeError(`closedFormPlan: failed, k must be integers ≥ 0 and orders ≥ 1 (got ${failed}, ${k}, ${orders})`);
-  const twins = new Set<string>(); // kit steps ("" for none) whose memoryless episodes are already counted
-  const methods: ClosedFormMethod[] = [];
-  for (const name of opts.methods) {
-    const m = getMethod(name);
-    const b = kitBound(m, k);
-    const everyStream = orders * failed * b;
-    if (b === 0 || failed === 0) {
-      methods.push({ method: name, computedAtMost: 0, computed: 0, everyStream });
-      continue;
-    }
-    const stepKey = kitStep(m)?.name ?? "";
-    const twin = twins.has(stepKey);
-    if (m.memory === null) {
-      const n = twin ? 0 : failed * b;
-      twins.add(stepKey);
-      methods.push({ method: name, computedAtMost: n, computed: n, everyStream });
-    } else if (m.memory.transductivePrepass) {
-      methods.push({ method: name, computedAtMost: everyStream, computed: everyStream, everyStream });
-    } else {
-      const first = twin ? 0 : b;
-      const atMost = orders * (first + (failed - 1) * b);
-      const computed = m.memory.writes.writesNegative ? atMost : twin ? 0 : failed * b;
-      methods.push({ method: name, computedAtMost: atMost, computed, everyStream });
-    }
-  }
-  const sum = (f: (m: ClosedFormMethod) => number) => methods.reduce((n, m) => n + f(m), 0);
-  return { methods, computedAtMost: sum((m) => m.computedAtMost), computed: sum((m) => m.computed), everyStream: sum((m) => m.everyStream) };
-}
-
-/**
- * The paper's numbers the paper-grid estimate starts from (arXiv 2608.05906; METHOD.md §9): initial
- * failures per dataset (Table 3: Spider 1,034 − 609, BIRD), tokens per call of one MERIT run (Table
- * 3's cost columns: Spider 5.27 M tokens / 3,419 calls, BIRD 17.6 M / 7,325; initial calls included,
- * shorter than repairs, so low), and generated tokens per call (the paper's cost table: 50 M
- * generated over the 13-method grid, 378,120 calls when every stream is counted).
- */
-export const PAPER_GRID = {
-  k: 7,
-  orders: 3,
-  datasets: [
-    { dataset: "spider", failed: 425, tokensPerCall: 5.27e6 / 3419 },
-    { dataset: "bird", failed: 945, tokensPerCall: 17.6e6 / 7325 },
-  ],
-  generatedPerCall: 50e6 / 378_120,
-  maxInputTokens: 4096,
-  maxOutputTokens: 512,
-} as const;
-
-/** The paper grid's calls and tokens (README "The full grid on one GPU"). */
-export interface PaperGridEstimate {
-  datasets: Array<{ dataset: string; failed: number; plan: ClosedFormPlan; controls: ClosedFormPlan }>;
-  /** Computed calls at most of `make reproduce` (REPRODUCE_METHODS, both datasets). */
-  calls: number;
-  /** Estimated tokens: calls × the paper's tokens per call, split into prompt and generated. */
-  promptTokens: number;
-  generatedTokens: number;
-  /** Bounds: calls × max_input_tokens, calls × max_output_tokens. */
-  promptTokensBound: number;
-  generatedTokensBound: number;
-}
-
-/** `closedFormPlan` of `make reproduce` (and of its controls) with the paper's failures, and the token estimate and bounds. */
-export function paperGridEstimate(methods: readonly string[] = REPRODUCE_METHODS): PaperGridEstimate {
-  const p = PAPER_GRID;
-  const datasets = p.datasets.map((d) => ({
-    dataset: d.dataset,
-    failed: d.failed,
-    plan: closedFormPlan({ methods, failed: d.failed, k: p.k, orders: p.orders }),
-    controls: closedFormPlan({ methods: CONTROL_METHODS, failed: d.failed, k: p.k, orders: p.orders }),
-  }));
-  const calls = datasets.reduce((n, d) => n + d.plan.computedAtMost, 0);
-  const tokens = datasets.reduce((n, d, i) => n + d.plan.computedAtMost * p.datasets[i].tokensPerCall, 0);
-  const generatedTokens = calls * p.generatedPerCall;
-  return { datasets, calls, promptTokens: tokens - generatedTokens, generatedTokens, promptTokensBound: calls * p.maxInputTokens, generatedTokensBound: calls * p.maxOutputTokens };
-}

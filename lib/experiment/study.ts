@@ -19,7 +19,7 @@ import { parseConfig, type ExperimentConfig, type SubsetRule } from "./config.ts
 import { TINY_CHAT, TINY_EMBEDDER } from "./quick-config.ts";
 import type { OrderKind } from "./stream-order.ts";
 import { armConditions } from "./study-arms.ts";
-import { DEFAULT_PREDICTIONS, TEST_SUITE_DATABASES, type Study } from "./study-schema.ts";
+import { DEFAULT_PREDICTIONS, studyDatabases, TEST_SUITE_DATABASES, type Study } from "./study-schema.ts";
 
 export * from "./study-schema.ts";
 export * from "./study-arms.ts";

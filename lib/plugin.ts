@@ -19,7 +19,7 @@ export { budgetMatchedSteps, callMost, methodSource } from "./methods/index.ts";
 export { MeritError } from "./errors.ts";
 export type { DenseRows, MemoryWriter, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
 /** Hooks over one episode (a classifier, a memory written after each episode, extra call kinds): lib/methods/hooks.ts. */
-export { cosine, MAX_NOTE_BYTES, topByCosine } from "./methods/hooks.ts";
+export { cosine, isSourceNote, MAX_NOTE_BYTES, topByCosine } from "./methods/hooks.ts";
 export type { AttemptView, CallDeclaration, PerRepairBound, ClassifyHook, ClassifyInput, EpisodeView, HookModel, HookReply, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, QuestionView, RetrieveRequest, RetrieveResult, WriteResult } from "./methods/hooks.ts";
 /** How hooks are called (deadline, one-line failures) and what they are given: SQL rows JSON-safe (lib/methods/hook-guard.ts). */
 export { DEFAULT_HOOK_DEADLINE_S, jsonRows } from "./methods/hook-guard.ts";

@@ -68,13 +68,13 @@ const lines = (text: string) => text.split("\n").filter((l) => l.trim() !== "");
 
 /** A refusal: exit `code` (default 2), one stderr line matching every pattern, no stack trace. */
 function refused(r: Result, patterns: RegExp[], code = 2): Finding {
-  const err = lines(r.stderr).filter((l) => !/^episodes \d|^\s*$/.test(l) && !/\r/.test(l));
-  const last = err.at(-1) ?? "";
+  // The refusal is stderr's last line; what came before it is the command's progress and notices.
+  const last = lines(r.stderr.replace(/\r/g, "\n")).at(-1) ?? "";
   const problems: string[] = [];
   if (r.timedOut) problems.push(`did not finish within its limit (${r.seconds.toFixed(0)} s)`);
   else if (r.code !== code) problems.push(`exit ${r.code}, expected ${code}`);
   if (STACK.test(r.stderr)) problems.push("stack trace on stderr");
-  if (err.length !== 1) problems.push(`${err.length} stderr lines, expected one`);
+  if (!/^(merit|make install)[\w -]*: /.test(last)) problems.push("the last stderr line is not a refusal naming the command");
   for (const p of patterns) if (!p.test(last)) problems.push(`refusal does not match ${p}`);
   return { problem: problems.length ? problems.join("; ") : null, shown: last || lines(r.stdout).at(-1) || "", seconds: r.seconds, code: r.code };
 }
@@ -207,11 +207,11 @@ const probes: Probe[] = [
     id: "long-hook-prompt",
     item: "21",
     what: "a hook prompt of 200,000 characters",
-    expect: "exit 0; the cut counted in the manifest (input truncation per method and call kind)",
+    expect: "exit 0; the cut said on stderr per method and call kind, counted in the trajectories",
     run: () =>
-      held(hookRun("probe_long_prompt"), /EX /, () => {
-        const manifest = readFileSync(join(TMP, "hook-runs", "probe_long_prompt", "manifest.json"), "utf8");
-        return /truncat/i.test(manifest) ? null : "manifest.json says nothing of truncation";
+      held(hookRun("probe_long_prompt"), /prompts cut to max_input_tokens: .*distill/, () => {
+        const cut = trajectories(join(TMP, "hook-runs", "probe_long_prompt")).reduce((n, t) => n + t.accounting.truncations, 0);
+        return cut > 0 ? null : "the trajectories count no cut prompt";
       }),
   },
   {
@@ -306,8 +306,8 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     expect: "computed ≤ planned",
     run: () => {
       const planned = Number(/most model calls: ([\d,]+)/.exec(noisyPlan)?.[1].replace(/,/g, "") ?? NaN);
-      const computed = readdirSync(join(runsOf("noisy"), "spider")).reduce((n, d) => n + computedCalls(join(runsOf("noisy"), "spider", d)), 0);
-      return { problem: Number.isFinite(planned) && computed <= planned ? null : `computed ${computed} > planned ${planned}`, shown: `planned at most ${planned}, computed ${computed}`, seconds: 0, code: 0 };
+      const made = readdirSync(join(runsOf("noisy"), "spider")).reduce((n, d) => n + modelCalls(join(runsOf("noisy"), "spider", d)), 0);
+      return { problem: Number.isFinite(planned) && made > 0 && made <= planned ? null : `made ${made} model calls, planned at most ${planned}`, shown: `planned at most ${planned}, made ${made} (cached or not)`, seconds: 0, code: 0 };
     },
   },
   {
@@ -320,12 +320,12 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
       let bad = 0;
       let unexecuted = 0;
       for (const t of trajectories(dir))
-        for (const a of t.attempts ?? []) {
-          if (a.execution_status !== undefined && a.execution_status !== "EXECUTED" && a.execution_status !== "DENOTATION_MISMATCH" && a.execution_status !== "CORRECT") {
-            unexecuted++;
-            if (a.feedback_correct === true || a.told_correct === true) bad++;
-          }
-        }
+        (t.statuses as string[]).forEach((status, i) => {
+          if (status === "CORRECT" || status === "DENOTATION_MISMATCH" || status === "WRONG_RESULT") return;
+          unexecuted++;
+          if (t.feedback?.accepted?.[i] === true) bad++;
+        });
+      if (unexecuted === 0) return { problem: "no attempt failed to execute: the probe tested nothing", shown: "", seconds: 0, code: 0 };
       const md = readFileSync(join(outOf("noisy"), "tables", "feedback-confusion.md"), "utf8");
       return { problem: bad > 0 ? `${bad} unexecuted attempts told correct` : null, shown: `${unexecuted} attempts that did not execute, ${bad} told correct; ${lines(md).find((l) => /merit_noisy/.test(l))?.slice(0, 160) ?? ""}`, seconds: 0, code: 0 };
     },
@@ -346,7 +346,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
       });
       if (first.problem) return first;
       appendFileSync(join(TMP, "imports/plugin.ts"), "// edited\n");
-      const second = refused(merit(studyRun("imports")), [/delete .*probe_imported-s0/]);
+      const second = refused(merit(studyRun("imports")), [/probe_imported-s0: was run with another version of .*plugin\.ts.*delete the run directory/]);
       if (second.problem === null && /--out/.test(second.shown)) second.problem = "the refusal suggests --out, which study run does not take";
       return second;
     },
@@ -478,12 +478,9 @@ const REPORT_DONE = /^\{"runs":\d+,"tables":/;
 let noisyPlan = "";
 let classifyRun: Result;
 
-function computedCalls(runDir: string): number {
-  const m = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8"));
-  const c = m.llm_calls ?? m.calls ?? m.call_counts;
-  if (c && typeof c.computed === "number") return c.computed;
-  // Else the run's trajectories: every repair attempt and hook call not answered by the cache.
-  return trajectories(runDir).reduce((n, t) => n + (t.llm_calls_computed ?? t.calls_computed ?? 0), 0);
+/** The model calls a run made (repairs, reflections, hook calls; the initial SQL came from a predictions file). */
+function modelCalls(runDir: string): number {
+  return trajectories(runDir).reduce((n, t) => n + (t.call_kinds as string[]).filter((k) => k !== "initial_cache").length, 0);
 }
 
 function listFiles(dir: string): string[] {

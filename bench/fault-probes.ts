@@ -472,6 +472,29 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
       }
     },
   },
+  {
+    id: "study-full-disk",
+    item: "22",
+    what: "study run (tiny models: the call cache is copied first) with --runs on a 256 KiB tmpfs",
+    expect: "exit 2, one line naming the --runs disk and suggesting --runs (not --resume, which study run rejects)",
+    run: () => {
+      const dir = join(TMP, "full-runs");
+      mkdirSync(dir, { recursive: true });
+      try {
+        execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir], { stdio: "ignore" });
+      } catch {
+        return null;
+      }
+      try {
+        study("tiny-full", `  methods: ["iterative", "reflexion"],\n  reference: "iterative",\n  queries: 4,\n  max_repair_steps: 1,`);
+        const f = refused(merit(["study", "run", studyFile("tiny-full"), "--runs", dir, "--out", outOf("tiny-full")]), [/space/i, /--runs/]);
+        if (f.problem === null && /--resume/.test(f.shown)) f.problem = "the refusal suggests --resume, which study run rejects";
+        return f;
+      } finally {
+        execFileSync("umount", [dir]);
+      }
+    },
+  },
 ];
 
 const REPORT_DONE = /^\{"runs":\d+,"tables":/;
@@ -522,7 +545,7 @@ console.log(`setup: ${setup.map(([w, r]) => `${w} ${r.code} (${r.seconds.toFixed
 console.log("");
 console.log("| # | item | probe | expected | exit | s | what it printed | outcome |");
 console.log("| ---: | --- | --- | --- | ---: | ---: | --- | --- |");
-const cell = (s: string) => s.replaceAll(TMP, "$TMP").replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 200);
+const cell = (s: string) => s.replaceAll(TMP, "$TMP").replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 320);
 let nHeld = 0;
 let nFailed = 0;
 let nSkipped = 0;

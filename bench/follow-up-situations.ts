@@ -184,7 +184,7 @@ ${SIM}`,
     steps: [
       { label: "study run", argv: () => studyRun("fine-types"), exit: 0, key: REPORT_DONE },
       {
-        label: "Table 5",
+        label: "audit; Table 5 header",
         argv: () => ["audit", join(runs("fine-types"), "spider", "merit_fine_types-s0")],
         exit: 0,
         key: /^\| Dataset/,
@@ -252,7 +252,7 @@ ${SIM}`,
       { label: "study plan", argv: () => studyPlan("peers"), exit: 0, key: /^runs: / },
       { label: "study run", argv: () => studyRun("peers"), exit: 0, key: REPORT_DONE },
       {
-        label: "peers table",
+        label: "audit; peers table note",
         argv: () => ["audit", join(runs("peers"), "spider", "reasoning_bank-s0")],
         exit: 0,
         key: /Holm families/,

@@ -468,7 +468,7 @@ ${SIM}`,
   },
 ];
 
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 220);
+const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 360);
 console.log(`Follow-up situations (issue 39): ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, load average ${readLoad()}, temporary folder ${keep ? TMP : "(removed at the end)"}`);
 console.log("");
 console.log("| situation | commands: exit (s) | key lines | outcome |");

@@ -14,6 +14,7 @@ import { auditRun } from "../lib/experiment/audit.ts";
 import { auditRevisions } from "../lib/experiment/audit-revisions.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../lib/llm/types.ts";
 import { loadPlugins, stampNotes } from "../lib/methods/index.ts";
+import { markSourceNote } from "../lib/methods/hooks.ts";
 import { noteView } from "../lib/methods/note-memory.ts";
 import { readRun } from "../test/helpers/run-fixture.ts";
 import { ScriptedBackend } from "../test/helpers/scripted-backend.ts";
@@ -104,5 +105,16 @@ describe("memp_memory, a memory that revises itself", () => {
     const memory = [noteView(stampNotes("memp_memory", source, [{ kind: "procedure", text: procedureText(p), key: p.question, polarity: "positive", data: p }])[0], null)];
     const episode = { dataset: "spider", queryId: "q1", dbId: "db", question: "How many concerts?", evidence: "", schema: "", streamPosition: 1, attempts: [{ sql: "SELECT 1", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Result Mismatch", rowsPreview: "[1]" }], success: false, reflections: [], retrieved: [[memory[0].note_id]] };
     expect(writeProcedures(episode, memory)).toEqual({ notes: [], retire: [memory[0].note_id] });
+  });
+
+  it("never revises or retires a procedure of a source memory (config memory_source: read-only, refused by the run)", () => {
+    // Issue 39 situation "memory transfer": a Spider-DK run shown the Spider run's procedures stopped
+    // with "supersedes note … of the read-only source memory" at its first failed episode.
+    const source = { queryId: "q0", dbId: "db", streamPosition: 0, episodeId: "ep0" };
+    const fresh = { question: "How many singers?", sql: "SELECT count(*) FROM singer", failures: 0 };
+    const worn = { ...fresh, question: "How many stadiums?", failures: MAX_FAILURES - 1 };
+    const memory = [fresh, worn].map((p) => markSourceNote(noteView(stampNotes("memp_memory", source, [{ kind: "procedure", text: procedureText(p), key: p.question, polarity: "positive", data: p }])[0], null)));
+    const episode = { dataset: "spider-dk", queryId: "q1", dbId: "db", question: "How many concerts?", evidence: "", schema: "", streamPosition: 1, attempts: [{ sql: "SELECT 1", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Result Mismatch", rowsPreview: "[1]" }], success: false, reflections: [], retrieved: [memory.map((n) => n.note_id)] };
+    expect(writeProcedures(episode, memory)).toEqual({ notes: [], retire: [] });
   });
 });

@@ -10,12 +10,14 @@
  * The kit records each revision in the revising episode's trajectory (`memory_retires`), takes the
  * old notes out of the memory once that episode is committed (so a resumed run rebuilds the same
  * memory), counts only the notes in force in `merit report --diagnostics`' memory size, and
- * `merit audit` checks that each revised note was one the episode could see.
+ * `merit audit` checks that each revised note was one the episode could see. Procedures of a source
+ * memory (config memory_source: another run's, read-only) are shown but never revised or retired
+ * (`isSourceNote`).
  *
  * Run: `merit methods --plugin examples/memp-memory.ts`. Test: `npx vitest run examples/memp-memory.test.ts`.
  * @module
  */
-import { registerMethod, type EpisodeView, type NoteDraft, type NoteView, type PickedNote, type WriteResult } from "../lib/plugin.ts";
+import { isSourceNote, registerMethod, type EpisodeView, type NoteDraft, type NoteView, type PickedNote, type WriteResult } from "../lib/plugin.ts";
 
 /** Procedures shown before a repair. */
 export const PROCEDURES_SHOWN = 2;
@@ -57,7 +59,8 @@ export function writeProcedures(episode: EpisodeView, memory: readonly NoteView[
   if (!episode.success) {
     const followed = new Set(episode.retrieved.flat());
     for (const note of memory) {
-      if (!followed.has(note.note_id)) continue;
+      // A transferred procedure (config memory_source) is read-only: the run revises only its own.
+      if (!followed.has(note.note_id) || isSourceNote(note)) continue;
       const p = note.data as unknown as Procedure;
       const failures = p.failures + 1;
       if (failures >= MAX_FAILURES) retire.push(note.note_id);

@@ -21,7 +21,7 @@ export { budgetMatchedSteps, callMost, methodSource } from "./methods/index.ts";
 export { MeritError } from "./errors.ts";
 export type { DenseRows, PoolPlan, RankContext, RankedRow, Ranker, RankPool } from "./methods/index.ts";
 /** Hooks over one episode (a classifier, a memory written after each episode, extra call kinds): lib/methods/hooks.ts. */
-export { cosine, MAX_EXECUTION_ROWS, MAX_NOTE_BYTES, topByCosine } from "./methods/hooks.ts";
+export { cosine, isSourceNote, MAX_EXECUTION_ROWS, MAX_NOTE_BYTES, topByCosine } from "./methods/hooks.ts";
 export type { AttemptView, CallDeclaration, PerRepairBound, ClassifyHook, ClassifyInput, EpisodeView, ExecutionView, HookModel, HookReply, MemoryHook, MethodHooks, Note, NoteDraft, NotePolarity, NoteView, PickedNote, ProposeHook, ProposeRequest, ProposeTools, QuestionView, RetrieveRequest, RetrieveResult, SamplingModel, WriteResult } from "./methods/hooks.ts";
 export { sampleSeed } from "./repair/proposal.ts";
 /** How hooks are called (deadline, one-line failures) and what they are given: SQL rows JSON-safe (lib/methods/hook-guard.ts). */

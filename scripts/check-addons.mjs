@@ -15,7 +15,9 @@ for (const [name, use] of Object.entries(ADDONS)) {
   try {
     use(require(name));
   } catch (error) {
-    const why = String(error instanceof Error ? error.message : error).split("\n").find((l) => l.trim() !== "") ?? "unknown error";
+    // Node's message spans lines ("The module '…'" / "was compiled against … NODE_MODULE_VERSION n"):
+    // one line of all of it, less its own advice (npm rebuild would rebuild against the same headers).
+    const why = String(error instanceof Error ? error.message : error).split("\n").map((l) => l.trim()).filter((l) => l !== "").join(" ").replace(/\s*Please try re-compiling.*$/, "") || "unknown error";
     const nodedir = process.env.npm_config_nodedir ? `npm_config_nodedir=${process.env.npm_config_nodedir}` : "npm_config_nodedir unset";
     process.stderr.write(
       `make install: ${name} does not load under Node ${process.version} (ABI ${process.versions.modules}, ${process.execPath}; ${nodedir}): ${why}; ` +

@@ -160,7 +160,7 @@ async function embeddingSourceOf(config: ExperimentConfig): Promise<OwnedSource>
  */
 export function simulatedBackendOf(config: ExperimentConfig, dataset: Dataset): SimulatedBackend {
   const loaded = loadSimulatedParams(config.model.simulation ?? DEFAULT_SIMULATION_FILE);
-  return new SimulatedBackend(loaded, { examples: dataset.examples, schemas: dataset.schemas, knownCorrect: initialCorrect(config.initial_cache, dataset) });
+  return new SimulatedBackend(loaded, { examples: dataset.examples, schemas: dataset.schemas, knownCorrect: initialCorrect(config.initial_cache, dataset), maxInputTokens: config.decoding.max_input_tokens, truncate: config.decoding.truncate });
 }
 
 /** The initial SQL an initial cache file records as oracle-correct, with its database; [] when the file is absent or unreadable. */

@@ -169,6 +169,8 @@ export async function loadStudyFile(file: string): Promise<Study> {
   try {
     mod = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
   } catch (error) {
+    // A refusal of the kit's own (defineStudy's check of a field) already names the field and the fix.
+    if (error instanceof MeritError) throw new MeritError(`${file}: ${error.message.split("\n")[0]}`);
     throw new InputFileError(file, `failed to load (${importErrorText(error)})`, "fix the study file");
   }
   const study = mod.default as Partial<Study> | undefined;

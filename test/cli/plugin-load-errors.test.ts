@@ -46,4 +46,11 @@ describe("a file that cannot be imported", () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toEqual(['merit study: study.ts: failed to load (study.ts:2:73: Expected \',\', got \'ident\'); fix the study file']);
   });
+
+  it("a study file defineStudy refuses: its one line once, not wrapped in \"failed to load\" with the fix said twice", () => {
+    writeFileSync(join(root, "study.ts"), `import { defineStudy } from ${lib("experiment/study.ts")};\nexport default defineStudy({ name: "x", methods: ["merit", "merit_sc"], arms: { merit_sc: { method: "merit", args: { self_consistency: { samples: 5 } } } }, reference: "merit" });\n`);
+    const r = merit("study", "plan", "study.ts");
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual(["merit study: study.ts: defineStudy: arms.merit_sc.args: Unrecognized key(s) in object: 'self_consistency'; fix the study file (lib/experiment/study.ts lists every field)"]);
+  });
 });

@@ -137,7 +137,7 @@ describe("scripts/check-addons.mjs (the end of make install)", () => {
     expect(r.status).toBe(0);
   });
 
-  it("an add-on built for another Node: one line naming it, this Node and the fix, exit 1", () => {
+  it("an add-on built for another Node: one line naming it, this Node, the ABI it was built for (all of Node's message) and the fix, exit 1", () => {
     const dir = temp("merit-addons-");
     writeFileSync(join(dir, "package.json"), "{}");
     for (const name of ["better-sqlite3", "hnswlib-node"]) {
@@ -154,7 +154,7 @@ describe("scripts/check-addons.mjs (the end of make install)", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toEqual([
       expect.stringMatching(
-        new RegExp(`^make install: hnswlib-node does not load under Node ${process.version.replace(/\./g, "\\.")} \\(ABI ${process.versions.modules}, .*; npm_config_nodedir=/usr\\): The module 'addon.node'; .*delete node_modules and run make install again$`),
+        new RegExp(`^make install: hnswlib-node does not load under Node ${process.version.replace(/\./g, "\\.")} \\(ABI ${process.versions.modules}, .*; npm_config_nodedir=/usr\\): The module 'addon.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 115\\.; .*delete node_modules and run make install again$`),
       ),
     ]);
   });

@@ -13,6 +13,7 @@ import { classifyFailure } from "../../lib/classify.ts";
 import { main } from "../../lib/cli.ts";
 import { applyOverrides } from "../../lib/cli/run.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
+import { simulatedBackendOf } from "../../lib/experiment/services.ts";
 import { callOf, draw, repairFeatures, SIMULATED_HEADLINE, SimulatedBackend, SimulatedEmbedder } from "../../lib/llm/engines/simulated.ts";
 import { defaultSimulatedParams, loadSimulatedParams, parseSimulatedParams, type LoadedSimulatedParams } from "../../lib/llm/engines/simulated-params.ts";
 import { correctVariants, normalizeSqlText, wrongSql } from "../../lib/llm/engines/simulated-sql.ts";
@@ -148,6 +149,20 @@ describe("the response model", () => {
     const inverted = engine({ judge: { sensitivity: 0, specificity: 0 } });
     expect(parseJudgeVerdict(inverted.respond(right).text)).toBe(false);
     expect(parseJudgeVerdict(inverted.respond(wrong).text)).toBe(true);
+  });
+
+  it("counts a prompt over the config's max_input_tokens as cut, as a real engine does, or refuses it under truncate: error (issue 39 item 21)", async () => {
+    // A 200,000-character hook prompt was recorded as 50,003 prompt tokens with 0 truncations, so
+    // the run's stderr line and the cost table's count of cut prompts never showed on this engine.
+    const request = { kind: "distill", prompt: "word ".repeat(40_000), maxOutputTokens: 64 } as never;
+    const cut = await new SimulatedBackend(loaded(), { examples: dataset.examples, maxInputTokens: 4096 }).generate(request);
+    expect([cut.promptTokens, cut.truncatedPromptTokens]).toEqual([4096, 50_000 - 4096]);
+    const uncut = await new SimulatedBackend(loaded(), { examples: dataset.examples, maxInputTokens: 4096 }).generate({ kind: "distill", prompt: "word ".repeat(100), maxOutputTokens: 64 } as never);
+    expect(uncut.truncatedPromptTokens).toBe(0);
+    await expect(new SimulatedBackend(loaded(), { examples: dataset.examples, maxInputTokens: 4096, truncate: "error" }).generate(request)).rejects.toThrow(/prompt has 50000 tokens, more than max_input_tokens 4096/);
+    // The run's engine takes both from the config.
+    const config = parseConfig({ dataset: "spider", data_dir: "data/spider", initial_cache: "none.json", model: { backend: "simulated" }, embedder: { backend: "simulated" }, decoding: { max_input_tokens: 1000 } });
+    expect((await simulatedBackendOf(config, dataset).generate(request)).truncatedPromptTokens).toBe(49_000);
   });
 
   it("its embedder is a deterministic L2-normalised hashed bag of words", async () => {

@@ -14,6 +14,7 @@
  * ENGINE banner (lib/analysis/model-identity.ts).
  * @module
  */
+import { MeritError } from "../../errors.ts";
 import { createHash } from "node:crypto";
 import type { BackendIdentity, ChatBackend, Embedder, GenerateRequest, GenerateResult, Sampling } from "../types.ts";
 import { SIMULATED_WRONG_TYPES, type LoadedSimulatedParams, type SimulatedParams, type SimulatedWrongType } from "./simulated-params.ts";
@@ -40,6 +41,13 @@ export interface SimulatedWorld {
   schemas?: ReadonlyMap<string, string>;
   /** Initial SQL the oracle scored correct (the initial cache), so a judge can be right about them. */
   knownCorrect?: readonly { dbId: string; sql: string }[];
+  /**
+   * The config's `decoding.max_input_tokens` and `truncate`: a prompt longer than that (counted at
+   * 4 characters a token) is counted as cut, as a real engine cuts it (`left`), or refused (`error`).
+   * The response model still reads the whole prompt. Absent: no limit.
+   */
+  maxInputTokens?: number;
+  truncate?: "left" | "error";
 }
 
 /** The calls the response model tells apart. */
@@ -230,8 +238,12 @@ export class SimulatedBackend implements ChatBackend {
   private readonly schemas: ReadonlyMap<string, string>;
   private readonly knownCorrect = new Set<string>();
   private readonly wrongTypes: { type: SimulatedWrongType; weight: number }[];
+  private readonly maxInputTokens: number;
+  private readonly truncate: "left" | "error";
 
   constructor(loaded: LoadedSimulatedParams, world: SimulatedWorld) {
+    this.maxInputTokens = world.maxInputTokens ?? Infinity;
+    this.truncate = world.truncate ?? "left";
     this.identity = simulatedIdentity(loaded);
     this.params = loaded.params;
     for (const e of world.examples) {
@@ -392,8 +404,11 @@ export class SimulatedBackend implements ChatBackend {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const all = Math.ceil(request.prompt.length / CHARS_PER_TOKEN);
+    const cut = Math.max(0, all - this.maxInputTokens);
+    if (cut > 0 && this.truncate === "error") throw new MeritError(`simulated engine: prompt has ${all} tokens, more than max_input_tokens ${this.maxInputTokens}; shorten the prompt, raise decoding.max_input_tokens, or set decoding.truncate: "left"`);
     const { text, outputTokens } = atLimit(this.respond(request.prompt, request.sampling), request.maxOutputTokens);
-    return { text, promptTokens: Math.ceil(request.prompt.length / CHARS_PER_TOKEN), outputTokens, truncatedPromptTokens: 0, cached: false };
+    return { text, promptTokens: all - cut, outputTokens, truncatedPromptTokens: cut, cached: false };
   }
 
   async close(): Promise<void> {}

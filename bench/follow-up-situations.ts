@@ -369,19 +369,40 @@ ${SIM}`,
   },
   {
     name: "self-consistency",
-    what: "not expressible yet (repairs are one greedy call); what a newcomer tries today: an arm of merit with a `samples` arg",
+    what: "self_consistency (examples/self-consistency.ts: a propose hook, 5 samples at T = 0.7 per repair step, execution-majority vote) beside iterative; study run; audit",
     setup: () =>
       study(
         "self-consistency",
         `  datasets: ["spider"],
-  methods: ["merit", "merit_sc5"],
-  arms: { merit_sc5: { method: "merit", args: { self_consistency: { samples: 5 } } } },
+  methods: ["iterative", "self_consistency"],
   seeds: [0],
-  reference: "merit_sc5",
-  queries: 6,
+  reference: "self_consistency",
+  queries: 8,
+  subset: { rule: "initially_failed", initially_correct: 2 },
+  max_repair_steps: 2,
+  plugins: [${kit("examples/self-consistency.ts")}],
 ${SIM}`,
       ),
-    steps: [{ label: "study plan", argv: () => studyPlan("self-consistency"), exit: 2, key: /self_consistency/ }],
+    steps: [
+      { label: "study run", argv: () => studyRun("self-consistency"), exit: 0, key: REPORT_DONE },
+      {
+        label: "audit",
+        argv: () => ["audit", join(runs("self-consistency"), "spider", "self_consistency-s0"), "--plugin", join(ROOT, "examples/self-consistency.ts")],
+        exit: 0,
+        key: /violation/i,
+        check: () => {
+          const lines = readFileSync(join(runs("self-consistency"), "spider", "self_consistency-s0", "trajectories.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+          const samples = lines.reduce((n, t) => n + t.call_kinds.filter((k: string) => k === "sample").length, 0);
+          return samples > 0 ? null : "no sample call was made: the propose hook never ran";
+        },
+        info: () => {
+          const lines = readFileSync(join(runs("self-consistency"), "spider", "self_consistency-s0", "trajectories.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+          const samples = lines.reduce((n, t) => n + t.call_kinds.filter((k: string) => k === "sample").length, 0);
+          const executions = lines.reduce((n, t) => n + t.accounting.db_executions, 0);
+          return `${samples} sample calls, ${executions} database executions`;
+        },
+      },
+    ],
   },
   {
     name: "memory transfer",

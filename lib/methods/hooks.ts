@@ -583,10 +583,10 @@ export function stampWrite(method: string, source: NoteSource, result: unknown, 
   const revised = (ids: unknown) => (Array.isArray(ids) ? ids.find((id) => fromSource.has(id as string)) : undefined);
   for (const d of Array.isArray(result) ? result : typeof result === "object" && result !== null && "notes" in result && Array.isArray((result as { notes: unknown }).notes) ? (result as { notes: unknown[] }).notes : []) {
     const id = revised((d as { supersedes?: unknown } | null)?.supersedes);
-    if (id !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} supersedes note ${JSON.stringify(id)} of the read-only source memory (config memory_source); a run revises only its own notes`);
+    if (id !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} supersedes note ${JSON.stringify(id)} of the read-only source memory (config memory_source); a run revises only its own notes: leave out the notes for which isSourceNote(note) (lib/plugin.ts) is true`);
   }
   const retiredSource = revised(typeof result === "object" && result !== null && !Array.isArray(result) ? (result as { retire?: unknown }).retire : undefined);
-  if (retiredSource !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} retires note ${JSON.stringify(retiredSource)} of the read-only source memory (config memory_source); a run revises only its own notes`);
+  if (retiredSource !== undefined) throw new MeritError(`method "${method}": memory.write for query ${source.queryId} retires note ${JSON.stringify(retiredSource)} of the read-only source memory (config memory_source); a run revises only its own notes: leave out the notes for which isSourceNote(note) (lib/plugin.ts) is true`);
   const shaped = typeof result === "object" && result !== null && !Array.isArray(result) && "notes" in result;
   const drafts = shaped ? (result as { notes: unknown }).notes : result;
   const retire = shaped ? ((result as { retire?: unknown }).retire ?? []) : [];

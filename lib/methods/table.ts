@@ -1,7 +1,7 @@
 /**
  * Methods, the method table as `merit methods` prints it and docs/DESIGN.md §1 shows it (a test
  * keeps the two equal): one Markdown row per registered method — its hooks, each factory's args that
- * differ from its defaults, and its description. Aliases name their target. Methods that
+ * differ from its defaults, its declared sight (what its hooks may read) and its description. Aliases name their target. Methods that
  * port another work (a `citation`) or have hooks are listed again in a second table: their
  * source and what their hooks may read, their declared sight (the first table's rows stay as they are).
  * @module
@@ -60,9 +60,9 @@ export function methodTable(names: readonly string[] = methodNames()): string[] 
   const rows = names.map((name) => {
     const target = aliasTarget(name);
     const method = getMethod(name);
-    return `| \`${name}\` | ${target === null ? hooksLabel(method.record) : `alias of \`${target}\``} | ${method.description.replaceAll("|", "\\|")} |`;
+    return `| \`${name}\` | ${target === null ? hooksLabel(method.record) : `alias of \`${target}\``} | ${sightLabel(method.sight)} | ${method.description.replaceAll("|", "\\|")} |`;
   });
-  return ["| method | hooks (factory args that differ from the defaults) | description |", "| --- | --- | --- |", ...rows];
+  return ["| method | hooks (factory args that differ from the defaults) | its hooks read | description |", "| --- | --- | --- | --- |", ...rows];
 }
 
 /**

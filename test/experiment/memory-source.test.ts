@@ -27,7 +27,6 @@ const spy = (name: string, hookName: string) =>
   registerMethod({
     name,
     description: "writes one note per episode, retrieves everything it is shown (test)",
-    parts: {},
     hooks: {
       memory: {
         name: hookName,
@@ -87,7 +86,7 @@ describe("config memory_source", () => {
     const src = { queryId: "q0", dbId: "db", streamPosition: 3, episodeId: "ep" };
     const note = markSourceNote(noteView(stampNotes("m", src, [{ kind: "trace", text: "t" }])[0], null));
     const here = { ...src, queryId: "q1", streamPosition: 0, episodeId: "ep1" };
-    expect(() => stampWrite("m", here, [{ kind: "trace", text: "u", supersedes: [note.note_id] }], [note])).toThrow(/^method "m": memory\.write for query q1 supersedes note "[0-9a-f]+" of the read-only source memory \(config memory_source\); a run revises only its own notes$/);
+    expect(() => stampWrite("m", here, [{ kind: "trace", text: "u", supersedes: [note.note_id] }], [note])).toThrow(/^method "m": memory\.write for query q1 supersedes note "[0-9a-f]+" of the read-only source memory \(config memory_source\); a run revises only its own notes: leave out the notes for which isSourceNote\(note\) \(lib\/plugin\.ts\) is true$/);
     expect(() => stampWrite("m", here, { notes: [], retire: [note.note_id] }, [note])).toThrow(/retires note .* of the read-only source memory/);
   });
 

@@ -78,6 +78,20 @@ export function eligibilityProbe(ctx: EligibilityContext, id: (s: string) => num
   };
 }
 
+/**
+ * Rule 1 of METHOD.md §4.7, the causal boundary of every memory (MERIT's entries here, a note memory's
+ * notes in lib/methods/hooks.ts `eligibleNotes`): what was written at `source`, a stream position, is
+ * visible at `current` only when it was written strictly before it.
+ */
+export function writtenBefore(source: number, current: number): boolean {
+  return source < current;
+}
+
+/** Rule 2 of METHOD.md §4.7, for every memory: nothing the current query wrote (ids, or ids interned alike). */
+export function fromOtherQuery<T extends string | number>(source: T, current: T): boolean {
+  return source !== current;
+}
+
 /** One rule of METHOD.md §4.7. */
 export interface EligibilityRule {
   /** A short name, unique in the table. */
@@ -107,7 +121,7 @@ export const ELIGIBILITY_RULES: readonly EligibilityRule[] = [
       let m = 0;
       for (let k = 0; k < n; k++) {
         const row = rows[k];
-        if (position[row] < before) rows[m++] = row;
+        if (writtenBefore(position[row], before)) rows[m++] = row;
       }
       return m;
     },
@@ -123,7 +137,7 @@ export const ELIGIBILITY_RULES: readonly EligibilityRule[] = [
       let m = 0;
       for (let k = 0; k < n; k++) {
         const row = rows[k];
-        if (query[row] !== current) rows[m++] = row;
+        if (fromOtherQuery(query[row], current)) rows[m++] = row;
       }
       return m;
     },

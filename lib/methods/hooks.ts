@@ -38,6 +38,7 @@ import { ERROR_TYPES } from "../classify.ts";
 import { MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, type JsonValue } from "../hash.ts";
 import { MAX_SAMPLING_TEMPERATURE } from "../llm/types.ts";
+import { fromOtherQuery, writtenBefore } from "../memory/eligibility.ts";
 import { jsonInexact } from "./hook-guard.ts";
 import { isEntryMemory, type EntryMemory } from "./merit-memory.ts";
 
@@ -603,14 +604,15 @@ export function stampWrite(method: string, source: NoteSource, result: unknown, 
 }
 
 /**
- * The notes a retrieve hook may see at `position` for `queryId` (METHOD.md §4.7 rules 1–2): written
- * at strictly earlier stream positions and not by the same query. A fresh frozen array of frozen
- * notes: the hook holds no handle on the rest of the memory.
+ * The notes a retrieve hook may see at `position` for `queryId` (METHOD.md §4.7 rules 1–2, the same
+ * two functions MERIT's entry pools are scanned with, lib/memory/eligibility.ts): written at strictly
+ * earlier stream positions and not by the same query. A fresh frozen array of frozen notes: the hook
+ * holds no handle on the rest of the memory.
  */
 export function eligibleNotes(notes: readonly NoteView[], position: number, queryId: string): readonly NoteView[] {
   // A read-only source note (another run's, config memory_source) is eligible at every position; its
   // positions are the other run's.
-  return Object.freeze(notes.filter((n) => (sourceNotes.has(n) || n.source_stream_position < position) && n.source_query_id !== queryId));
+  return Object.freeze(notes.filter((n) => (sourceNotes.has(n) || writtenBefore(n.source_stream_position, position)) && fromOtherQuery(n.source_query_id, queryId)));
 }
 
 /** Notes of a read-only source memory (lib/experiment/memory-source.ts), as handed to hooks. */

@@ -151,7 +151,10 @@ export function streamCalls(method: string, failed: number, k: number, opts: { q
   const queries = opts.queries ?? failed;
   const judge = opts.judgePerAttempt ?? 0;
   const repairing = judge > 0 || opts.rejectsCorrect === true ? queries : failed;
-  return repairing * episodeCallBound(m, k) + queries * hookCallBound(m, k) + queries * judge * (k + 1);
+  // Declared kinds a query that is accepted at once may call (scope episode, success) count for every
+  // query; the rest (repair_episode, repaired: Reflexion's reflections) only for the queries that repair.
+  const anyQuery = hookCallBound(m, k, { initiallyAccepted: true, finallyAccepted: true });
+  return repairing * (episodeCallBound(m, k) + hookCallBound(m, k) - anyQuery) + queries * anyQuery + queries * judge * (k + 1);
 }
 
 /**

@@ -102,7 +102,7 @@ export function meritMemory(args: Readonly<Record<string, unknown>> = {}): Entry
     scorer: rankerName,
     ranker,
     channels: { ...ranker.channels },
-    vectors: readsVectors(ranker, MERIT_MEMORY),
+    vectors: readsVectors(ranker, `ranker "${rankerName}"`),
     typeBonus: ranker.typeBonus,
     writes: { updatesGlobalMemory: true, writesPositive: a.positive as boolean, writesNegative: a.negative as boolean, scope: oneOf(MERIT_MEMORY, "scope", a.scope, APPLICABILITY_SCOPES) },
     transductivePrepass: a.transductive_prepass as boolean,

@@ -7,6 +7,7 @@
  * study arm or a config's retrieval settings override the same args.
  * @module
  */
+import { MeritError } from "../errors.ts";
 import { TYPE_BONUS } from "../retrieval/rank.ts";
 import type { MethodDefinition } from "./method.ts";
 import { meritMemory } from "./merit-memory.ts";
@@ -18,7 +19,14 @@ import { registerAlias, registerMethod } from "./registry.ts";
  * with more args changed (an unknown or ill-typed arg fails with one line).
  */
 export function meritMethod(name: string, description: string, args: Readonly<Record<string, unknown>> = {}, rest: Partial<MethodDefinition> = {}): MethodDefinition {
-  const memory = meritMemory(args);
+  let memory: ReturnType<typeof meritMemory>;
+  try {
+    memory = meritMemory(args);
+  } catch (error) {
+    // one line naming the method: `method "NAME": memory "merit_memory" has no arg …`
+    if (error instanceof MeritError) throw new MeritError(`method "${name}": ${error.message}`);
+    throw error;
+  }
   return {
     ...rest,
     name,

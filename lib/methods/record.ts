@@ -28,7 +28,13 @@ export function methodFromManifest(manifest: Record<string, unknown>, file = "ma
   const { method: name, method_description: description, method_parts: record } = manifest;
   if (typeof name !== "string" || typeof description !== "string") throw new InputFileError(file, "lacks method or method_description", "pass the manifest.json of a run directory");
   if (!isRecord(record)) throw new InputFileError(file, "has no method_parts record of this kit (written by an older kit?)", "rebuild the method by its name with `merit methods`");
-  const hooks = kitHooksOf(record.hooks);
+  let hooks: MethodHooks | null;
+  try {
+    hooks = kitHooksOf(record.hooks);
+  } catch (error) {
+    if (error instanceof MeritError) throw new InputFileError(file, `records a method that cannot be rebuilt here: ${error.message}`, "load the plugin that registers its ranker (--plugin)");
+    throw error;
+  }
   if (hooks === null) {
     // Hooks are functions: only the registered method has them, and its record must be the manifest's.
     const registered = isMethodName(name) ? getMethod(name) : null;
@@ -66,5 +72,7 @@ function kitHooksOf(record: HooksRecord | undefined): MethodHooks | null {
 function isRecord(value: unknown): value is MethodRecord {
   if (typeof value !== "object" || value === null) return false;
   const p = value as Record<string, unknown>;
+  // An earlier kit's record names parts (planner, ranker, writer, steps): not this kit's.
+  if (["planner", "ranker", "writer", "steps"].some((k) => k in p)) return false;
   return typeof p.repairs === "boolean" && (p.hooks === undefined || (typeof p.hooks === "object" && p.hooks !== null && typeof (p.hooks as { calls?: unknown }).calls === "object"));
 }

@@ -147,8 +147,8 @@ export class RandomRanker implements Ranker {
  * so may any ranker that does not declare `vectors: false`. Throws one line for the contradiction of
  * the dense channel with `vectors: false`.
  */
-export function readsVectors(ranker: Ranker, method: string): boolean {
+export function readsVectors(ranker: Ranker, who: string): boolean {
   if (ranker.channels.dense && ranker.vectors === false)
-    throw new MeritError(`method ${method}: its ranker declares the dense channel and vectors: false, but dense scores read the entry vectors; drop vectors: false or the dense channel`);
+    throw new MeritError(`${who} declares the dense channel and vectors: false, but dense scores read the entry vectors; drop vectors: false or the dense channel`);
   return ranker.channels.dense || ranker.vectors !== false;
 }

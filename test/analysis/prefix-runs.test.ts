@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { pairedClusterBootstrap } from "../../lib/analysis/bootstrap.ts";
 import { assertPrefixMethod, prefixCurve, prefixEpisode, tokenMatch, tokenMatchedComparison, WEIGHT_PARTS } from "../../lib/analysis/prefix-runs.ts";
 import { summarizeRun } from "../../lib/analysis/run-summary.ts";
+import { getMethod } from "../../lib/methods/index.ts";
 import { buildTrajectory, INITIAL_OUTPUT, INITIAL_PROMPT, LATER_OUTPUT, LATER_PROMPT } from "./build-trajectory.ts";
 
 const FIRST = INITIAL_PROMPT + INITIAL_OUTPUT;
@@ -39,10 +40,21 @@ describe("assertPrefixMethod", () => {
   it("accepts Iterative and Reflexion; refuses a memory, hooks and an unknown step, each in one line naming the fix", () => {
     expect(() => assertPrefixMethod("iterative_long", { repairs: true, steps: [] }, "--long-iterative")).not.toThrow();
     expect(() => assertPrefixMethod("reflexion_long", { repairs: true, steps: [{ name: "reflect" }] }, "--long-iterative")).not.toThrow();
-    expect(() => assertPrefixMethod("merit", { repairs: true, planner: {}, ranker: {}, writer: {}, steps: [] }, "--long-iterative")).toThrow(/^--long-iterative: merit keeps a memory across episodes, so a run at a smaller K is not a prefix of its long run; give the long run to a memoryless method/);
-    expect(() => assertPrefixMethod("reasoning_bank", { repairs: true, steps: [], hooks: { memory: {} } }, "x")).toThrow(/has hooks/);
+    expect(() => assertPrefixMethod("merit", { repairs: true, planner: {}, steps: [] }, "--long-iterative")).toThrow(/^--long-iterative: merit keeps a memory across episodes, so a run at a smaller K is not a prefix of its long run; give the long run to a memoryless method/);
+    expect(() => assertPrefixMethod("reasoning_bank", { repairs: true, steps: [], hooks: { memory: {} } }, "x")).toThrow(/keeps a memory across episodes/);
+    expect(() => assertPrefixMethod("critic", { repairs: true, steps: [], hooks: { calls: { critic: { most: 1 } } } }, "x")).toThrow(/has hooks/);
     expect(() => assertPrefixMethod("odd", { repairs: true, steps: [{ name: "plan" }] }, "x")).toThrow(/has the step plan/);
     expect(() => assertPrefixMethod("old", undefined, "x")).toThrow(/records no method_parts/);
+  });
+  it("reads the records manifests hold now (method_parts: repairs, hooks): Iterative and Reflexion's reflect step pass, a memory, a plugin's hooks and step are refused", () => {
+    const record = (name: string) => getMethod(name).record;
+    expect(() => assertPrefixMethod("iterative_long", record("iterative"), "--long-iterative")).not.toThrow();
+    expect(() => assertPrefixMethod("reflexion_long", record("reflexion"), "--long-iterative")).not.toThrow();
+    expect(() => assertPrefixMethod("merit", record("merit"), "--long-iterative")).toThrow(/^--long-iterative: merit keeps a memory across episodes, so a run at a smaller K is not a prefix of its long run; give the long run to a memoryless method/);
+    expect(() => assertPrefixMethod("reasoning_bank", record("reasoning_bank"), "x")).toThrow(/^x: reasoning_bank keeps a memory across episodes/);
+    expect(() => assertPrefixMethod("zeroshot", record("zeroshot"), "x")).toThrow(/^x: zeroshot makes no repairs/);
+    expect(() => assertPrefixMethod("typed", { repairs: true, hooks: { calls: {}, classify: { name: "fine", types: ["A"] } } }, "x")).toThrow(/^x: typed has hooks/);
+    expect(() => assertPrefixMethod("odd", { repairs: true, hooks: { calls: {}, step: { name: "plan" } } }, "x")).toThrow(/^x: odd has the step plan/);
   });
 });
 

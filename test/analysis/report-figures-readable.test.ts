@@ -14,7 +14,7 @@ import { learningCurvePanelFigure, methodCurves, panelCurves } from "../../lib/a
 import { memoryGrowth, memoryGrowthFigure } from "../../lib/analysis/memory-growth.ts";
 import { checkHooks } from "../../lib/methods/hooks.ts";
 import { runMemorySize, type RunDiagnostics } from "../../lib/analysis/memory-diagnostics.ts";
-import { methodDefinition } from "../../lib/methods/index.ts";
+import { getMethod, noteMemoryOf } from "../../lib/methods/index.ts";
 import { stampWrite, type NoteView } from "../../lib/methods/hooks.ts";
 import { summarizeRun, type QueryOutcome, type RunSummary } from "../../lib/analysis/run-summary.ts";
 import { peersTable } from "../../lib/analysis/table-peers.ts";
@@ -194,10 +194,10 @@ describe("memory size counts the memory in force", () => {
     return { dataset: "spider", method, stream_seed: 0, trajectories, retrievalLog: [], entryBirths: null };
   }
   it("the replace-style peers declare what they replace", () => {
-    expect(methodDefinition("dynamic_cheatsheet").hooks?.memory?.replaces).toEqual(["cheatsheet"]);
-    expect(methodDefinition("awm").hooks?.memory?.replaces).toEqual(["workflows"]);
-    expect(methodDefinition("expel_online").hooks?.memory?.replaces).toEqual(["insights"]);
-    expect(methodDefinition("exprag").hooks?.memory?.replaces ?? []).toEqual([]);
+    expect(noteMemoryOf(getMethod("dynamic_cheatsheet"))?.replaces).toEqual(["cheatsheet"]);
+    expect(noteMemoryOf(getMethod("awm"))?.replaces).toEqual(["workflows"]);
+    expect(noteMemoryOf(getMethod("expel_online"))?.replaces).toEqual(["insights"]);
+    expect(noteMemoryOf(getMethod("exprag"))?.replaces ?? []).toEqual([]);
   });
   it("a note of a kind the memory replaces retires the earlier notes of its kind when it is written", () => {
     const source = (p: number) => ({ queryId: String(p), dbId: "db", streamPosition: p, episodeId: `e${p}` });

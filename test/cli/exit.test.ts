@@ -19,7 +19,7 @@ const PLUGIN = JSON.stringify(pathToFileURL(join(ROOT, "lib", "plugin.ts")).href
 function methodsWith(name: string, body: string) {
   writeFileSync(join(tmp, "package.json"), '{"type":"module"}\n');
   const file = join(tmp, `${name}.ts`);
-  writeFileSync(file, `import { createExecutor, registerMethod } from ${PLUGIN};\n${body}\nregisterMethod({ name: ${JSON.stringify(name)}, description: "x", parts: { repairs: true } });\n`);
+  writeFileSync(file, `import { createExecutor, registerMethod } from ${PLUGIN};\n${body}\nregisterMethod({ name: ${JSON.stringify(name)}, description: "x" });\n`);
   return spawnSync(process.execPath, ["lib/bin.mjs", "methods", "--plugin", file], { cwd: ROOT, encoding: "utf8", timeout: budget(60_000), env: { ...process.env, NO_COLOR: "1" } });
 }
 

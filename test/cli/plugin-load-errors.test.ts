@@ -48,9 +48,9 @@ describe("a file that cannot be imported", () => {
   });
 
   it("a study file defineStudy refuses: its one line once, not wrapped in \"failed to load\" with the fix said twice", () => {
-    writeFileSync(join(root, "study.ts"), `import { defineStudy } from ${lib("experiment/study.ts")};\nexport default defineStudy({ name: "x", methods: ["merit", "merit_sc"], arms: { merit_sc: { method: "merit", args: { self_consistency: { samples: 5 } } } }, reference: "merit" });\n`);
+    writeFileSync(join(root, "study.ts"), `import { defineStudy } from ${lib("experiment/study.ts")};\nexport default defineStudy({ name: "x", methods: ["merit", "merit_sc"], arms: { merit_sc: { method: "merit", self_consistency: { samples: 5 } } }, reference: "merit" });\n`);
     const r = merit("study", "plan", "study.ts");
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual(["merit study: study.ts: defineStudy: arms.merit_sc.args: Unrecognized key(s) in object: 'self_consistency'; fix the study file (lib/experiment/study.ts lists every field)"]);
+    expect(r.stderr.trim().split("\n")).toEqual(["merit study: study.ts: defineStudy: arms.merit_sc: Unrecognized key(s) in object: 'self_consistency'; fix the study file (lib/experiment/study.ts lists every field)"]);
   });
 });

@@ -60,7 +60,7 @@ beforeAll(() => {
     join(root, EXTRA),
     `import { registerExecutor, registerMethod } from ${JSON.stringify(join(REPO, "lib", "plugin.ts"))};\n` +
       `import { createExecutor } from ${JSON.stringify(join(REPO, "lib", "oracle", "executors.ts"))};\n` +
-      `registerMethod({ name: "zeroshot_copy", description: "zeroshot under another name", repairs: false, parts: {} });\n` +
+      `registerMethod({ name: "zeroshot_copy", description: "zeroshot under another name", repairs: false });\n` +
       `registerExecutor("sqlite-copy", (opts) => { const inner = createExecutor("sqlite", opts); return { engine: "sqlite-copy", timeoutMs: inner.timeoutMs, execute: (r) => inner.execute(r), close: () => inner.close() }; });\n`,
   );
   const config = { dataset: "mini-spider", data_dir: MINI, initial_cache: join(root, "initial_cache.json"), call_cache: join(root, "calls.sqlite"), protocol: "merit", max_repair_steps: 1, model: { backend: "llama", path: TINY_QWEN, threads: 1 }, embedder: { backend: "llama", path: TINY_BGE } };

@@ -3,7 +3,7 @@
  * studies written by `merit study new` into a git-ignored folder of the clone (runs/, where the
  * generated tests find lib/ and vitest as a study of studies/ does) and edited as a newcomer would,
  * each tested by a child vitest: the template as written passes; a study that drops my_method (and
- * compares iterative with merit) still passes; a study with an arm of its own method (the same parts
+ * compares iterative with merit) still passes; a study with an arm of its own method (the same hooks
  * under another K) passes; a study whose own method is merit under another name fails, naming the
  * comparison.
  */
@@ -39,8 +39,8 @@ describe("the study template's test", () => {
     newStudy("as-written", (t) => t);
     newStudy("no-my-method", (t) => t.replace(`methods: ["iterative", "merit", "my_method"]`, `methods: ["iterative", "merit"]`).replace(`reference: "my_method"`, `reference: "merit"`));
     newStudy("with-arm", (t) => t.replace(`methods: ["iterative", "merit", "my_method"]`, `methods: ["iterative", "merit", "my_method", "my_method_k3"],\n  arms: { my_method_k3: { method: "my_method", max_repair_steps: 3 } }`));
-    newStudy("merit-renamed", (t) => t, (t) => t.replace(`parts: { ...MERIT_PARTS, writer: { name: "episode_memory", args: { scope: "same_database" } } }`, "parts: MERIT_PARTS"));
-    expect(readFileSync(join(dir, "merit-renamed", "my-method.ts"), "utf8")).toContain("parts: MERIT_PARTS");
+    newStudy("merit-renamed", (t) => t, (t) => t.replace(`, { scope: "same_database" }));`, "));"));
+    expect(readFileSync(join(dir, "merit-renamed", "my-method.ts"), "utf8")).toMatch(/registerMethod\(meritMethod\("my_method", "[^"]*"\)\);/);
     const config = join(dir, "vitest.config.mjs");
     writeFileSync(config, `export default { test: { root: ${JSON.stringify(ROOT)}, include: [${JSON.stringify(`${rel}/*/*.test.ts`)}], environment: "node", pool: "forks", maxWorkers: 1 } };\n`);
     const report = join(dir, "vitest.json");

@@ -21,7 +21,6 @@ afterAll(() => closeScenario(fx));
 registerMethod({
   name: "test_study_notes",
   description: "a study's own hook memory (test)",
-  parts: {},
   hooks: { memory: { name: "notes", heading: "NOTES", write: (e) => [{ kind: "trace", text: e.queryId }], retrieve: (_r, memory) => memory.map((note) => ({ note })) } },
 });
 

@@ -30,7 +30,6 @@ function junk(): ChatBackend & { prompts: string[] } {
 registerMethod({
   name: "test_step_hint",
   description: "a step hook that adds a hint after every failure (test)",
-  parts: {},
   hooks: { step: { name: "hint", afterFailure: (state) => `Hint ${state.attempts.length}: check the column names.` } },
 });
 

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gridCommand } from "../../lib/cli/run.ts";
 import { loadConfig } from "../../lib/experiment/config.ts";
-import { closedFormPlan, CONTROL_METHODS, episodeCallBound, paperGridEstimate, PEER_METHODS, planGrid, REPRODUCE_METHODS, type GridPlan } from "../../lib/experiment/grid-plan.ts";
+import { getMethod, hookCallBound } from "../../lib/methods/index.ts";
+import { closedFormPlan, CONTROL_METHODS, episodeCallBound, kitBound, paperGridEstimate, PEER_METHODS, planGrid, REPRODUCE_METHODS, type GridPlan } from "../../lib/experiment/grid-plan.ts";
 import { registeredPeers } from "../../lib/analysis/table-peers.ts";
 import { planStreams, runGrid } from "../../lib/experiment/grid.ts";
 import type { CallCacheStats } from "../../lib/llm/call-cache.ts";
@@ -24,12 +25,18 @@ const SEEDS = [0, 1];
 const LIMIT = 4; // 3 initially failed queries and 1 initially correct one (the config's subset rule)
 const K = 2;
 
-describe("episodeCallBound", () => {
-  it("is K repairs, 2K + 1 calls with reflections, none without repairs or with K = 0", () => {
-    expect(episodeCallBound({ repairs: true, reflects: false }, 7)).toBe(7);
-    expect(episodeCallBound({ repairs: true, reflects: true }, 7)).toBe(15);
-    expect(episodeCallBound({ repairs: false, reflects: false }, 7)).toBe(0);
-    expect(episodeCallBound({ repairs: true, reflects: true }, 0)).toBe(0);
+describe("episodeCallBound and kitBound", () => {
+  it("is K repairs (episodeCallBound); with Reflexion's reflections (its step's K + 1) 2K + 1 calls (kitBound); none without repairs or with K = 0", () => {
+    const [iterative, reflexion, zeroshot] = ["iterative", "reflexion", "zeroshot"].map(getMethod);
+    expect(episodeCallBound(iterative, 7)).toBe(7);
+    expect(episodeCallBound(reflexion, 7)).toBe(7);
+    expect(hookCallBound(reflexion, 7)).toBe(8);
+    expect(kitBound(iterative, 7)).toBe(7);
+    expect(kitBound(reflexion, 7)).toBe(15);
+    expect(episodeCallBound(zeroshot, 7)).toBe(0);
+    expect(kitBound(zeroshot, 7)).toBe(0);
+    expect(episodeCallBound(reflexion, 0)).toBe(0);
+    expect(kitBound(reflexion, 0)).toBe(0);
   });
 });
 

@@ -17,7 +17,6 @@ let hang = false;
 registerMethod({
   name: "test_hanging_retrieve",
   description: "a retrieve that never returns while `hang` is set (test)",
-  parts: {},
   hooks: {
     memory: {
       name: "hanger",

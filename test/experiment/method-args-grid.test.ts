@@ -1,6 +1,6 @@
-// Tests that a method's own part args reach its runs through the grid (lib/experiment/grid.ts, the
+// Tests that a method's own memory args reach its runs through the grid (lib/experiment/grid.ts, the
 // path `merit grid` and `merit study run` take), on the scripted repair scenario (Spider dev, scripted
-// chat double, hashed embedder): a two-arm sweep whose methods differ only in the planner's
+// chat double, hashed embedder): a two-arm sweep whose methods differ only in MERIT's memory's
 // max_positive retrieves differently and records each arm's value; a config setting conflicting with
 // a method's own arg stops the grid before any run; a run of a method that sets
 // max_positive itself (`merit_k5`), and one of merit under a config that sets it, interrupted and
@@ -12,17 +12,16 @@ import { parseConfig } from "../../lib/experiment/config.ts";
 import { planStreams, runGrid } from "../../lib/experiment/grid.ts";
 import { RESUMABLE_MANIFEST_FIELDS } from "../../lib/experiment/run.ts";
 import type { ChatBackend, GenerateRequest } from "../../lib/llm/types.ts";
-import { MERIT_PARTS, registerMethod } from "../../lib/methods/index.ts";
+import { meritMethod, registerMethod } from "../../lib/methods/index.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { readRun, SPIDER_DIR } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { C, closeScenario, openScenario, SCENARIO_LIMIT, SCENARIO_SEED, scenarioScript, type ScenarioFixture } from "../helpers/scripted-scenario.ts";
 import { budget } from "../helpers/budget.ts";
 
-const pools = (max_positive: number) => ({ ...MERIT_PARTS, planner: { name: "pools", args: { max_positive } } });
-registerMethod({ name: "sweep_p0", description: "MERIT, max_positive 0", parts: pools(0) });
-registerMethod({ name: "sweep_p2", description: "MERIT, max_positive 2", parts: pools(2) });
-registerMethod({ name: "merit_k5", description: "MERIT with five positives", parts: pools(5) });
+registerMethod(meritMethod("sweep_p0", "MERIT, max_positive 0", { max_positive: 0 }));
+registerMethod(meritMethod("sweep_p2", "MERIT, max_positive 2", { max_positive: 2 }));
+registerMethod(meritMethod("merit_k5", "MERIT with five positives", { max_positive: 5 }));
 
 let fixture: ScenarioFixture | undefined;
 beforeAll(async () => {
@@ -72,15 +71,15 @@ function runBytes(dir: string): Map<string, string> {
   return files;
 }
 
-const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { method_parts: { planner: { args: Record<string, unknown> } }; status: string };
+const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { method_parts: { hooks: { memory: { name: string; args: Record<string, unknown> } } }; status: string };
 
-describe("a method's own planner args reach its runs", () => {
+describe("a method's own memory args reach its runs", () => {
   it("a two-arm sweep differing only in max_positive retrieves differently, and each manifest records its arm's value", async () => {
     const root = join(fixture!.root, "sweep");
     await grid(config("sweep"), ["sweep_p0", "sweep_p2"], root, false);
     const [p0, p2] = ["sweep_p0", "sweep_p2"].map((m) => join(root, `${m}-s${SCENARIO_SEED}`));
-    expect(manifestOf(p0).method_parts.planner.args.max_positive).toBe(0);
-    expect(manifestOf(p2).method_parts.planner.args.max_positive).toBe(2);
+    expect(manifestOf(p0).method_parts.hooks.memory.args.max_positive).toBe(0);
+    expect(manifestOf(p2).method_parts.hooks.memory.args.max_positive).toBe(2);
     const [r0, r2] = [p0, p2].map((d) => readRun(d).retrievals);
     expect(r0.length).toBe(r2.length);
     // C's retrieval comes after A was repaired: the p2 arm gets A's positive entry, the p0 arm none
@@ -92,7 +91,7 @@ describe("a method's own planner args reach its runs", () => {
 
   it("a config setting that conflicts with the method's own arg is refused before any stream runs", async () => {
     const root = join(fixture!.root, "conflict");
-    await expect(grid(config("conflict", { max_positive: 4 }), ["merit", "merit_k5"], root, false)).rejects.toThrow(/^method merit_k5 sets max_positive 5 itself \(its planner "pools"\) but the config's retrieval\.max_positive is 4; drop retrieval\.max_positive/);
+    await expect(grid(config("conflict", { max_positive: 4 }), ["merit", "merit_k5"], root, false)).rejects.toThrow(/^method merit_k5 sets max_positive 5 itself \(its memory "merit_memory"\) but the config's retrieval\.max_positive is 4; drop retrieval\.max_positive/);
     expect(existsSync(root)).toBe(false);
   });
 
@@ -114,7 +113,7 @@ describe("a method's own planner args reach its runs", () => {
       const reference = join(fixture!.root, `${tag}-reference`);
       await grid(cfg, [method], reference, false);
       const refDir = join(reference, `${method}-s${SCENARIO_SEED}`);
-      expect(manifestOf(refDir).method_parts.planner.args.max_positive).toBe(method === "merit_k5" ? 5 : 2);
+      expect(manifestOf(refDir).method_parts.hooks.memory.args.max_positive).toBe(method === "merit_k5" ? 5 : 2);
       expect(runBytes(dir)).toEqual(runBytes(refDir));
     }, budget(180_000));
   }

@@ -15,7 +15,7 @@ import { parseConfig } from "../../lib/experiment/config.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
 import { EmbeddingCache } from "../../lib/llm/embedding-cache.ts";
 import type { Embedder } from "../../lib/llm/types.ts";
-import { getMethod, PARTS, registerMethod, type RankContext, type Ranker, type RankPool } from "../../lib/methods/index.ts";
+import { getMethod, meritMethod, RANKERS, registerMethod, type RankContext, type Ranker, type RankPool } from "../../lib/methods/index.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { HashedEmbedder } from "../helpers/hashed-embedder.ts";
 import { SPIDER_DIR } from "../helpers/run-fixture.ts";
@@ -25,13 +25,13 @@ import { budget } from "../helpers/budget.ts";
 
 /** A ranker that ranks like `inner` but declares nothing about vectors (so its method stores them, as before). */
 const undeclared = (inner: Ranker): Ranker => ({ channels: inner.channels, typeBonus: inner.typeBonus, rank: (pool, ctx) => inner.rank(pool, ctx) });
-PARTS.ranker.register("hybrid_undeclared", { summary: "hybrid, vectors undeclared (test)", defaults: { dense_weight: 0.75, bm25_weight: 0.25, type_bonus: 0 }, build: (a) => undeclared(PARTS.ranker.get("hybrid").build(a)) });
-PARTS.ranker.register("random_undeclared", { summary: "random, vectors undeclared (test)", defaults: {}, build: (a) => undeclared(PARTS.ranker.get("random").build(a)) });
+RANKERS.register("hybrid_undeclared", { summary: "hybrid, vectors undeclared (test)", defaults: { dense_weight: 0.75, bm25_weight: 0.25, type_bonus: 0 }, build: (a) => undeclared(RANKERS.get("hybrid").build(a)) });
+RANKERS.register("random_undeclared", { summary: "random, vectors undeclared (test)", defaults: {}, build: (a) => undeclared(RANKERS.get("random").build(a)) });
 
 /** Plugin rankers that read `ctx.vector`: one declaring `vectors: false`, one declaring nothing; `seen` records the vector lengths read. */
 const seen: number[] = [];
 const vectorReader = (declared: boolean): Ranker => {
-  const bm25 = PARTS.ranker.get("hybrid").build({ dense_weight: 0, bm25_weight: 1, type_bonus: 0 });
+  const bm25 = RANKERS.get("hybrid").build({ dense_weight: 0, bm25_weight: 1, type_bonus: 0 });
   return {
     channels: bm25.channels,
     typeBonus: 0,
@@ -42,18 +42,17 @@ const vectorReader = (declared: boolean): Ranker => {
     },
   };
 };
-PARTS.ranker.register("reads_declared_none", { summary: "reads vectors, declares vectors: false (test)", defaults: {}, build: () => vectorReader(true) });
-PARTS.ranker.register("reads_undeclared", { summary: "reads vectors, declares nothing (test)", defaults: {}, build: () => vectorReader(false) });
+RANKERS.register("reads_declared_none", { summary: "reads vectors, declares vectors: false (test)", defaults: {}, build: () => vectorReader(true) });
+RANKERS.register("reads_undeclared", { summary: "reads vectors, declares nothing (test)", defaults: {}, build: () => vectorReader(false) });
 
+const memoryArgs = (name: string) => (getMethod(name).record.hooks?.memory as { args: Record<string, unknown> }).args;
 const twin = (name: string, ranker: string) => {
-  const { planner, writer, ranker: original } = getMethod(name).parts;
-  registerMethod({ name: `${name}_twin`, description: getMethod(name).description, parts: { planner: planner!, ranker: { name: ranker, args: original!.args }, writer: writer! } });
+  registerMethod(meritMethod(`${name}_twin`, getMethod(name).description, { ...memoryArgs(name), ranker }));
 };
 twin("no_dense_rerank", "hybrid_undeclared");
 twin("random_same_type", "random_undeclared");
 for (const [name, ranker] of [["plugin_declared_none", "reads_declared_none"], ["plugin_undeclared", "reads_undeclared"]]) {
-  const { planner, writer } = getMethod("merit").parts;
-  registerMethod({ name, description: `test: ${ranker}`, parts: { planner: planner!, ranker: { name: ranker }, writer: writer! } });
+  registerMethod(meritMethod(name, `test: ${ranker}`, { ranker }));
 }
 
 let fixture: ScenarioFixture | undefined;
@@ -174,10 +173,9 @@ describe("plugin rankers and vectors", () => {
   }, budget(120_000));
 
   it("the dense channel with vectors: false is refused when the method is built", () => {
-    PARTS.ranker.register("dense_declared_none", { summary: "contradiction (test)", defaults: {}, build: () => ({ ...PARTS.ranker.get("hybrid").build({ dense_weight: 0.75, bm25_weight: 0.25, type_bonus: 0 }), vectors: false, rank: () => [] }) });
-    const { planner, writer } = getMethod("merit").parts;
-    expect(() => registerMethod({ name: "dense_declared_none", description: "test", parts: { planner: planner!, ranker: { name: "dense_declared_none" }, writer: writer! } })).toThrow(
-      /^method dense_declared_none: its ranker declares the dense channel and vectors: false/,
+    RANKERS.register("dense_declared_none", { summary: "contradiction (test)", defaults: {}, build: () => ({ ...RANKERS.get("hybrid").build({ dense_weight: 0.75, bm25_weight: 0.25, type_bonus: 0 }), vectors: false, rank: () => [] }) });
+    expect(() => registerMethod(meritMethod("dense_declared_none", "test", { ranker: "dense_declared_none" }))).toThrow(
+      /^method "dense_declared_none": ranker "dense_declared_none" declares the dense channel and vectors: false/,
     );
   });
 });

@@ -86,7 +86,6 @@ describe("known-answer studies on the simulated engine", () => {
       registerMethod({
         name: "gold_copier_test",
         description: "test: writes its query's gold SQL into memory (a leak the audit must flag)",
-        parts: {},
         hooks: { memory: { name: "gold_copier_test", heading: "GOLD", write: (episode) => [{ kind: "leak", text: gold.get(episode.queryId)! }], retrieve: () => [] } },
       });
       const leaky = await grid("leaky", { ...ZERO, relevant_precedent: 3 }, ["gold_copier_test"]);

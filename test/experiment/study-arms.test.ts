@@ -1,16 +1,19 @@
 // Tests a study's conditions and arms (lib/experiment/study.ts; issue 29 §5): study-level conditions
 // (feedback regime, noise, retrieval settings, data and prompts folders relative to the study file)
-// reach every run's config; an arm is registered as a method with its method's parts and the arm's
-// args, its conditions reach only its own runs' config, and mistakes are refused in one line.
+// reach every run's config; an arm is registered as a method with its method's hooks and the arm's
+// args (flat overrides of its factory's args; the nested planner/ranker/writer form of earlier kits is
+// still read, laid flat by `armOverrides`), its conditions reach only its own runs' config, and
+// mistakes are refused in one line.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStudy } from "../../lib/experiment/study-grid.ts";
-import { armConditions, checkStudyArms, defineStudy, registerStudyArms, studyConditions, studyConfig, studyPaths } from "../../lib/experiment/study.ts";
+import { armConditions, armOverrides, checkStudyArms, defineStudy, registerStudyArms, studyConditions, studyConfig, studyPaths } from "../../lib/experiment/study.ts";
 import { getMethod } from "../../lib/methods/index.ts";
 
+const memoryArgs = (name: string) => (getMethod(name).record.hooks?.memory as { args: Record<string, unknown> }).args;
 const base = { name: "arms-test", datasets: ["spider"], seeds: [0], queries: 4 };
 
 describe("study conditions", () => {
@@ -27,16 +30,23 @@ describe("arms", () => {
   const study = defineStudy({
     ...base,
     name: "arms-test-2",
-    methods: ["merit", "merit_judge_t", "merit_k5_t"],
+    methods: ["merit", "merit_judge_t", "merit_k5_t", "merit_nested_t"],
     reference: "merit",
-    arms: { merit_judge_t: { method: "merit", feedback: "llm_judge", max_repair_steps: 3 }, merit_k5_t: { method: "merit", args: { planner: { max_positive: 5 } } } },
+    arms: {
+      merit_judge_t: { method: "merit", feedback: "llm_judge", max_repair_steps: 3 },
+      merit_k5_t: { method: "merit", args: { max_positive: 5 } },
+      // the nested form of earlier kits, laid flat
+      merit_nested_t: { method: "merit", args: { planner: { max_positive: 4 }, ranker: { type_bonus: 0.2 }, writer: { negative: false } } },
+    },
   });
 
-  it("are registered as methods: the method's parts with the arm's args; the conditions go to their own runs", () => {
+  it("are registered as methods: the method's hooks with the arm's args; the conditions go to their own runs", () => {
     registerStudyArms(study);
     registerStudyArms(study); // a study loaded twice registers once
-    expect(getMethod("merit_k5_t").parts.planner?.args.max_positive).toBe(5);
-    expect(getMethod("merit_judge_t").parts).toEqual(getMethod("merit").parts);
+    expect(memoryArgs("merit_k5_t").max_positive).toBe(5);
+    expect(getMethod("merit_k5_t").memory?.limits.positive).toBe(5);
+    expect(getMethod("merit_judge_t").record).toEqual(getMethod("merit").record);
+    expect(memoryArgs("merit_nested_t")).toMatchObject({ max_positive: 4, negative: false, ranker_args: { type_bonus: 0.2 } });
     expect(getMethod("merit_judge_t").description).toMatch(/\[arm of merit: feedback_regime llm_judge, max_repair_steps 3\]$/);
     expect(armConditions(study, "merit_judge_t")).toEqual({ feedback_regime: "llm_judge", max_repair_steps: 3 });
     expect(armConditions(study, "merit")).toEqual({});
@@ -46,12 +56,18 @@ describe("arms", () => {
     expect(studyConfig(study, "spider", paths, "merit_k5_t").feedback_regime).toBe("denotation_confirmed");
   });
 
-  it("refuses an arm not in methods, an arm of an arm, an arm that changes nothing, and an arg its part lacks", () => {
+  it("armOverrides lays the nested form of earlier kits flat and passes flat args through", () => {
+    expect(armOverrides({ max_positive: 5 })).toEqual({ max_positive: 5 });
+    expect(armOverrides({ planner: { max_positive: 5, layout: "combined" }, ranker: { dense_weight: 0 }, writer: { scope: "same_database" }, settings: { top_k: 2 } })).toEqual({ max_positive: 5, layout: "combined", ranker_args: { dense_weight: 0 }, scope: "same_database", top_k: 2 });
+    expect(armOverrides(undefined)).toEqual({});
+  });
+
+  it("refuses an arm not in methods, an arm of an arm, an arm that changes nothing, and an arg its factory lacks", () => {
     const arm = (arms: object, methods = ["merit", "a"]) => () => defineStudy({ ...base, methods, reference: "merit", arms: arms as never });
     expect(arm({ a: { method: "merit", feedback: "dbms_only" } }, ["merit", "b"])).toThrow(/arm "a" is not in methods \(merit, b\); add it to methods to run it/);
     expect(arm({ a: { method: "b", feedback: "dbms_only" }, b: { method: "merit", feedback: "dbms_only" } }, ["merit", "a", "b"])).toThrow(/arm "a" runs "b", which is another arm/);
     expect(arm({ a: { method: "merit" } })).toThrow(/arm "a" changes nothing of "merit"/);
-    const bad = defineStudy({ ...base, name: "arms-test-3", methods: ["merit", "merit_bad_t"], reference: "merit", arms: { merit_bad_t: { method: "merit", args: { planner: { max_postive: 5 } } } } });
+    const bad = defineStudy({ ...base, name: "arms-test-3", methods: ["merit", "merit_bad_t"], reference: "merit", arms: { merit_bad_t: { method: "merit", args: { max_postive: 5 } } } });
     expect(() => registerStudyArms(bad)).toThrow(/study arms-test-3: arm "merit_bad_t": .*has no arg "max_postive" \(did you mean "max_positive"\?\)/);
     const taken = defineStudy({ ...base, name: "arms-test-4", methods: ["merit", "iterative"], reference: "merit", arms: { iterative: { method: "merit", feedback: "dbms_only" } } });
     expect(() => registerStudyArms(taken)).toThrow(/arm "iterative" has the name of a registered method/);
@@ -82,7 +98,7 @@ describe("arms that measure nothing (issue 39 #23)", () => {
     const k7 = study("arms-k7", { m_k7_t: { method: "merit", max_repair_steps: 7 } });
     registerStudyArms(k7);
     expect(() => checkStudyArms(k7)).toThrow(/^study arms-k7: arm "m_k7_t" runs exactly what "merit" runs .*list "merit" in methods instead$/);
-    const dflt = study("arms-default-arg", { m_pos3_t: { method: "merit", args: { planner: { max_positive: getMethod("merit").parts.planner!.args.max_positive } } } });
+    const dflt = study("arms-default-arg", { m_pos3_t: { method: "merit", args: { max_positive: memoryArgs("merit").max_positive } } });
     registerStudyArms(dflt);
     expect(() => checkStudyArms(dflt)).toThrow(/arm "m_pos3_t" runs exactly what "merit" runs/);
     const noise = study("arms-noise", { m_noise_t: { method: "merit", feedback_noise: 0.3 } });

@@ -18,7 +18,6 @@ import { budget } from "../helpers/budget.ts";
 registerMethod({
   name: "test_long_note",
   description: "writes one long note per episode and shows every earlier one (test)",
-  parts: {},
   hooks: {
     calls: { distill: { most: 1 } },
     memory: {

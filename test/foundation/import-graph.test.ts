@@ -88,7 +88,8 @@ describe("import graph", () => {
   }
 
   it("sees the imports it checks (the rule is not vacuous)", () => {
-    expect(importsOf("repair/episode.ts")).toContain("../classify.ts");
+    expect(importsOf("repair/scored-attempt.ts")).toContain("../classify.ts");
+    expect(importsOf("repair/episode.ts")).toContain("./scored-attempt.ts");
     expect(importsOf("vector.ts")).toEqual(["./errors.ts"]);
   });
 });

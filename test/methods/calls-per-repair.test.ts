@@ -35,7 +35,6 @@ function critic(name: string, calls: number): void {
   registerMethod({
     name,
     description: "a critic's note after every failure, its bound following K (test)",
-    parts: {},
     hooks: {
       calls: { critic: { most: { per_repair: 1 }, per: "repair_episode" } },
       step: {
@@ -61,16 +60,16 @@ describe("calls.most = { per_repair: n, plus?: m }", () => {
     expect(pluginBudget("test_critic_per_repair", 2)).toBe(4);
     expect(callMost({ most: { per_repair: 2, plus: 1 } }, 7)).toBe(15);
     expect(callMost({ most: 4 }, 7)).toBe(4);
-    expect(m.parts.hooks?.calls.critic).toEqual({ most: { per_repair: 1 }, per: "repair_episode" });
+    expect(m.record.hooks?.calls.critic).toEqual({ most: { per_repair: 1 }, per: "repair_episode" });
     expect(methodTable().find((l) => l.startsWith("| `test_critic_per_repair` |"))).toContain("calls(critic<=K/repair_episode)");
   });
 
   it("registration refuses a malformed bound in one line", () => {
-    const bad = (most: unknown) => () => registerMethod({ name: `test_bad_${Math.random().toString(36).slice(2)}`, description: "x", parts: {}, hooks: { calls: { critic: { most: most as number } } } });
+    const bad = (most: unknown) => () => registerMethod({ name: `test_bad_${Math.random().toString(36).slice(2)}`, description: "x", hooks: { calls: { critic: { most: most as number } } } });
     for (const most of [{ per_repair: 0 }, { per_repair: 1, plus: -1 }, { per_repair: 1.5 }, { per_repair: 1, extra: 2 }, {}, 0]) {
       expect(bad(most), JSON.stringify(most)).toThrow(/calls\.critic\.most must be a positive integer \(the most calls of that kind per episode\) or \{ per_repair: n, plus\?: m \}/);
     }
-    expect(() => pluginRegister({ name: "test_plus_ok", description: "x", parts: {}, hooks: { calls: { critic: { most: { per_repair: 1, plus: 2 } } } } })).not.toThrow();
+    expect(() => pluginRegister({ name: "test_plus_ok", description: "x", hooks: { calls: { critic: { most: { per_repair: 1, plus: 2 } } } } })).not.toThrow();
   });
 
   it("a run at K = 3 allows 3 calls in a failed episode (B: a note after the initial failure and repairs 1-2)", async () => {

@@ -26,7 +26,7 @@ const note = (queryId: string, position: number, data: unknown = { tries: [1, 2]
 
 /** One episode of a method with `hooks` at position 5 over two earlier notes. */
 async function episode(name: string, hooks: MethodHooks, extra: Partial<EpisodeSpec> = {}, notes: readonly NoteView[] = [note("q0", 0), note("q1", 1)]) {
-  const method = buildMethod({ name, description: "test", parts: {}, hooks });
+  const method = buildMethod({ name, description: "test", hooks });
   const spec: EpisodeSpec = { dataset: "spider", method, streamSeed: 0, streamPosition: 5, example, schema: "", initial: { initial_sql: "SELECT x FROM singer", execution_status: "EXECUTION_ERROR", prompt_hash: null, prompt_tokens: null, output_tokens: null }, feedbackRegime: "denotation_confirmed", maxRepairSteps: 1, maxOutputTokens: 64, ...extra };
   return runEpisode(spec, { backend, score: async () => failed, notes });
 }
@@ -125,7 +125,7 @@ describe("a hook's deadline", () => {
 
   it("does not count the hook's model calls", async () => {
     const slow = { ...backend, generate: () => new Promise((resolve) => setTimeout(() => resolve({ text: "ok", promptTokens: 1, outputTokens: 1, truncatedPromptTokens: 0, cached: false }), 80)) } as unknown as ChatBackend;
-    const method = buildMethod({ name: "slow_model", description: "test", parts: {}, hooks: { calls: { distill: { most: 1 } }, memory: { name: "probe", heading: "PROBE", retrieve: () => [], write: async (_e, model) => [{ kind: "lesson", text: await model.generate("distill", "p") }] } } });
+    const method = buildMethod({ name: "slow_model", description: "test", hooks: { calls: { distill: { most: 1 } }, memory: { name: "probe", heading: "PROBE", retrieve: () => [], write: async (_e, model) => [{ kind: "lesson", text: await model.generate("distill", "p") }] } } });
     const spec: EpisodeSpec = { dataset: "spider", method, streamSeed: 0, streamPosition: 0, example, schema: "", initial: { initial_sql: "SELECT x FROM singer", execution_status: "EXECUTION_ERROR", prompt_hash: null, prompt_tokens: null, output_tokens: null }, feedbackRegime: "denotation_confirmed", maxRepairSteps: 0, maxOutputTokens: 64, hookDeadlineS: 0.02 };
     const result = await runEpisode(spec, { backend: slow, score: async () => failed, notes: [] });
     expect(result.notes?.map((n) => n.text)).toEqual(["ok"]);

@@ -27,7 +27,6 @@ describe("memory.write's view", () => {
     const method = buildMethod({
       name: "write_view_probe",
       description: "test",
-      parts: {},
       hooks: {
         memory: {
           name: "probe",
@@ -58,7 +57,6 @@ describe("memory.write's view", () => {
     const method = buildMethod({
       name: "write_view_probe_0",
       description: "test",
-      parts: {},
       hooks: { memory: { name: "probe", heading: "PROBE", write: (_e, _m, memory) => (views.push(memory.length), []), retrieve: () => [] } },
     });
     const correct: Verdict = { ...failed, status: "CORRECT", dbError: null, predictedExecOk: true, oracleCorrect: true };

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../lib/cli.ts";
 import { auditRun } from "../../lib/experiment/audit.ts";
-import { registerMethod, type NoteView } from "../../lib/methods/index.ts";
+import { registerMethod, type MethodDefinition, type NoteView } from "../../lib/methods/index.ts";
 import { eligibleNotes } from "../../lib/methods/hooks.ts";
 import type { ChatBackend } from "../../lib/llm/types.ts";
 import { readRun } from "../helpers/run-fixture.ts";
@@ -42,7 +42,6 @@ describe("a memory hook sees only the eligible view", () => {
   registerMethod({
     name: "test_spy_memory",
     description: "writes one note per episode, retrieves everything it is shown (test)",
-    parts: {},
     hooks: {
       memory: {
         name: "spy",
@@ -85,7 +84,6 @@ describe("a memory hook sees only the eligible view", () => {
     registerMethod({
       name: "test_forger",
       description: "retrieves a note it made itself (test)",
-      parts: {},
       hooks: {
         memory: {
           name: "forger",
@@ -105,7 +103,6 @@ describe("merit audit checks what a hook wrote", () => {
     registerMethod({
       name: "test_gold_leak",
       description: "writes its query's gold SQL into memory, read from the dataset behind the kit's back (test)",
-      parts: {},
       hooks: {
         memory: {
           name: "leaky",
@@ -142,10 +139,10 @@ describe("declared vocabularies", () => {
       },
       retrieve: () => [],
     });
-    registerMethod({ name: "test_undeclared", description: "calls an undeclared kind (test)", parts: {}, hooks: { memory: memory((m) => m.generate("distill", "x")) } });
-    registerMethod({ name: "test_too_many", description: "calls twice, declares one (test)", parts: {}, hooks: { calls: { distill: { most: 1 } }, memory: memory(async (m) => (await m.generate("distill", "x"), m.generate("distill", "y"))) } });
-    registerMethod({ name: "test_calls_repair", description: "calls the kit's repair kind (test)", parts: {}, hooks: { memory: memory((m) => m.generate("repair", "x")) } });
-    registerMethod({ name: "test_bad_label", description: "classifies outside its types (test)", parts: {}, hooks: { classify: { name: "bad", types: ["A"], classify: () => "B" } } });
+    registerMethod({ name: "test_undeclared", description: "calls an undeclared kind (test)", hooks: { memory: memory((m) => m.generate("distill", "x")) } });
+    registerMethod({ name: "test_too_many", description: "calls twice, declares one (test)", hooks: { calls: { distill: { most: 1 } }, memory: memory(async (m) => (await m.generate("distill", "x"), m.generate("distill", "y"))) } });
+    registerMethod({ name: "test_calls_repair", description: "calls the kit's repair kind (test)", hooks: { memory: memory((m) => m.generate("repair", "x")) } });
+    registerMethod({ name: "test_bad_label", description: "classifies outside its types (test)", hooks: { classify: { name: "bad", types: ["A"], classify: () => "B" } } });
     await expect(run("test_undeclared", join(fx.root, "undeclared"))).rejects.toThrow(/a hook called the model with kind "distill", which it does not declare/);
     await expect(run("test_calls_repair", join(fx.root, "calls-repair"))).rejects.toThrow(/a hook called the model with kind "repair", which it does not declare/);
     await expect(run("test_too_many", join(fx.root, "too-many"))).rejects.toThrow(/made 2 "distill" calls in the episode of query \S+ but declare at most 1/);
@@ -153,9 +150,10 @@ describe("declared vocabularies", () => {
   }, budget(120_000));
 
   it("hooks are checked when the method is registered", () => {
-    expect(() => registerMethod({ name: "test_bad_kind", description: "x", parts: {}, hooks: { calls: { repair: { most: 1 } } } })).toThrow(/call kind "repair" is the kit's own/);
-    expect(() => registerMethod({ name: "test_both", description: "x", parts: { planner: { name: "pools" }, ranker: { name: "hybrid" }, writer: { name: "episode_memory" } }, hooks: { memory: { name: "m", heading: "H", write: () => [], retrieve: () => [] } } })).toThrow(/has both memory parts .* and a memory hook/);
-    expect(() => registerMethod({ name: "test_no_types", description: "x", parts: {}, hooks: { classify: { name: "c", types: [], classify: () => "x" } } })).toThrow(/classify\.types must list every label/);
+    expect(() => registerMethod({ name: "test_bad_kind", description: "x", hooks: { calls: { repair: { most: 1 } } } })).toThrow(/call kind "repair" is the kit's own/);
+    // a method has one memory (MERIT's is a hook too); the retired parts form is refused in one line
+    expect(() => registerMethod({ name: "test_both", description: "x", parts: { planner: { name: "pools" }, ranker: { name: "hybrid" }, writer: { name: "episode_memory" } }, hooks: { memory: { name: "m", heading: "H", write: () => [], retrieve: () => [] } } } as unknown as MethodDefinition)).toThrow(/^method "test_both": methods are hooks now, not parts/);
+    expect(() => registerMethod({ name: "test_no_types", description: "x", hooks: { classify: { name: "c", types: [], classify: () => "x" } } })).toThrow(/classify\.types must list every label/);
   });
 });
 
@@ -164,7 +162,6 @@ describe("a step hook", () => {
     registerMethod({
       name: "test_step_critic",
       description: "a critic's note after every failure (test)",
-      parts: {},
       hooks: {
         calls: { critic: { most: 7, per: "repair_episode" } },
         step: { name: "critic", afterFailure: async (state, model) => `${await model.generate("critic", `critique ${state.queryId}`)} after ${state.attempts.length} attempts` },

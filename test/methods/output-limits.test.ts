@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Example } from "../../lib/data/types.ts";
 import type { ChatBackend, GenerateRequest } from "../../lib/llm/types.ts";
-import { getMethod, hooksRecord, type HookModel, type NoteDraft, type NoteView } from "../../lib/methods/index.ts";
+import { getMethod, hooksRecord, noteMemoryOf, type HookModel, type NoteDraft, type NoteView } from "../../lib/methods/index.ts";
 import { buildMethod } from "../../lib/methods/method.ts";
 import { AWM_MAX_OUTPUT_TOKENS } from "../../lib/methods/peers/awm.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
@@ -62,7 +62,7 @@ describe("declared output limits", () => {
   });
 
   it("a kind without a declared limit generates at the run's max_output_tokens, and limits are checked and recorded", async () => {
-    const m = buildMethod({ name: "limits_probe", description: "t", parts: {}, hooks: { calls: { note: { most: 1 }, big: { most: 1, maxOutputTokens: 3000 } }, step: { name: "s", async afterFailure(_s, model) { const a = await model.reply("note", "p1"); const b = await model.reply("big", "p2"); return `${a.truncated} ${b.truncated}`; } } } });
+    const m = buildMethod({ name: "limits_probe", description: "t", hooks: { calls: { note: { most: 1 }, big: { most: 1, maxOutputTokens: 3000 } }, step: { name: "s", async afterFailure(_s, model) { const a = await model.reply("note", "p1"); const b = await model.reply("big", "p2"); return `${a.truncated} ${b.truncated}`; } } } });
     expect(hooksRecord(m.hooks)!.calls).toEqual({ note: { most: 1 }, big: { most: 1, max_output_tokens: 3000 } });
     const backend = inducer([{ text: "x", cut: true }, { text: "y", cut: false }, { text: "<answer>SELECT 1</answer>", cut: false }, { text: "<answer>SELECT 1</answer>", cut: false }]);
     const failed: Verdict = { status: "EXECUTION_ERROR", dbError: "no such column: x", predictedExecOk: false, oracleCorrect: false, dbExecutions: 1, predictedRows: null };
@@ -70,11 +70,11 @@ describe("declared output limits", () => {
     const result = await runEpisode(s, { backend, score: async () => failed });
     expect(backend.requests.slice(0, 3).map((r) => r.maxOutputTokens)).toEqual([512, 3000, 512]);
     expect(result.reflections).toEqual(["true false"]);
-    expect(() => buildMethod({ name: "bad_limit", description: "t", parts: {}, hooks: { calls: { note: { most: 1, maxOutputTokens: 0 } } } })).toThrow(/method "bad_limit": calls\.note\.maxOutputTokens must be an integer in 1\.\.32768/);
+    expect(() => buildMethod({ name: "bad_limit", description: "t", hooks: { calls: { note: { most: 1, maxOutputTokens: 0 } } } })).toThrow(/method "bad_limit": calls\.note\.maxOutputTokens must be an integer in 1\.\.32768/);
   });
 
   it("a truncated DC-RS synthesis keeps the previous sheet in force, and the episode's note carries it", async () => {
-    const memory = getMethod("dynamic_cheatsheet_rs").hooks.memory!;
+    const memory = noteMemoryOf(getMethod("dynamic_cheatsheet_rs"))!;
     const earlier: NoteView = Object.freeze({ note_id: "n-earlier", kind: "experience", text: "Question: q0\nDatabase: db\nFinal SQL: SELECT 1\nOutcome: status CORRECT", key: "q0", polarity: "positive" as const, data: { final_status: "CORRECT", sheet: "- old advice" }, source_query_id: "q0", source_db_id: "db", source_stream_position: 0, source_episode_id: "e0", vector: new Float32Array([1, 0]) });
     const prompts: string[] = [];
     const model: HookModel = {

@@ -1,6 +1,6 @@
 // Tests the peers' settings as factory arguments (issue 37 §1; lib/methods/settings.ts): every peer
 // records its settings, the originals' values by default, in method_parts; a study arm's
-// `args.settings` builds the peer again with other values — ReasoningBank at top-k 2 runs with it on
+// `args` (flat, or the older nested `args.settings`) builds the peer again with other values — ReasoningBank at top-k 2 runs with it on
 // the scripted five-query scenario (its manifest records it, its retrievals take two earlier
 // episodes); an unknown or out-of-range setting, and settings for a method without any, are refused
 // in one line.
@@ -57,20 +57,20 @@ afterAll(() => closeScenario(fx));
 describe("peer settings", () => {
   it("every peer records its settings, the originals' values by default; a method without a factory records none", () => {
     for (const [name, values] of Object.entries(DEFAULTS)) {
-      expect(getMethod(name).parts.settings, name).toEqual(values);
+      expect(getMethod(name).record.settings, name).toEqual(values);
       expect(Object.keys(methodDefinition(name).settingSpecs ?? {})).toEqual(Object.keys(values));
     }
-    expect(getMethod("merit").parts.settings).toBeUndefined();
-    expect(getMethod("iterative").parts).not.toHaveProperty("settings");
+    expect(getMethod("merit").record.settings).toBeUndefined();
+    expect(getMethod("iterative").record).not.toHaveProperty("settings");
   });
 
   it("an arm overriding reasoning_bank's top_k runs with it: the manifest records it, retrievals take two earlier episodes", async () => {
-    const study = defineStudy({ ...base, name: "peer-settings-1", methods: ["reasoning_bank", "rb_top2_t"], reference: "reasoning_bank", arms: { rb_top2_t: { method: "reasoning_bank", args: { settings: { top_k: 2 } } } } });
+    const study = defineStudy({ ...base, name: "peer-settings-1", methods: ["reasoning_bank", "rb_top2_t"], reference: "reasoning_bank", arms: { rb_top2_t: { method: "reasoning_bank", args: { top_k: 2 } } } });
     registerStudyArms(study);
     const arm = getMethod("rb_top2_t");
-    expect(arm.parts.settings).toEqual({ top_k: 2, max_items: 3, path_attempts: 7 });
-    expect(arm.description).toMatch(/top-2 similar earlier questions before each repair \[arm of reasoning_bank: settings top_k=2\]$/);
-    expect(getMethod("reasoning_bank").parts.settings?.top_k).toBe(1); // the registered peer is unchanged
+    expect(arm.record.settings).toEqual({ top_k: 2, max_items: 3, path_attempts: 7 });
+    expect(arm.description).toMatch(/top-2 similar earlier questions before each repair \[arm of reasoning_bank: top_k=2\]$/);
+    expect(getMethod("reasoning_bank").record.settings?.top_k).toBe(1); // the registered peer is unchanged
     const dir = join(fx.root, "rb_top2_t");
     await runScenarioWith(fx, "rb_top2_t", dir, new JudgeDistillDouble(new ScriptedBackend(scenarioScript(fx.dataset))));
     const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
@@ -88,7 +88,7 @@ describe("peer settings", () => {
   }, budget(120_000));
 
   it("refuses an unknown setting, a value out of range, and settings for a method that has none, in one line", () => {
-    const arm = (name: string, method: string, settings: Record<string, unknown>) => defineStudy({ ...base, name, methods: [method, "peer_bad_t"], reference: method, arms: { peer_bad_t: { method, args: { settings } } } });
+    const arm = (name: string, method: string, settings: Record<string, unknown>) => defineStudy({ ...base, name, methods: [method, "peer_bad_t"], reference: method, arms: { peer_bad_t: { method, args: settings } } });
     const refuse = (study: ReturnType<typeof defineStudy>, pattern: RegExp) => {
       let message = "";
       try {
@@ -102,15 +102,20 @@ describe("peer settings", () => {
     refuse(arm("peer-settings-2", "reasoning_bank", { top_kk: 2 }), /^study peer-settings-2: arm "peer_bad_t": method "reasoning_bank" has no setting "top_kk" \(did you mean "top_k"\?\); its settings: top_k, max_items, path_attempts$/);
     refuse(arm("peer-settings-3", "dynamic_cheatsheet_rs", { top_k: 0 }), /^study peer-settings-3: arm "peer_bad_t": method "dynamic_cheatsheet_rs": setting top_k must be an integer in 1\.\.50 .*got 0$/);
     refuse(arm("peer-settings-4", "expel_online", { few_shots: 1.5 }), /setting few_shots must be an integer in 0\.\.20/);
-    refuse(arm("peer-settings-5", "merit", { top_k: 2 }), /^study peer-settings-5: arm "peer_bad_t" gives settings but method "merit" has none; its part args go under args\.planner, args\.ranker, args\.writer$/);
+    refuse(arm("peer-settings-5", "merit", { top_k: 2 }), /^study peer-settings-5: arm "peer_bad_t": method "merit": memory "merit_memory" has no arg "top_k"; its args: layout, type_filter, /);
+    refuse(arm("peer-settings-6", "iterative", { top_k: 2 }), /^study peer-settings-6: arm "peer_bad_t" gives args but method "iterative" is built from no factory, so it has none to change; drop args$/);
+    // the nested form of earlier kits (args: { settings: { … } }) is still read
+    const nested = defineStudy({ ...base, name: "peer-settings-7", methods: ["reasoning_bank", "rb_nested_t"], reference: "reasoning_bank", arms: { rb_nested_t: { method: "reasoning_bank", args: { settings: { top_k: 3 } } } } });
+    registerStudyArms(nested);
+    expect(getMethod("rb_nested_t").record.settings?.top_k).toBe(3);
   });
 
-  it("withSettings builds fresh hooks: two ExpeL arms share no state, and each states its own limits", () => {
-    const small = methodDefinition("expel_online").withSettings!({ max_rules: 5, max_operations: 2 });
+  it("withArgs builds fresh hooks: two ExpeL arms share no state, and each states its own limits", () => {
+    const small = methodDefinition("expel_online").withArgs!({ max_rules: 5, max_operations: 2 });
     expect(small.settings).toEqual({ max_rules: 5, max_operations: 2, few_shots: 2, path_attempts: 7 });
     expect(small.description).toContain("at most 2 ADD/AGREE/EDIT/REMOVE, importance counters, at most 5");
     expect(small.hooks).not.toBe(methodDefinition("expel_online").hooks);
     // Settings compose: an override of an override keeps the first.
-    expect(small.withSettings!({ few_shots: 0 }).settings).toEqual({ max_rules: 5, max_operations: 2, few_shots: 0, path_attempts: 7 });
+    expect(small.withArgs!({ few_shots: 0 }).settings).toEqual({ max_rules: 5, max_operations: 2, few_shots: 0, path_attempts: 7 });
   });
 });

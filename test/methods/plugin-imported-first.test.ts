@@ -18,7 +18,7 @@ describe("a plugin imported by its own study first", () => {
     const lib = (p: string) => JSON.stringify(pathToFileURL(join(process.cwd(), "lib", p)).href);
     writeFileSync(join(tmp, "package.json"), '{"type":"module"}\n');
     const plugin = join(tmp, "first-plugin.ts");
-    writeFileSync(plugin, `import { MERIT_PARTS, registerMethod } from ${lib("plugin.ts")};\nexport const NAME = "imported_first_t";\nregisterMethod({ name: NAME, description: "merit, registered by a plugin its study imports", parts: { ...MERIT_PARTS } });\n`);
+    writeFileSync(plugin, `import { meritMethod, registerMethod } from ${lib("plugin.ts")};\nexport const NAME = "imported_first_t";\nregisterMethod(meritMethod(NAME, "merit, registered by a plugin its study imports"));\n`);
     const study = join(tmp, "study.ts");
     writeFileSync(study, `import { NAME } from "./first-plugin.ts";\nexport default NAME;\n`);
     await import(pathToFileURL(study).href); // the study file runs the plugin first
@@ -34,7 +34,7 @@ describe("a plugin imported by its own study first", () => {
   it("a method the study runs that a file outside its plugins registered is refused: its runs could not record that file", async () => {
     const lib = (p: string) => JSON.stringify(pathToFileURL(join(process.cwd(), "lib", p)).href);
     writeFileSync(join(tmp, "package.json"), '{"type":"module"}\n');
-    writeFileSync(join(tmp, "unlisted.ts"), `import { MERIT_PARTS, registerMethod } from ${lib("plugin.ts")};\nregisterMethod({ name: "unlisted_t", description: "x", parts: { ...MERIT_PARTS } });\n`);
+    writeFileSync(join(tmp, "unlisted.ts"), `import { meritMethod, registerMethod } from ${lib("plugin.ts")};\nregisterMethod(meritMethod("unlisted_t", "x"));\n`);
     const study = join(tmp, "unlisted-study.ts");
     writeFileSync(study, `import "./unlisted.ts";\nimport { defineStudy } from ${lib("experiment/study.ts")};\nexport default defineStudy({ name: "unlisted", methods: ["merit", "unlisted_t"], reference: "merit", queries: 2 });\n`);
     await expect(openStudy(study)).rejects.toThrow(/^study unlisted: method "unlisted_t" is registered by .*unlisted\.ts, which the study's plugins do not list, so its runs could not record it; add that file to plugins$/);

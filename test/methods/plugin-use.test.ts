@@ -1,7 +1,7 @@
 // Which plugin registered what (lib/registry.ts origins, lib/methods/plugin-use.ts `pluginsUsedBy`):
 // every entry registered while a plugin file is imported is that file's, the kit's own entries have
 // no origin, and a run's manifest lists only the plugins whose registrations its method (with its
-// parts), dataset, executor or engine use.
+// memory's ranker), dataset, executor or engine use.
 import { describe, expect, it } from "vitest";
 import { loadPlugins, pluginsUsedBy, registryUses } from "../../lib/methods/index.ts";
 import { registrationOrigin, registrationsOf } from "../../lib/registry.ts";
@@ -26,7 +26,7 @@ describe("plugin origins", () => {
     expect(pluginsUsedBy(records, { ...use, method: "newest_first", dataset: "spider-plugin" })).toEqual(records);
     expect(registryUses({ ...use, method: "merit_full", engine: "vllm" })).toEqual([
       ["method", "merit_full"], ["method", "merit"], ["dataset", "spider"], ["executor", "sqlite"],
-      ["pool planner", "pools"], ["ranker", "hybrid"], ["memory writer", "episode_memory"], ["inference engine", "vllm"],
+      ["ranker", "hybrid"], ["inference engine", "vllm"],
     ]);
   });
 });

@@ -18,7 +18,7 @@ describe("loadPlugins", () => {
     expect(isMethodName("newest_first")).toBe(false);
     const records = await loadPlugins([`${FIXTURES}/reverse.ts`, `./${FIXTURES}/reverse.ts`]);
     expect(records).toEqual([{ path: `${FIXTURES}/reverse.ts`, sha256: sha256(`${FIXTURES}/reverse.ts`) }]);
-    expect(getMethod("newest_first")).toMatchObject({ canonicalName: "newest_first", parts: { ranker: { name: "newest_first", args: {} }, planner: { name: "pools" } } });
+    expect(getMethod("newest_first")).toMatchObject({ canonicalName: "newest_first", record: { repairs: true, hooks: { memory: { name: "merit_memory", args: { ranker: "newest_first", ranker_args: {}, layout: "by_polarity" } } } } });
     expect(await loadPlugins([`${FIXTURES}/reverse.ts`])).toEqual(records); // importing again registers nothing twice
   });
   it("a missing file, a throwing file and a clash fail with one line naming the file", async () => {
@@ -44,17 +44,20 @@ describe("loadPlugins", () => {
 });
 
 describe("merit methods", () => {
-  it("prints the registry with a plugin's method and parts, and full records with --json", async () => {
+  it("prints the registry with a plugin's method and ranker, and full records with --json", async () => {
     const out: string[] = [];
     const io: CommandIO = { out: (l) => out.push(...l.split("\n")), err: () => {} };
     expect(await methodsCommand.run(["--plugin", `${FIXTURES}/reverse.ts`], io)).toBe(0);
-    expect(out).toContain("| `random_same_type` | pools + random + episode_memory | MERIT pools, seeded shuffle instead of scoring (seed from random_seed\\|query\\|iteration\\|polarity) |");
-    expect(out).toContain("| `newest_first` | pools + newest_first + episode_memory | MERIT pools, newest entries first |");
-    expect(out.some((l) => l.startsWith("| ranker | `newest_first` | {} |"))).toBe(true);
+    // a method's row: its name, its hooks (the args that differ from the defaults), …, its description
+    const row = (start: string, end: string) => out.some((l) => l.startsWith(start) && l.endsWith(end));
+    expect(row('| `random_same_type` | memory:merit_memory(ranker="random") |', "| MERIT pools, seeded shuffle instead of scoring (seed from random_seed\\|query\\|iteration\\|polarity) |"), out.join("\n")).toBe(true);
+    expect(row('| `newest_first` | memory:merit_memory(ranker="newest_first") |', "| MERIT pools, newest entries first |"), out.join("\n")).toBe(true);
+    expect(out.some((l) => l.startsWith("| ranker (memory arg `ranker`) | `newest_first` | {} |"))).toBe(true);
     out.length = 0;
     expect(await methodsCommand.run(["--json"], io)).toBe(0);
     const all = JSON.parse(out.join("\n"));
-    expect(all.merit_typerel.method_parts.ranker).toEqual({ name: "hybrid", args: { bm25_weight: 0.25, dense_weight: 0.75, type_bonus: 0.1 } });
-    expect(all.zeroshot.method_parts).toEqual({ repairs: false, steps: [] });
+    expect(all.merit_typerel.method_parts.hooks.memory).toMatchObject({ name: "merit_memory", args: { ranker: "hybrid", ranker_args: { bm25_weight: 0.25, dense_weight: 0.75, type_bonus: 0.1 }, type_filter: "high_reliability" } });
+    expect(all.zeroshot.method_parts).toEqual({ repairs: false });
+    expect(all.reflexion.method_parts).toEqual({ repairs: true, hooks: { calls: { reflection: { most: { per_repair: 1, plus: 1 }, per: "repair_episode" } }, step: { name: "reflect", args: {} } } });
   });
 });

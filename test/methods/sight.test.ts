@@ -47,7 +47,6 @@ async function spy(sight: Sight | undefined, regime: string, noise?: number): Pr
   const method = buildMethod({
     name: `sight_spy_${sight ?? "default"}`,
     description: "test",
-    parts: {},
     ...(sight ? { sight } : {}),
     hooks: {
       step: { name: "spy", afterFailure: (state) => (views.push(...state.attempts), null) },
@@ -114,7 +113,7 @@ describe("a method that declares sight: \"oracle\"", () => {
   });
 
   it("is refused in one line for another sight", () => {
-    expect(() => buildMethod({ name: "bad_sight", description: "t", parts: {}, sight: "gold" as Sight })).toThrow(/method "bad_sight": sight must be "agent" .* or "oracle"/);
+    expect(() => buildMethod({ name: "bad_sight", description: "t", sight: "gold" as Sight })).toThrow(/method "bad_sight": sight must be "agent" .* or "oracle"/);
   });
 });
 

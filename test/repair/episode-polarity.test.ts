@@ -1,5 +1,5 @@
-// Repair prompt headings against entry polarity (issue item 1): every pool layout × every writer of
-// the `episode_memory` part, built as a method and run for one repair step on a memory holding what
+// Repair prompt headings against entry polarity (issue item 1): every pool layout × every write
+// setting (`positive`, `negative`) of MERIT's memory (`meritMemory`), built as a method and run for one repair step on a memory holding what
 // that writer stores; each retrieved entry must appear under its own polarity's heading — a failed
 // direction never under "CONFIRMED SUCCESSFUL REPAIR DIRECTIONS" (a combined pool with a writer
 // that stores negatives used to put them there).
@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Example } from "../../lib/data/types.ts";
 import type { ChatBackend } from "../../lib/llm/types.ts";
 import type { Polarity } from "../../lib/memory/entry.ts";
-import "../../lib/methods/builtin-parts.ts";
+import { meritMemory } from "../../lib/methods/merit-memory.ts";
 import { buildMethod } from "../../lib/methods/method.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
 import { runEpisode } from "../../lib/repair/episode.ts";
@@ -41,7 +41,7 @@ describe("each retrieved entry is shown under its own polarity's heading, for ev
         const method = buildMethod({
           name: "polarity_probe",
           description: "test",
-          parts: { planner: { name: "pools", args: { layout } }, ranker: { name: "hybrid" }, writer: { name: "episode_memory", args: { ...writer } } },
+          hooks: { memory: meritMemory({ layout, ...writer }) },
         });
         const specs: EntrySpec[] = [];
         for (const polarity of ["positive", "negative"] as const) {

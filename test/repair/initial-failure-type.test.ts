@@ -45,7 +45,7 @@ describe("the initial failure breakdown under feedback that accepts an initial f
   });
 
   it("uses the method's classify hook for it (noisy_oracle accepting an executed wrong answer)", async () => {
-    const fine = buildMethod({ name: "fine_t39", description: "t", parts: {}, hooks: { classify: { name: "fine", types: ["Mismatch: join", "Other"], classify: (a) => (a.executed ? "Mismatch: join" : "Other") } } });
+    const fine = buildMethod({ name: "fine_t39", description: "t", hooks: { classify: { name: "fine", types: ["Mismatch: join", "Other"], classify: (a) => (a.executed ? "Mismatch: join" : "Other") } } });
     const t = await trajectory(fine, "noisy_oracle", "4", "SELECT name FROM singer JOIN concert", 1);
     expect([t.statuses[0], t.initial_correct, t.initial_failure_type]).toEqual(["CORRECT", false, "Mismatch: join"]);
     expect(runMetrics([t], { maxRepairSteps: 1 }).initial_failure_breakdown).toEqual({ "Mismatch: join": 1 });

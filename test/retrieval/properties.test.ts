@@ -3,10 +3,13 @@ import { describe, expect, it } from "vitest";
 import { PyRandom } from "../../lib/random.ts";
 import type { MemoryEntry } from "../../lib/memory/entry.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
-import { getPolicy, POLICY_NAMES } from "../../lib/methods/policy.ts";
+import { memoryMethodNames, policyOf as getPolicy } from "../helpers/policies.ts";
 import { rankCandidates, type RankInput } from "../../lib/retrieval/rank.ts";
 import { createRetriever, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
 import { HashedBagEmbedder, makeEntry } from "../memory/fixtures.ts";
+
+/** The registered memory methods (getMethod(name).memory !== null). */
+const POLICY_NAMES = memoryMethodNames();
 
 const TYPES = ["Syntax", "Schema Linking", "Result Mismatch", "Execution", "Aggregation"];
 const DBS = ["db_a", "db_b", "db_c"];

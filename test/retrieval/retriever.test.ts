@@ -6,7 +6,7 @@ import { bm25Document } from "../../lib/memory/entry-text.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
 import type { MemoryStore } from "../../lib/memory/store.ts";
 import { bm25Scores } from "../../lib/retrieval/bm25.ts";
-import { getPolicy } from "../../lib/methods/policy.ts";
+import { policyOf as getPolicy } from "../helpers/policies.ts";
 import { minMaxNormalize, pyRound } from "../../lib/retrieval/rank.ts";
 import { isEligible } from "../../lib/memory/eligibility.ts";
 import { createRetriever, denseShardKey, retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";

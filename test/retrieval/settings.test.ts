@@ -2,7 +2,7 @@
 // changes it: a channel an ablation turns off is never computed (scores 0 for ranking and for the
 // tie-breaking keys; no query embedding for no_dense_rerank), and each config retrieval setting
 // (max_positive, max_negative, min_typed_pool, type_bonus) changes retrieval as specified, through
-// `configurePolicy` and through a whole run; METHOD.md's values leave every policy unchanged.
+// `underSettings` and through a whole run; METHOD.md's values leave every policy unchanged.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,8 @@ import { bm25Document } from "../../lib/memory/entry-text.ts";
 import { InMemoryMemoryStore } from "../../lib/memory/in-memory-store.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { bm25Scores } from "../../lib/retrieval/bm25.ts";
-import { configurePolicy, DEFAULT_RETRIEVAL_SETTINGS, getPolicy, POLICY_NAMES, type RetrievalSettings } from "../../lib/methods/policy.ts";
+import { DEFAULT_RETRIEVAL_SETTINGS, type RetrievalSettings } from "../../lib/methods/index.ts";
+import { configuredPolicy, memoryMethodNames, policyOf as getPolicy } from "../helpers/policies.ts";
 import { pyRound } from "../../lib/retrieval/rank.ts";
 import { retrievalQueryText, retrieve, type RetrievalQuery } from "../../lib/retrieval/retriever.ts";
 import { ScriptedEmbedder, storeOf, type EntrySpec } from "../memory/fixtures.ts";
@@ -120,7 +121,7 @@ describe("config retrieval settings (METHOD.md §5.5–5.6)", () => {
   ];
 
   it("METHOD.md's values leave every policy as the table defines it", () => {
-    for (const name of POLICY_NAMES) expect(configurePolicy(getPolicy(name), DEFAULT_RETRIEVAL_SETTINGS)).toEqual(getPolicy(name));
+    for (const name of memoryMethodNames()) expect(configuredPolicy(name, DEFAULT_RETRIEVAL_SETTINGS), name).toEqual(getPolicy(name));
     const defaults = parseConfig({ dataset: "spider", data_dir: "d", initial_cache: "c" }).retrieval;
     expect(with_({ max_positive: defaults.max_positive, max_negative: defaults.max_negative, min_typed_pool: defaults.min_typed_pool, type_bonus: defaults.type_bonus })).toEqual(DEFAULT_RETRIEVAL_SETTINGS);
   });
@@ -129,12 +130,12 @@ describe("config retrieval settings (METHOD.md §5.5–5.6)", () => {
     const memory = await memoryOf(pools);
     const base = await retrieve(memory, query(), getPolicy("merit"), embedder());
     expect([base.positives.length, base.negatives.length]).toEqual([3, 1]);
-    const more = await retrieve(memory, query(), configurePolicy(getPolicy("merit"), with_({ max_positive: 1, max_negative: 3 })), embedder());
+    const more = await retrieve(memory, query(), configuredPolicy("merit", with_({ max_positive: 1, max_negative: 3 })), embedder());
     expect([more.positives.length, more.negatives.length]).toEqual([1, 3]);
     expect(ids(more.positives)).toEqual(ids(base.positives).slice(0, 1));
-    const none = await retrieve(memory, query(), configurePolicy(getPolicy("merit"), with_({ max_positive: 0, max_negative: 0 })), embedder());
+    const none = await retrieve(memory, query(), configuredPolicy("merit", with_({ max_positive: 0, max_negative: 0 })), embedder());
     expect(none.log.retrieved_entry_ids).toEqual([]);
-    const rag = await retrieve(memory, query(), configurePolicy(getPolicy("dynamic_rag"), with_({ max_positive: 2, max_negative: 3 })), embedder());
+    const rag = await retrieve(memory, query(), configuredPolicy("dynamic_rag", with_({ max_positive: 2, max_negative: 3 })), embedder());
     expect(rag.positives).toHaveLength(5);
     const ragDefault = await retrieve(memory, query(), getPolicy("dynamic_rag"), embedder());
     expect(ragDefault.positives).toHaveLength(4);
@@ -144,13 +145,13 @@ describe("config retrieval settings (METHOD.md §5.5–5.6)", () => {
     const memory = await memoryOf(pools);
     const fallback = await retrieve(memory, query(), getPolicy("merit"), embedder());
     expect(fallback.log.fallback_used_by_polarity).toEqual({ positive: true, negative: true });
-    const two = await retrieve(memory, query(), configurePolicy(getPolicy("merit"), with_({ min_typed_pool: 2 })), embedder());
+    const two = await retrieve(memory, query(), configuredPolicy("merit", with_({ min_typed_pool: 2 })), embedder());
     expect(two.log.fallback_used_by_polarity).toEqual({ positive: false, negative: false });
     expect(two.positives.map((p) => p.entry.error_type)).toEqual(["Syntax", "Syntax"]);
     expect(two.negatives.map((p) => p.entry.error_type)).toEqual(["Syntax"]);
     const memory3 = await memoryOf([...pools, { errorType: "Syntax", question: "mango" }]);
     expect((await retrieve(memory3, query(), getPolicy("merit"), embedder())).log.fallback_used_by_polarity.positive).toBe(false);
-    const four = await retrieve(memory3, query(), configurePolicy(getPolicy("merit"), with_({ min_typed_pool: 4 })), embedder());
+    const four = await retrieve(memory3, query(), configuredPolicy("merit", with_({ min_typed_pool: 4 })), embedder());
     expect(four.log.fallback_used_by_polarity.positive).toBe(true);
     expect(four.positives.map((p) => p.entry.error_type)).toContain("Schema Linking");
   });
@@ -168,17 +169,17 @@ describe("config retrieval settings (METHOD.md §5.5–5.6)", () => {
     const typerel = getPolicy("merit_typerel");
     const small = await retrieve(memory, q, typerel, embedder());
     expect(small.positives[0].entry.error_type).toBe("Syntax");
-    const big = await retrieve(memory, q, configurePolicy(typerel, with_({ type_bonus: 1 })), embedder());
+    const big = await retrieve(memory, q, configuredPolicy("merit_typerel", with_({ type_bonus: 1 })), embedder());
     expect(big.positives.map((p) => p.entry.error_type)).toEqual(["Result Mismatch", "Result Mismatch", "Result Mismatch"]);
     for (const p of big.positives) expect(p.final).toBe(pyRound(0.75 * p.dense + 0.25 * p.bm25 + 1 * p.typeMatch));
-    const off = await retrieve(memory, q, configurePolicy(typerel, with_({ type_bonus: 0 })), embedder());
+    const off = await retrieve(memory, q, configuredPolicy("merit_typerel", with_({ type_bonus: 0 })), embedder());
     expect(off.log.type_match_used_as_soft_score).toBe(false);
     expect(off.log.type_match_scores.every((s) => s === 0)).toBe(true);
-    expect(configurePolicy(getPolicy("no_type_filter"), with_({ type_bonus: 1 })).typeBonus).toBe(0);
+    expect(configuredPolicy("no_type_filter", with_({ type_bonus: 1 })).typeBonus).toBe(0);
   });
 
   it("a setting that differs from METHOD.md is named in the policy description", () => {
-    expect(configurePolicy(getPolicy("merit"), with_({ max_positive: 5, type_bonus: 0.2 })).description).toMatch(/\(configured: max_positive 5, type_bonus 0\.2\)$/);
+    expect(configuredPolicy("merit", with_({ max_positive: 5, type_bonus: 0.2 })).description).toMatch(/\(configured: max_positive 5, type_bonus 0\.2\)$/);
   });
 });
 

@@ -37,7 +37,7 @@ export const SUMMARIES: Record<string, string> = {
   initial: "build the shared initial cache (from the model or a predictions file)",
   run: "run one method over one stream order (crash-safe, resumable)",
   grid: "run many (method, seed) streams at once on one loaded model (--plan: count its LLM calls first)",
-  methods: "list the registered methods and their parts (with --plugin files)",
+  methods: "list the registered methods and their hooks (with --plugin files)",
   audit: "causal audit of a run directory (prints the number of violations)",
   report: "write the paper's tables and figures from finished runs (METHOD.md §9)",
   annotate: "export a seeded sample of initially failed cases for classifier validation (METHOD.md §8)",

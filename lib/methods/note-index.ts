@@ -35,6 +35,27 @@ interface RowRef {
   readonly row: number;
 }
 
+/** Where a note handed out by a NoteMemory keeps its stored vector (or null). */
+const STORED = Symbol("merit.noteVector");
+
+/** The `vector` getter every note view shares: a fresh copy of the stored vector at each read. */
+function vectorCopy(this: { [STORED]?: Float32Array | null }): Float32Array | null {
+  const stored = this[STORED];
+  return stored === undefined || stored === null ? null : Float32Array.from(stored);
+}
+
+/**
+ * Gives `view` (not yet frozen) its `vector` — an enumerable getter returning a fresh copy of
+ * `stored` at each read — and, with `store`, a row there holding `stored`. Every view gets the same
+ * properties in the same order with the same getter function, so they share one shape and a hook's
+ * scan over 100,000 of them stays fast (a getter closure per note gave each note its own shape).
+ */
+export function defineNoteVector(view: object, kind: string, stored: Float32Array | null, store?: NoteVectors): void {
+  Object.defineProperty(view, "vector", { enumerable: true, get: vectorCopy });
+  Object.defineProperty(view, STORED, { value: stored });
+  Object.defineProperty(view, ROW, { value: stored !== null && store !== undefined ? store.add(kind, stored) : undefined });
+}
+
 /** The vectors of one memory's notes, one row per note in the order they were written. */
 export class NoteVectors {
   /** Row → the stored vector (the object a note's `vector` getter copies). */
@@ -54,15 +75,15 @@ export class NoteVectors {
     this.exactPoolLimit = exactPoolLimit;
   }
 
-  /** Stores `vector` as the next row and ties `view` (not yet frozen) to it. */
-  attach(view: object, kind: string, vector: Float32Array): void {
+  /** Stores `vector` as the next row (shard `kind`); its reference for the note. */
+  add(kind: string, vector: Float32Array): RowRef {
     if (this.#dimension < 0) this.#dimension = vector.length;
     else if (vector.length !== this.#dimension) this.#mixed = true;
     const ref: RowRef = { store: this, row: this.#vectors.length };
     this.#vectors.push(vector);
     this.#keys.push(kind);
     this.#revision += 1;
-    Object.defineProperty(view, ROW, { value: ref, enumerable: false });
+    return ref;
   }
 
   /** The note left the memory: its row moves to a shard no pool reads (a new vector object, so the index sees the move). */

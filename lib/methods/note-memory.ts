@@ -11,7 +11,7 @@ import { MeritError } from "../errors.ts";
 import type { Embedder } from "../llm/types.ts";
 import { deepFreeze } from "./hook-guard.ts";
 import { markSourceNote, type Note, type NoteView } from "./hooks.ts";
-import { NoteVectors } from "./note-index.ts";
+import { defineNoteVector, NoteVectors } from "./note-index.ts";
 
 /**
  * A stored note as hooks are given it: deeply frozen, its vector a fresh copy at each read. With
@@ -19,9 +19,7 @@ import { NoteVectors } from "./note-index.ts";
  */
 export function noteView(note: Note, vector: Float32Array | null, vectors?: NoteVectors): NoteView {
   const view = { ...structuredClone(note) } as Note & { vector: Float32Array | null };
-  const stored = vector === null ? null : Float32Array.from(vector);
-  Object.defineProperty(view, "vector", { enumerable: true, get: () => (stored === null ? null : Float32Array.from(stored)) });
-  if (stored !== null && vectors !== undefined) vectors.attach(view, note.kind, stored);
+  defineNoteVector(view, note.kind, vector === null ? null : Float32Array.from(vector), vectors);
   return deepFreeze(view) as NoteView;
 }
 

@@ -50,7 +50,7 @@ import type { MemoryEntry } from "../lib/memory/entry.ts";
 import { SYNTHETIC_TYPES as TYPES, syntheticEntry } from "./synthetic-memory.ts";
 import { InMemoryMemoryStore } from "../lib/memory/in-memory-store.ts";
 import { TableMemoryStore } from "../lib/memory/table-store.ts";
-import { topByCosine, type Note } from "../lib/methods/hooks.ts";
+import { topByCosine, type Note, type NoteView } from "../lib/methods/hooks.ts";
 import { getMethod } from "../lib/methods/index.ts";
 import { configureMethod, type MethodSpec } from "../lib/methods/method.ts";
 import { NoteMemory } from "../lib/methods/note-memory.ts";
@@ -287,10 +287,16 @@ async function meritRetrievalAt(size: number, config: ExperimentConfig, probes: 
   return { p50: median(times), p95: percentile(times, 0.95), fillS, warmS: warm / 1000 };
 }
 
-/** The synthetic notes of one size and their keys' vectors (computed once, shared by every peer). */
+/**
+ * The synthetic notes of one size, held as a run holds them (a NoteMemory, so ranking goes through
+ * nearestNotes), with an embedder that looks their keys' vectors up. Built once per size and shared
+ * by every peer (retrieval only reads it): above the exact limit its HNSW graph is built once, by
+ * the first peer that searches it.
+ */
 interface SyntheticNotes {
-  notes: Note[];
-  vectors: Map<string, Float32Array>;
+  size: number;
+  notes: readonly NoteView[];
+  embedder: Embedder;
 }
 
 async function syntheticNotes(size: number): Promise<SyntheticNotes> {
@@ -300,7 +306,10 @@ async function syntheticNotes(size: number): Promise<SyntheticNotes> {
   const texts = Array.from({ length: size }, (_, i) => `When the question asks for the ${w()} of each ${w()}, join ${w()} on ${w()}_id and group by ${w()} (${i}).`);
   const vectors = await embedder.embed(texts);
   const notes: Note[] = texts.map((text, i) => ({ note_id: `n${i}`, key: text, text, kind: "insight", polarity: "positive", data: null, source_query_id: `synthetic-${i}`, source_db_id: `db${i % 20}`, source_stream_position: i, source_episode_id: `episode-${i}` }));
-  return { notes, vectors: new Map(texts.map((t, i) => [t, vectors[i]])) };
+  const lookup = lookupEmbedder(new Map(texts.map((t, i) => [t, vectors[i]])));
+  const memory = new NoteMemory("synthetic", lookup, true);
+  await memory.apply(notes);
+  return { size, notes: memory.notes, embedder: lookup };
 }
 
 /** The simulated embedder, with the synthetic notes' vectors looked up rather than recomputed. */
@@ -320,20 +329,16 @@ function lookupEmbedder(known: Map<string, Float32Array>): Embedder {
 }
 
 /**
- * p50 (ms) of a peer's memory.retrieve over `size` synthetic notes held as a run holds them (a
- * NoteMemory, so ranking goes through nearestNotes), and the seconds of its two warm-up calls (the
- * first builds the HNSW graph above the exact limit). No model calls: a peer whose retrieve calls
- * the model is not timed apart.
+ * p50 (ms) of a peer's memory.retrieve over the synthetic notes, and the seconds of its two warm-up
+ * calls (the first peer's first search builds the HNSW graph above the exact limit). No model
+ * calls: a peer whose retrieve calls the model is not timed apart. Every note has a vector (a
+ * peer that embeds none would see them too: its retrieve reads no vector).
  */
 async function peerRetrievalAt(name: string, synthetic: SyntheticNotes, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; warmS: number; picked: string[][] } | null> {
   const method = getMethod(name);
   const hook = method.hooks.memory;
   if (!hook) return null;
-  const size = synthetic.notes.length;
-  const embedder = lookupEmbedder(synthetic.vectors);
-  const memory = new NoteMemory(name, embedder, hook.embedsNotes === true);
-  await memory.apply(synthetic.notes);
-  const notes = memory.notes;
+  const { size, notes, embedder } = synthetic;
   let calls = 0;
   const model = {
     async generate() {
@@ -372,10 +377,7 @@ async function peerRetrievalAt(name: string, synthetic: SyntheticNotes, probes: 
  * (the exact answer reasoning_bank's search is checked against).
  */
 async function plainScanAt(synthetic: SyntheticNotes, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; picked: string[] }> {
-  const embedder = lookupEmbedder(synthetic.vectors);
-  const memory = new NoteMemory("plain-scan", embedder, true);
-  await memory.apply(synthetic.notes);
-  const notes = memory.notes;
+  const { notes, embedder } = synthetic;
   const times: number[] = [];
   const picked: string[] = [];
   // at most 10 calls: at 100,000 notes one takes seconds

@@ -121,5 +121,11 @@ describe("nearestNotes", () => {
       for (const p of a) expect(p.score).toBe(topByCosine([p.note], query, 1)[0].score);
     }
     expect(hits / 20).toBeGreaterThanOrEqual(0.95);
+    // a retired note leaves the graph's pools: the next best takes its place
+    const first = nearestNotes(atOnce.notes, probes[0], 1)[0].note;
+    await atOnce.apply([], [first.note_id]);
+    const next = nearestNotes(atOnce.notes, probes[0], 4);
+    expect(next.map((p) => p.note.note_id)).not.toContain(first.note_id);
+    expect(takeNoteSearch(atOnce.notes)).toBe("hnsw");
   });
 });

@@ -334,7 +334,7 @@ function lookupEmbedder(known: Map<string, Float32Array>): Embedder {
  * calls: a peer whose retrieve calls the model is not timed apart. Every note has a vector (a
  * peer that embeds none would see them too: its retrieve reads no vector).
  */
-async function peerRetrievalAt(name: string, synthetic: SyntheticNotes, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; warmS: number; picked: string[][] } | null> {
+async function peerRetrievalAt(name: string, synthetic: SyntheticNotes, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; warmS: number; picked: { id: string; score: number | undefined }[][] } | null> {
   const method = getMethod(name);
   const hook = method.hooks.memory;
   if (!hook) return null;
@@ -352,7 +352,7 @@ async function peerRetrievalAt(name: string, synthetic: SyntheticNotes, probes: 
     embed: (t: readonly string[]) => embedder.embed(t),
   };
   const times: number[] = [];
-  const picked: string[][] = [];
+  const picked: { id: string; score: number | undefined }[][] = [];
   let warm = 0;
   for (let i = 0; i < RETRIEVALS + 2; i++) {
     const p = probes[i % probes.length];
@@ -360,7 +360,7 @@ async function peerRetrievalAt(name: string, synthetic: SyntheticNotes, probes: 
     const s = performance.now();
     try {
       const got = await hook.retrieve(view as never, notes, model as never);
-      if (i >= 2) picked.push((Array.isArray(got) ? got : got.picked).map((x) => x.note.note_id));
+      if (i >= 2) picked.push((Array.isArray(got) ? got : got.picked).map((x) => ({ id: x.note.note_id, score: x.score })));
     } catch {
       return null; // a retrieve that needs the real note shape or a model answer: not timed apart
     }
@@ -376,15 +376,16 @@ async function peerRetrievalAt(name: string, synthetic: SyntheticNotes, probes: 
  * nearestNotes) over the same notes, k = 1, and the note it picks for each of the first 10 probes of peerRetrievalAt
  * (the exact answer reasoning_bank's search is checked against).
  */
-async function plainScanAt(synthetic: SyntheticNotes, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; picked: string[] }> {
+async function plainScanAt(synthetic: SyntheticNotes, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; picked: { id: string; score: number }[] }> {
   const { notes, embedder } = synthetic;
   const times: number[] = [];
-  const picked: string[] = [];
+  const picked: { id: string; score: number }[] = [];
   // at most 10 calls: at 100,000 notes one takes seconds
   for (let i = 0; i < Math.min(RETRIEVALS, 10); i++) {
     const s = performance.now();
     const [query] = await embedder.embed([probes[(i + 2) % probes.length].question]);
-    picked.push(topByCosine(notes, query, 1)[0]?.note.note_id ?? "");
+    const [best] = topByCosine(notes, query, 1);
+    picked.push({ id: best?.note.note_id ?? "", score: best?.score ?? Number.NaN });
     times.push(performance.now() - s);
   }
   return { p50: median(times), picked };
@@ -492,7 +493,7 @@ async function main() {
       const here = new Map<string, number>([["merit", m.p50]]);
       const synthetic = await syntheticNotes(size);
       let peerWarm = 0;
-      let rbPicked: string[][] | null = null;
+      let rbPicked: { id: string; score: number | undefined }[][] | null = null;
       for (const p of peers) {
         const t = await peerRetrievalAt(p, synthetic, probes);
         ps.push(t === null ? "– (calls the model)" : f(t.p50));
@@ -503,7 +504,12 @@ async function main() {
       const plain = await plainScanAt(synthetic, probes);
       atSize.set(size, here);
       console.log(`| ${size.toLocaleString("en-US")} | ${f(m.p50)} | ${f(m.p95)} | ${ps.join(" | ")} | ${f(plain.p50)} | ${m.fillS.toFixed(1)} / ${m.warmS.toFixed(1)} | ${peerWarm.toFixed(1)} |`);
-      if (rbPicked !== null) agreement.push(`${size.toLocaleString("en-US")} notes: reasoning_bank picked the plain scan's note for ${rbPicked.filter((ids, i) => ids[0] === plain.picked[i]).length} of ${plain.picked.length} probes`);
+      if (rbPicked !== null) {
+        const got = rbPicked.slice(0, plain.picked.length).map((p) => p[0]);
+        const sameNote = got.filter((g, i) => g?.id === plain.picked[i].id).length;
+        const sameScore = got.filter((g, i) => g?.score === plain.picked[i].score).length;
+        agreement.push(`${size.toLocaleString("en-US")} notes: reasoning_bank picked the plain scan's note for ${sameNote} of ${plain.picked.length} probes, a note of its score (the same cosine: a tie the scan breaks by memory order) for ${sameScore}`);
+      }
       console.error(`  size ${size}: merit p50 ${f(m.p50)} ms (load ${loadText()})`);
     }
     if (agreement.length > 0) console.log(`Exact answer (nearestNotes against the plain scan, top-1): ${agreement.join("; ")}.`);

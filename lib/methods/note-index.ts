@@ -12,9 +12,10 @@
  * nearest-notes.test.ts). Above the limit the pool is cut to an HNSW shortlist (hnswlib-node, M 16,
  * efConstruction 64, ef 4,096; graphs sharded by note kind, so a pool of one kind is one graph)
  * rescored exactly, and the `k` best of the shortlist are kept: approximate by design, as MERIT's
- * retrieval above its limit. The graph depends only on the order notes were written (a retired note
- * moves to a shard no pool reads), so a resumed run, which rebuilds its memory from the committed
- * trajectories, searches the same graph. Every paper-scale run (≤ 1,534 episodes) is exact.
+ * retrieval above its limit. The graph holds the notes in force in the order they were written (a
+ * retired note leaves it: the graph is rebuilt), so a resumed run, which rebuilds its memory from
+ * the committed trajectories, searches the same graph. Every paper-scale run (≤ 1,534 episodes) is
+ * exact.
  *
  * A pool this module cannot vouch for — notes not handed out by a NoteMemory (a hook's own copies,
  * a test's literals), notes of two memories, vectors of another dimension than the query's, a `k`
@@ -47,8 +48,7 @@ function vectorCopy(this: { [STORED]?: Float32Array | null }): Float32Array | nu
 /**
  * Gives `view` (not yet frozen) its `vector` — an enumerable getter returning a fresh copy of
  * `stored` at each read — and, with `store`, a row there holding `stored`. Every view gets the same
- * properties in the same order with the same getter function, so they share one shape and a hook's
- * scan over 100,000 of them stays fast (a getter closure per note gave each note its own shape).
+ * properties in the same order with one getter function shared by all (no closure per note).
  */
 export function defineNoteVector(view: object, kind: string, stored: Float32Array | null, store?: NoteVectors): void {
   Object.defineProperty(view, "vector", { enumerable: true, get: vectorCopy });
@@ -67,6 +67,8 @@ export class NoteVectors {
   #mixed = false;
   #revision = 0;
   #dense: DenseIndex | null = null;
+  /** Kinds whose notes a search above the limit has put in a graph (since the index was last dropped). */
+  readonly #graphKinds = new Set<string>();
   /** The widest search since the last `takeNoteSearch`: none, exact, or hnsw. */
   searched: "exact" | "hnsw" | "none" = "none";
   readonly exactPoolLimit: number;
@@ -86,10 +88,20 @@ export class NoteVectors {
     return ref;
   }
 
-  /** The note left the memory: its row moves to a shard no pool reads (a new vector object, so the index sees the move). */
+  /**
+   * The note left the memory: its row moves to a shard no pool reads (a new vector object, so the
+   * index sees the move). When a graph may hold it, the index is dropped and rebuilt at the next
+   * search from the notes then in force, in the order they were written: a graph that merely marked
+   * the note deleted would still route searches through it, and a resumed run, which builds its
+   * graph after the retirement, would search another graph.
+   */
   retire(view: NoteView): void {
     const ref = rowOf(view);
     if (ref === undefined || ref.store !== this) return;
+    if (this.#graphKinds.has(this.#keys[ref.row])) {
+      this.#dense = null;
+      this.#graphKinds.clear();
+    }
     this.#vectors[ref.row] = Float32Array.from(this.#vectors[ref.row]);
     this.#keys[ref.row] = RETIRED;
     this.#revision += 1;
@@ -105,6 +117,8 @@ export class NoteVectors {
     else {
       this.#dense ??= new DenseIndex(this.#dimension, { exactPoolLimit: this.exactPoolLimit });
       const keys = this.#keys;
+      let last: string | undefined;
+      for (const row of rows) if (keys[row] !== last) this.#graphKinds.add((last = keys[row]));
       const found = this.#dense.scores(query, this.#vectors, rows, k, (row) => keys[row], this.#revision);
       rowsScored = found.rows;
       scores = found.scores;

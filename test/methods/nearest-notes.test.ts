@@ -128,4 +128,29 @@ describe("nearestNotes", () => {
     expect(next.map((p) => p.note.note_id)).not.toContain(first.note_id);
     expect(takeNoteSearch(atOnce.notes)).toBe("hnsw");
   });
+
+  it("above the exact limit a run that retired notes after its graph was built answers as a resumed run does, and never with a retired note", async () => {
+    const rng = new PyRandom(41);
+    const table = new Map<string, Float32Array>();
+    const notes = Array.from({ length: 300 }, (_, i) => (table.set(`k${i}`, unit(rng, 16)), notesAt(i, "insight")));
+    const probes = Array.from({ length: 8 }, () => unit(rng, 16));
+    // the fresh run: 200 notes, a search (the graph is built), three retirements, 100 more notes
+    const fresh = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
+    await fresh.apply(notes.slice(0, 200));
+    const before = nearestNotes(fresh.notes, probes[0], 4);
+    const retired = [...new Set([before[0].note.note_id, fresh.notes[7].note_id, fresh.notes[150].note_id])];
+    await fresh.apply(notes.slice(200), retired);
+    // the resumed run: the same writes and retirements, no search before the last
+    const resumed = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
+    await resumed.apply(notes.slice(0, 200));
+    await resumed.apply(notes.slice(200), retired);
+    for (const query of probes) {
+      const a = nearestNotes(fresh.notes, query, 4);
+      const b = nearestNotes(resumed.notes, query, 4);
+      expect(a.map((p) => p.note.note_id)).toEqual(b.map((p) => p.note.note_id));
+      expect(a.map((p) => p.score)).toEqual(b.map((p) => p.score));
+      for (const id of retired) expect(a.map((p) => p.note.note_id)).not.toContain(id);
+    }
+    expect(takeNoteSearch(fresh.notes)).toBe("hnsw");
+  });
 });

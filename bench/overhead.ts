@@ -19,7 +19,9 @@
  * Memory sizes: the run's own memory is as large as its stream; retrieval at the paper's size (the
  * end of a 1,534-query BIRD stream: at most 1,534 entries, one per episode) and at 100,000 entries
  * is timed apart on MERIT's retriever over a memory filled with synthetic entries embedded by the
- * simulated embedder, and the peers' memory.retrieve over as many synthetic notes.
+ * simulated embedder, and the peers' memory.retrieve over as many synthetic notes held as a run
+ * holds them (a NoteMemory), beside the plain scan (topByCosine over every note, what the peers'
+ * ranking was before lib/methods/note-index.ts) and whether reasoning_bank picks its note.
  * Against inference per attempt: the 0.5B-shape model on this CPU — one generation measured here with
  * `--cpu-model FILE` (`make bench-model` writes models/bench/qwen2.5-0.5b-shape-random-q8_0.gguf; one
  * thread, a prompt of ~2,271 tokens, 132 generated), else the rate recorded in bench/README.md — and a
@@ -48,7 +50,7 @@ import type { MemoryEntry } from "../lib/memory/entry.ts";
 import { SYNTHETIC_TYPES as TYPES, syntheticEntry } from "./synthetic-memory.ts";
 import { InMemoryMemoryStore } from "../lib/memory/in-memory-store.ts";
 import { TableMemoryStore } from "../lib/memory/table-store.ts";
-import type { NoteView } from "../lib/methods/hooks.ts";
+import { topByCosine, type Note, type NoteView } from "../lib/methods/hooks.ts";
 import { getMethod } from "../lib/methods/index.ts";
 import { noteMemoryOf, underSettings, type MethodSpec } from "../lib/methods/method.ts";
 import { NoteMemory } from "../lib/methods/note-memory.ts";
@@ -286,19 +288,58 @@ async function meritRetrievalAt(size: number, config: ExperimentConfig, probes: 
   return { p50: median(times), p95: percentile(times, 0.95), fillS, warmS: warm / 1000 };
 }
 
-/** p50 (ms) of a peer's memory.retrieve over `size` synthetic notes (no model calls: only peers whose retrieve calls none are timed). */
-async function peerRetrievalAt(name: string, size: number, probes: readonly { id: string; dbId: string; question: string }[]): Promise<number | null> {
-  const method = getMethod(name);
-  const hook = noteMemoryOf(method);
-  if (!hook) return null;
+/**
+ * The synthetic notes of one size, held as a run holds them (a NoteMemory, so ranking goes through
+ * nearestNotes), with an embedder that looks their keys' vectors up. Built once per size and shared
+ * by every peer (retrieval only reads it): above the exact limit its HNSW graph is built once, by
+ * the first peer that searches it.
+ */
+interface SyntheticNotes {
+  size: number;
+  notes: readonly NoteView[];
+  embedder: Embedder;
+}
+
+async function syntheticNotes(size: number): Promise<SyntheticNotes> {
   const embedder = new SimulatedEmbedder(1024); // as merit's row: the kit's embedder's dimension
   const rng = new PyRandom(11);
   const w = () => WORDS[rng.randbelow(WORDS.length)];
   const texts = Array.from({ length: size }, (_, i) => `When the question asks for the ${w()} of each ${w()}, join ${w()} on ${w()}_id and group by ${w()} (${i}).`);
-  const vectors = hook.embedsNotes ? await embedder.embed(texts) : [];
-  const notes: NoteView[] = texts.map((text, i) =>
-    Object.freeze({ note_id: `n${i}`, key: text, text, kind: "insight", polarity: "positive", data: null, source_query_id: `synthetic-${i}`, source_db_id: `db${i % 20}`, source_stream_position: i, source_episode_id: `episode-${i}`, vector: hook.embedsNotes ? vectors[i] : null }) as NoteView,
-  );
+  const vectors = await embedder.embed(texts);
+  const notes: Note[] = texts.map((text, i) => ({ note_id: `n${i}`, key: text, text, kind: "insight", polarity: "positive", data: null, source_query_id: `synthetic-${i}`, source_db_id: `db${i % 20}`, source_stream_position: i, source_episode_id: `episode-${i}` }));
+  const lookup = lookupEmbedder(new Map(texts.map((t, i) => [t, vectors[i]])));
+  const memory = new NoteMemory("synthetic", lookup, true);
+  await memory.apply(notes);
+  return { size, notes: memory.notes, embedder: lookup };
+}
+
+/** The simulated embedder, with the synthetic notes' vectors looked up rather than recomputed. */
+function lookupEmbedder(known: Map<string, Float32Array>): Embedder {
+  const inner = new SimulatedEmbedder(1024);
+  return {
+    identity: inner.identity,
+    dimension: inner.dimension,
+    embed: async (texts) => {
+      const missing = texts.filter((t) => !known.has(t));
+      const computed = missing.length > 0 ? await inner.embed(missing) : [];
+      let j = 0;
+      return texts.map((t) => known.get(t) ?? computed[j++]);
+    },
+    close: async () => {},
+  };
+}
+
+/**
+ * p50 (ms) of a peer's memory.retrieve over the synthetic notes, and the seconds of its two warm-up
+ * calls (the first peer's first search builds the HNSW graph above the exact limit). No model
+ * calls: a peer whose retrieve calls the model is not timed apart. Every note has a vector (a
+ * peer that embeds none would see them too: its retrieve reads no vector).
+ */
+async function peerRetrievalAt(name: string, synthetic: SyntheticNotes, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; warmS: number; picked: { id: string; score: number | undefined }[][] } | null> {
+  const method = getMethod(name);
+  const hook = noteMemoryOf(method);
+  if (!hook) return null;
+  const { size, notes, embedder } = synthetic;
   let calls = 0;
   const model = {
     async generate() {
@@ -312,18 +353,43 @@ async function peerRetrievalAt(name: string, size: number, probes: readonly { id
     embed: (t: readonly string[]) => embedder.embed(t),
   };
   const times: number[] = [];
+  const picked: { id: string; score: number | undefined }[][] = [];
+  let warm = 0;
   for (let i = 0; i < RETRIEVALS + 2; i++) {
     const p = probes[i % probes.length];
     const view = { dataset: "spider", queryId: p.id, dbId: p.dbId, question: p.question, evidence: "", schema: "", streamPosition: size + 1, iteration: 1, attempts: [{ sql: "SELECT 1", verdict: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType: "Filter/Value", rowsPreview: "" }] };
     const s = performance.now();
     try {
-      await hook.retrieve(view as never, notes, model as never);
+      const got = await hook.retrieve(view as never, notes, model as never);
+      if (i >= 2) picked.push((Array.isArray(got) ? got : got.picked).map((x) => ({ id: x.note.note_id, score: x.score })));
     } catch {
       return null; // a retrieve that needs the real note shape or a model answer: not timed apart
     }
+    if (calls > 0) return null;
     if (i >= 2) times.push(performance.now() - s);
+    else warm += performance.now() - s;
   }
-  return calls > 0 ? null : median(times);
+  return { p50: median(times), warmS: warm / 1000, picked };
+}
+
+/**
+ * p50 (ms) of the plain scan (topByCosine: every note's vector read, the peers' ranking before
+ * nearestNotes) over the same notes, k = 1, and the note it picks for each of the first 10 probes of peerRetrievalAt
+ * (the exact answer reasoning_bank's search is checked against).
+ */
+async function plainScanAt(synthetic: SyntheticNotes, probes: readonly { id: string; dbId: string; question: string }[]): Promise<{ p50: number; picked: { id: string; score: number }[] }> {
+  const { notes, embedder } = synthetic;
+  const times: number[] = [];
+  const picked: { id: string; score: number }[] = [];
+  // at most 10 calls: at 100,000 notes one takes seconds
+  for (let i = 0; i < Math.min(RETRIEVALS, 10); i++) {
+    const s = performance.now();
+    const [query] = await embedder.embed([probes[(i + 2) % probes.length].question]);
+    const [best] = topByCosine(notes, query, 1);
+    picked.push({ id: best?.note.note_id ?? "", score: best?.score ?? Number.NaN });
+    times.push(performance.now() - s);
+  }
+  return { p50: median(times), picked };
 }
 
 /** Seconds of one repair-sized generation (~PROMPT_TOKENS prompt, OUTPUT_TOKENS generated) on `modelPath`, CPU, one thread, through the kit's llama backend. */
@@ -417,23 +483,37 @@ async function main() {
     console.log(`## Retrieval at memory size (ms per call, ${RETRIEVALS} calls after one warm-up per error type; load ${loadText()})`);
     console.log("");
     const probes = stream.map((s) => ({ id: s.example.id, dbId: s.example.dbId, question: s.example.question }));
-    const peers = METHODS.filter((m) => getMethod(m).hooks.memory);
-    console.log(`| memory entries / notes | merit p50 | merit p95 | ${peers.map((p) => `${p} p50`).join(" | ")} | merit: fill s / warm-up s |`);
-    console.log(`| ---: | ---: | ---: | ${peers.map(() => "---:").join(" | ")} | ---: |`);
+    const peers = METHODS.filter((m) => noteMemoryOf(getMethod(m)) !== undefined);
+    console.log(`| memory entries / notes | merit p50 | merit p95 | ${peers.map((p) => `${p} p50`).join(" | ")} | plain scan p50 (topByCosine, every note) | merit: fill s / warm-up s | peers: warm-up s (most) |`);
+    console.log(`| ---: | ---: | ---: | ${peers.map(() => "---:").join(" | ")} | ---: | ---: | ---: |`);
     const atSize = new Map<number, Map<string, number>>();
+    const agreement: string[] = [];
     for (const size of SIZES) {
       const m = await meritRetrievalAt(size, base, probes);
       const ps: string[] = [];
       const here = new Map<string, number>([["merit", m.p50]]);
+      const synthetic = await syntheticNotes(size);
+      let peerWarm = 0;
+      let rbPicked: { id: string; score: number | undefined }[][] | null = null;
       for (const p of peers) {
-        const t = await peerRetrievalAt(p, size, probes);
-        ps.push(t === null ? "– (calls the model)" : f(t));
-        if (t !== null) here.set(p, t);
+        const t = await peerRetrievalAt(p, synthetic, probes);
+        ps.push(t === null ? "– (calls the model)" : f(t.p50));
+        if (t !== null) here.set(p, t.p50);
+        if (t !== null) peerWarm = Math.max(peerWarm, t.warmS);
+        if (t !== null && p === "reasoning_bank") rbPicked = t.picked;
       }
+      const plain = await plainScanAt(synthetic, probes);
       atSize.set(size, here);
-      console.log(`| ${size.toLocaleString("en-US")} | ${f(m.p50)} | ${f(m.p95)} | ${ps.join(" | ")} | ${m.fillS.toFixed(1)} / ${m.warmS.toFixed(1)} |`);
+      console.log(`| ${size.toLocaleString("en-US")} | ${f(m.p50)} | ${f(m.p95)} | ${ps.join(" | ")} | ${f(plain.p50)} | ${m.fillS.toFixed(1)} / ${m.warmS.toFixed(1)} | ${peerWarm.toFixed(1)} |`);
+      if (rbPicked !== null) {
+        const got = rbPicked.slice(0, plain.picked.length).map((p) => p[0]);
+        const sameNote = got.filter((g, i) => g?.id === plain.picked[i].id).length;
+        const sameScore = got.filter((g, i) => g?.score === plain.picked[i].score).length;
+        agreement.push(`${size.toLocaleString("en-US")} notes: reasoning_bank picked the plain scan's note for ${sameNote} of ${plain.picked.length} probes, a note of its score (the same cosine: a tie the scan breaks by memory order) for ${sameScore}`);
+      }
       console.error(`  size ${size}: merit p50 ${f(m.p50)} ms (load ${loadText()})`);
     }
+    if (agreement.length > 0) console.log(`Exact answer (nearestNotes against the plain scan, top-1): ${agreement.join("; ")}.`);
     console.log("Goal: retrieval p50 ≤ 20 ms at 100,000 notes (28.8 ms measured last by bench/retrieval.ts with 1,024-dim random vectors; exact 48 ms). Here the vectors are the simulated embedder's hashed bags of words at 1,024 dimensions, the probes the stream's questions.");
     console.log("");
     console.log("## Overhead per repair attempt at memory size (ms): the run's stages with its retrieval replaced by one retrieval at that size per attempt (composed, not one run)");

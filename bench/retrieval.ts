@@ -11,12 +11,14 @@
  * timing, one warm-up call per error type fills the caches, as a long run would. Side by side in
  * the same run: exact dense scoring with `dot` per row vs `exactDenseScores` (four rows at a time),
  * the pool scan with isEligible over entry objects vs the retriever's typed-array columns, and the
- * old search beam (ef 64) in the sweep. About 3–4
+ * old search beam (ef 64) in the sweep, and after it the same dense step with a native brute-force
+ * shortlist (hnswlib's BruteforceSearch) in place of HNSW. About 3–4
  * minutes at load average ~5 on 2 shared cores.
  * Run: `node bench/retrieval.ts [--large N] [--queries Q] [--ef-construction E] [--m M]
  * [--ef-sweep 64,512,1024] [--exact-limit L] [--no-type-filter]` (the last also times
  * no_type_filter at N, which builds the negative shards too).
  */
+import { createRequire } from "node:module";
 import { PyRandom } from "../lib/random.ts";
 import type { Embedder } from "../lib/llm/types.ts";
 import type { MemoryEntry } from "../lib/memory/entry.ts";
@@ -238,6 +240,45 @@ function denseRecallSweep(memory: FixedMemory, queries: BenchQuery[], index: Den
   }
 }
 
+/**
+ * The same dense step with the shortlist cut by native brute force instead (hnswlib-node's
+ * BruteforceSearch over each positive shard, float32 inner products with the library's SIMD, then
+ * the same exact rescoring): its one-off build, p50 and recall@4 on the same queries. Not what the
+ * retriever does; measured to show what the search costs when every shard row is visited.
+ */
+function bruteForceShortlist(memory: FixedMemory, queries: BenchQuery[]) {
+  const hnswlib = createRequire(import.meta.url)("hnswlib-node") as typeof import("hnswlib-node");
+  const t = performance.now();
+  const shards = new Map<string, InstanceType<typeof hnswlib.BruteforceSearch>>();
+  const sizes = new Map<string, number>();
+  memory.rows.forEach((e) => e.polarity === "positive" && sizes.set(e.error_type, (sizes.get(e.error_type) ?? 0) + 1));
+  memory.rows.forEach((e, row) => {
+    if (e.polarity !== "positive") return;
+    let shard = shards.get(e.error_type);
+    if (shard === undefined) {
+      shards.set(e.error_type, (shard = new hnswlib.BruteforceSearch("ip", DIM)));
+      shard.initIndex(sizes.get(e.error_type) as number);
+    }
+    shard.addPoint(Array.from(memory.vecs[row]), row);
+  });
+  const build = performance.now() - t;
+  let hits = 0;
+  const times: number[] = [];
+  for (const { query, vector } of queries) {
+    const pool = memory.rows.flatMap((e, row) => (e.polarity === "positive" && e.error_type === query.currentErrorType ? [row] : []));
+    const exact = exactDenseScores(vector, memory.vecs, pool);
+    const top4 = (rows: readonly number[], scores: readonly number[]) =>
+      rows.map((row, i) => [row, scores[i]] as const).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 4).map(([row]) => row);
+    const truth = new Set(top4(pool, exact));
+    const t0 = performance.now();
+    const found = (shards.get(query.currentErrorType ?? "") as InstanceType<typeof hnswlib.BruteforceSearch>).searchKnn(Array.from(vector), 64).neighbors;
+    const scores = exactDenseScores(vector, memory.vecs, found);
+    times.push(performance.now() - t0);
+    hits += top4(found, scores).filter((row) => truth.has(row)).length;
+  }
+  console.log(`  native brute force (hnswlib BruteforceSearch, 64-row shortlist + exact rescoring; build of the 7 positive shards ${ms(build)}): dense recall@4 = ${(hits / (4 * queries.length)).toFixed(3)}, dense step p50 ${ms(percentile(times, 0.5))}, p95 ${ms(percentile(times, 0.95))}`);
+}
+
 /** Share of the final retrieved entries (positives + negatives) that the exact retrieval also returns. */
 function finalAgreement(approx: RetrievalResult[], exact: RetrievalResult[]): string {
   let hits = 0;
@@ -274,6 +315,7 @@ async function main() {
   console.log(`final 4 entries (3 positives + 1 negative) shared with the exact retrieval: ${finalAgreement(approx, exact)} over ${QUERIES} queries`);
   console.log(`HNSW shortlist (64 rows) + exact rescoring on the merit positive pools, ${QUERIES} queries:`);
   denseRecallSweep(large, queries.slice(WARMUP), index);
+  bruteForceShortlist(large, queries.slice(WARMUP));
   index.setEfSearch(DEFAULT_EF_SEARCH);
   if (args.includes("--no-type-filter")) {
     await timeRetrievals(large, "no_type_filter", EXACT_LIMIT, queries, `N=${n} no_type_filter (70k/30k pools, HNSW)`, shared);

@@ -35,12 +35,14 @@ import { mdeFactor, paperVarianceFor, powerFromPaper, powerFromPilot, type Paper
  * the model — measured by bench/overhead.ts on the simulated engine (bench/README.md, "The kit's own
  * cost per repair attempt"): the largest over MERIT, the baselines and the nine peers over a whole
  * stream (`--full`: 972 Spider dev episodes, K = 7, each memory as large as the stream makes it) —
- * error_fix_memory's 9.1 ms (MERIT 6.0 ms) on 2026-12-07, a 2-core AMD EPYC shared with other work,
- * load average 0.4–1.1 (1 min).
+ * MERIT's 6.0 ms (2026-12-07 04:13 UTC, a 2-core AMD EPYC shared with other work, load average
+ * 0.4–1.1; 5.1 ms at 06:09, load 1.6–3.2). It was error_fix_memory's 9.1 ms until the peers ranked
+ * notes from their memory's stored vectors instead of copying every note's vector
+ * (lib/methods/note-index.ts): 4.4 ms at 06:09, the peers' largest.
  * The plan adds it to every model call (a call is at most one attempt's work, so it is an upper bound):
  * it is the whole per-call time of the simulated engine, and it is added to a GPU's model time.
  */
-export const MEASURED_KIT_OVERHEAD_S = 0.009;
+export const MEASURED_KIT_OVERHEAD_S = 0.006;
 
 /** Seconds per computed model call assumed when this machine has not measured one (not measurements). */
 export const ASSUMED_SECONDS_PER_CALL = {

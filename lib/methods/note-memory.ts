@@ -11,12 +11,15 @@ import { MeritError } from "../errors.ts";
 import type { Embedder } from "../llm/types.ts";
 import { deepFreeze } from "./hook-guard.ts";
 import { markSourceNote, type Note, type NoteView } from "./hooks.ts";
+import { defineNoteVector, NoteVectors } from "./note-index.ts";
 
-/** A stored note as hooks are given it: deeply frozen, its vector a fresh copy at each read. */
-export function noteView(note: Note, vector: Float32Array | null): NoteView {
+/**
+ * A stored note as hooks are given it: deeply frozen, its vector a fresh copy at each read. With
+ * `vectors`, the stored vector is also kept there (one row), so `nearestNotes` ranks without copies.
+ */
+export function noteView(note: Note, vector: Float32Array | null, vectors?: NoteVectors): NoteView {
   const view = { ...structuredClone(note) } as Note & { vector: Float32Array | null };
-  const stored = vector === null ? null : Float32Array.from(vector);
-  Object.defineProperty(view, "vector", { enumerable: true, get: () => (stored === null ? null : Float32Array.from(stored)) });
+  defineNoteVector(view, note.kind, vector === null ? null : Float32Array.from(vector), vectors);
   return deepFreeze(view) as NoteView;
 }
 
@@ -27,11 +30,15 @@ export class NoteMemory {
   private readonly method: string;
   private readonly embedder: Embedder | undefined;
   private readonly embedsNotes: boolean;
+  /** The notes' vectors, one row per note written (lib/methods/note-index.ts). */
+  private readonly vectors: NoteVectors;
 
-  constructor(method: string, embedder: Embedder | undefined, embedsNotes: boolean) {
+  /** `exactPoolLimit`: pools of more notes than this are searched through HNSW (note-index.ts; default 5,000, as retrieval.exact_pool_limit). */
+  constructor(method: string, embedder: Embedder | undefined, embedsNotes: boolean, exactPoolLimit?: number) {
     this.method = method;
     this.embedder = embedder;
     this.embedsNotes = embedsNotes;
+    this.vectors = new NoteVectors(exactPoolLimit);
   }
 
   private readonly source: NoteView[] = [];
@@ -46,7 +53,7 @@ export class NoteMemory {
     if (notes.length === 0) return;
     if (this.embedsNotes && !this.embedder) throw new MeritError(`method ${this.method} embeds its notes but the run has no embedder`);
     const vectors = this.embedsNotes ? await this.embedder!.embed(notes.map((n) => n.key)) : notes.map(() => null);
-    notes.forEach((n, i) => this.source.push(markSourceNote(noteView(n, vectors[i]))));
+    notes.forEach((n, i) => this.source.push(markSourceNote(noteView(n, vectors[i], this.vectors))));
   }
 
   /** How many notes are in force. */
@@ -59,11 +66,12 @@ export class NoteMemory {
     for (const id of retired) {
       const at = this.inForce.findIndex((n) => n.note_id === id);
       if (at < 0) throw new MeritError(`method ${this.method}: a committed episode retires note ${id}, which is not in force; the trajectories were changed after the run: start it again in a fresh --out`);
+      this.vectors.retire(this.inForce[at]);
       this.inForce.splice(at, 1);
     }
     if (written.length === 0) return;
     if (this.embedsNotes && !this.embedder) throw new MeritError(`method ${this.method} embeds its notes but the run has no embedder`);
     const vectors = this.embedsNotes ? await this.embedder!.embed(written.map((n) => n.key)) : written.map(() => null);
-    written.forEach((n, i) => this.inForce.push(noteView(n, vectors[i])));
+    written.forEach((n, i) => this.inForce.push(noteView(n, vectors[i], this.vectors)));
   }
 }

@@ -1,9 +1,12 @@
 /**
  * Peer memory methods (METHOD.md §13), helpers they share: how an attempt is shown in a note or a
- * prompt, and the eligible notes of one kind.
+ * prompt, the eligible notes of one kind, and the nearest notes by cosine (`nearestNotes`: the
+ * memory's stored vectors, exact up to 5,000 notes, HNSW above; lib/methods/note-index.ts).
  * @module
  */
 import type { AttemptView, NoteView } from "../hooks.ts";
+
+export { nearestNotes } from "../note-index.ts";
 
 /** The feedback of one attempt in one line: its status, the DBMS message and the failure type when there are. */
 export function feedbackLine(a: AttemptView): string {

@@ -17,12 +17,12 @@
  * @module
  */
 import type { EpisodeView, NoteDraft, NoteView, PickedNote, RetrieveRequest } from "../hooks.ts";
-import { topByCosine } from "../hooks.ts";
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
 import type { MethodDefinition } from "../method.ts";
 import { capText, finalAttempt, outcomeLine, questionLines, tagged } from "./episode-text.ts";
 import { DC_CITATION, DC_SHEET_CAP } from "./dynamic-cheatsheet.ts";
+import { nearestNotes } from "./common.ts";
 
 /** Earlier experiences a sheet is synthesized from (the original's retrieve_top_k). */
 export const DCRS_TOP_K = 3;
@@ -102,7 +102,7 @@ function dcrsDefinition(s: SettingValues): MethodDefinition {
         async retrieve(request, memory: readonly NoteView[], model) {
           if (memory.length === 0) return [];
           const [query] = await model.embed([request.question]);
-          const picked = topByCosine(memory, query, s.top_k);
+          const picked = nearestNotes(memory, query, s.top_k);
           const previous = previousSheetNote(memory);
           const key = sheetKey(request, previous, picked.map((p) => p.note.note_id));
           // The first repair of an episode always synthesizes; later repairs reuse its sheet.

@@ -17,11 +17,11 @@
  * failed episode stores nothing.
  * @module
  */
-import { topByCosine, type EpisodeView, type HookModel, type NoteDraft } from "../hooks.ts";
+import { type EpisodeView, type HookModel, type NoteDraft } from "../hooks.ts";
 import type { MethodDefinition } from "../method.ts";
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
-import { feedbackLine, notesOfKind } from "./common.ts";
+import { feedbackLine, nearestNotes, notesOfKind } from "./common.ts";
 import { questionLines } from "./episode-text.ts";
 import { sqlSkeleton } from "./sql-skeleton.ts";
 
@@ -132,7 +132,7 @@ function errorFixDefinition(s: SettingValues): MethodDefinition {
           const vectors = await model.embed(texts);
           const byQuestion = solved.length > 0 ? vectors[0] : null;
           const byFix = fixes.length > 0 ? vectors[vectors.length - 1] : null;
-          return [...(byFix ? topByCosine(fixes, byFix, s.fixes_shown) : []), ...(byQuestion ? topByCosine(solved, byQuestion, s.solved_shown) : [])];
+          return [...(byFix ? nearestNotes(fixes, byFix, s.fixes_shown) : []), ...(byQuestion ? nearestNotes(solved, byQuestion, s.solved_shown) : [])];
         },
       },
     },

@@ -19,12 +19,12 @@
  *   task-similarity few-shots), shown as one text under the heading.
  * @module
  */
-import { topByCosine, type EpisodeView, type NoteDraft, type NoteView, type PickedNote } from "../hooks.ts";
+import { type EpisodeView, type NoteDraft, type NoteView, type PickedNote } from "../hooks.ts";
 import type { JsonValue } from "../../hash.ts";
 import type { MethodDefinition } from "../method.ts";
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
-import { attemptLines, latestNote, notesOfKind } from "./common.ts";
+import { attemptLines, latestNote, nearestNotes, notesOfKind } from "./common.ts";
 import { pathText, questionLines, repairPath } from "./episode-text.ts";
 
 /** The most insights the list holds (the original's max_num_rules; an ADD to a full list is ignored). */
@@ -234,7 +234,7 @@ function expelDefinition(s: SettingValues): MethodDefinition {
           let shots: PickedNote[] = [];
           if (s.few_shots > 0 && pool.length > 0) {
             const [query] = await model.embed([request.question]);
-            shots = topByCosine(pool, query, s.few_shots);
+            shots = nearestNotes(pool, query, s.few_shots);
           }
           const picked = [...(latest && list.length > 0 ? [{ note: latest }] : []), ...shots];
           return picked.length === 0 ? [] : { picked, text: expelText(list, shots) };

@@ -8,12 +8,12 @@
  * `exprecent` shows the `top_k` most recent ones (no embedding).
  * @module
  */
-import { topByCosine, type EpisodeView, type NoteDraft, type NoteView } from "../hooks.ts";
+import { type EpisodeView, type NoteDraft, type NoteView } from "../hooks.ts";
 import type { JsonValue } from "../../hash.ts";
 import type { MethodDefinition } from "../method.ts";
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
-import { feedbackLine, notesOfKind } from "./common.ts";
+import { feedbackLine, nearestNotes, notesOfKind } from "./common.ts";
 import { failedPathLines, repairPath } from "./episode-text.ts";
 
 /** Experiences shown before a repair (Evo-Memory's default top-k). */
@@ -69,7 +69,7 @@ function expragDefinition(s: SettingValues): MethodDefinition {
           const pool = notesOfKind(memory, "experience");
           if (pool.length === 0) return [];
           const [query] = await model.embed([request.question]);
-          return topByCosine(pool, query, s.top_k);
+          return nearestNotes(pool, query, s.top_k);
         },
       },
     },

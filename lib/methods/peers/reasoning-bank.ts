@@ -18,12 +18,12 @@
  * @module
  */
 import type { EpisodeView, HookModel, MethodHooks, NoteDraft, NoteView, PickedNote, WriteResult } from "../hooks.ts";
-import { topByCosine } from "../hooks.ts";
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
 import { MeritError } from "../../errors.ts";
 import type { JsonValue } from "../../hash.ts";
 import { attemptsBlock, finalAttempt, questionLines, repairPath, tagged } from "./episode-text.ts";
+import { nearestNotes } from "./common.ts";
 
 export const RB_CITATION = "ReasoningBank: Ouyang et al. 2025, arXiv 2509.25140";
 /** The most items one episode writes, and the earlier episodes whose items reach a prompt. */
@@ -140,7 +140,7 @@ function reasoningBankHooks(judged: boolean, s: SettingValues): MethodHooks {
         if (memory.length === 0) return [];
         const [query] = await model.embed([request.question]);
         // The notes (episodes) of the top_k nearest source questions, nearest first.
-        return topByCosine(memory, query, s.top_k);
+        return nearestNotes(memory, query, s.top_k);
       },
     },
   };

@@ -116,9 +116,9 @@ export const DecodingSchema = z
 
 /**
  * Retrieval settings. Every key is read: runExperiment applies max_positive, max_negative,
- * min_typed_pool and type_bonus to the method's policy where the method leaves the arg at METHOD.md's
- * value, and refuses one that conflicts with the method's own arg (lib/methods/build-policy.ts
- * `configurePolicy`), exact_pool_limit goes to the dense index; the fusion weights cannot be
+ * min_typed_pool and type_bonus to MERIT's memory args where the method leaves the arg at METHOD.md's
+ * value, and refuses one that conflicts with the method's own arg (lib/methods/method.ts
+ * `underSettings`), exact_pool_limit goes to the dense index and a note memory's nearest-note search; the fusion weights cannot be
  * changed, so any other value is rejected with the reason.
  */
 export const RetrievalSchema = z

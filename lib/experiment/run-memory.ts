@@ -45,6 +45,8 @@ export interface RunMemoryOptions {
   /** A read-only source memory's notes (config memory_source), or undefined. */
   sourceNotes: () => readonly Note[] | undefined;
   schemaOf: (item: StreamItem) => string;
+  /** Above this many notes in a pool a note memory's nearestNotes searches the HNSW index (config retrieval.exact_pool_limit). */
+  exactPoolLimit?: number;
 }
 
 /** A run's memory: MERIT's entry store, a note memory, or none (every step a no-op). */
@@ -69,7 +71,7 @@ export class RunMemory {
     this.deferred = policy?.transductivePrepass ?? false;
     this.perInsertion = policy?.vectors === false ? 0 : 1;
     this.embedsNotes = noteMemoryOf(o.method)?.embedsNotes === true;
-    this.notes = new NoteMemory(o.method.name, o.embedder, this.embedsNotes);
+    this.notes = new NoteMemory(o.method.name, o.embedder, this.embedsNotes, o.exactPoolLimit);
   }
 
   /**

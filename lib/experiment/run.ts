@@ -78,7 +78,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const configPath = join(outDir, RUN_FILES.config);
     const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset, spec.config.order);
     if (!existsSync(configPath)) writeFileAtomic(configPath, specText);
-    const memory = RunMemory.open({ outDir, method, dataset, stream, seed: spec.seed, embedder: services.embedder, sourceNotes: () => (spec.config.memory_source === undefined ? undefined : memorySourceOf(opts).notes), schemaOf: (item) => schemaOf(dataset, item) }, services.retriever);
+    const memory = RunMemory.open({ outDir, method, dataset, stream, seed: spec.seed, embedder: services.embedder, sourceNotes: () => (spec.config.memory_source === undefined ? undefined : memorySourceOf(opts).notes), schemaOf: (item) => schemaOf(dataset, item), exactPoolLimit: spec.config.retrieval.exact_pool_limit }, services.retriever);
     removeStaleTempFiles(outDir);
     const startedAt = new Date().toISOString();
     const manifestPath = join(outDir, RUN_FILES.manifest);

@@ -17,6 +17,7 @@ import { eligibleNotes, retrievedSection, stampWrite, type AttemptView, type Hoo
 import { callHook, deepFreeze, type HookSite } from "../methods/hook-guard.ts";
 import type { MethodSpec } from "../methods/method.ts";
 import { isEntryMemory } from "../methods/merit-memory.ts";
+import { takeNoteSearch } from "../methods/note-index.ts";
 import type { PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
 import type { Retriever } from "../retrieval/retriever.ts";
@@ -88,13 +89,15 @@ export async function retrieveForRepair(method: MethodSpec, step: RepairStep, se
     };
   }
   const eligible = eligibleNotes(services.notes ?? [], step.view.streamPosition, step.view.queryId);
+  takeNoteSearch(eligible); // how the hook's nearestNotes calls search, counted from here
   const raw = await callHook(calling.site("memory.retrieve", memory.name), calling.model, calling.deadlineS, (m) => memory.retrieve(deepFreeze({ ...step.view, iteration: step.iteration, attempts: step.attempts }), eligible, m));
   const section = retrievedSection(memory.heading, raw);
   const allowed = new Set(eligible);
   if (section === null || section.picked.some((p) => !p || !allowed.has(p.note) || (p.score !== undefined && !Number.isFinite(p.score)))) {
     throw new MeritError(`method "${method.name}": memory.retrieve must return notes from the memory it was given ([{ note, score? }] or { picked: [{ note, score? }], text }, finite scores), not copies or other objects`);
   }
-  return { positives: [], negatives: [], notesText: section.text, ids: section.picked.map((p) => p.note.note_id), log: noteRetrievalRecord(method.name, step.view.queryId, step.iteration, currentErrorType, eligible.length, section.picked), queryEmbeddings: 0 };
+  const log = noteRetrievalRecord(method.name, step.view.queryId, step.iteration, currentErrorType, eligible.length, section.picked, takeNoteSearch(eligible));
+  return { positives: [], negatives: [], notesText: section.text, ids: section.picked.map((p) => p.note.note_id), log, queryEmbeddings: 0 };
 }
 
 /** A note memory's write once the episode is final: its notes stamped, the ids it retires, its own verdict. */
@@ -104,8 +107,8 @@ export async function writeNotes(method: MethodSpec, memory: MemoryHook, episode
   return stampWrite(method.name, source, drafts, eligible, memory.replaces);
 }
 
-/** The retrieval_log.jsonl record of a note memory's step: the picked notes in the log's aligned arrays (no pools, filter or channels). */
-function noteRetrievalRecord(method: string, queryId: string, iteration: number, errorType: string, eligible: number, picked: readonly { note: NoteView; score?: number }[]): RetrievalLogRecord {
+/** The retrieval_log.jsonl record of a note memory's step: the picked notes in the log's aligned arrays (no pools, filter or channels), and how nearestNotes searched (`none` when the hook ranked otherwise). */
+function noteRetrievalRecord(method: string, queryId: string, iteration: number, errorType: string, eligible: number, picked: readonly { note: NoteView; score?: number }[], denseSearch: RetrievalLogRecord["dense_search"]): RetrievalLogRecord {
   const score = (p: { score?: number }) => Math.round((p.score ?? 0) * 1e12) / 1e12;
   return {
     query_id: queryId,
@@ -129,6 +132,6 @@ function noteRetrievalRecord(method: string, queryId: string, iteration: number,
     legal_pool_size_by_polarity: {},
     typed_pool_size_by_polarity: {},
     fallback_used_by_polarity: {},
-    dense_search: "none",
+    dense_search: denseSearch,
   };
 }

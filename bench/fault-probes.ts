@@ -140,7 +140,7 @@ const HOOKS = put(
   `import { registerMethod, type MemoryHook } from ${kit("lib/plugin.ts")};
 const memory = (over: Partial<MemoryHook>): MemoryHook => ({ name: "probe", heading: "PROBE", write: () => [], retrieve: () => [], ...over });
 const keep = (text: string) => [{ kind: "lesson", text }];
-const one = (name: string, hooks: Parameters<typeof registerMethod>[0]["hooks"]) => registerMethod({ name, description: "fault probe " + name, parts: {}, hooks });
+const one = (name: string, hooks: Parameters<typeof registerMethod>[0]["hooks"]) => registerMethod({ name, description: "fault probe " + name, hooks });
 const cycle: Record<string, unknown> = { a: 1 };
 cycle.self = cycle;
 one("probe_throw_retrieve", { memory: memory({ write: () => keep("n"), retrieve: () => { throw new Error("boom"); } }) });
@@ -223,7 +223,7 @@ const probes: Probe[] = [
       put(
         "embeds/plugin.ts",
         `import { registerMethod } from ${kit("lib/plugin.ts")};
-registerMethod({ name: "probe_embeds", description: "embeds without declaring it", parts: {}, hooks: { memory: { name: "e", heading: "E", write: async (e, model) => [{ kind: "k", text: String((await model.embed(e.question)).length) }], retrieve: () => [] } } });
+registerMethod({ name: "probe_embeds", description: "embeds without declaring it", hooks: { memory: { name: "e", heading: "E", write: async (e, model) => [{ kind: "k", text: String((await model.embed(e.question)).length) }], retrieve: () => [] } } });
 `,
       );
       study("embeds", `  methods: ["iterative", "probe_embeds"],\n  reference: "probe_embeds",\n  queries: 4,\n  max_repair_steps: 1,\n  plugins: ["./plugin.ts"],\n${SIM}`);
@@ -338,7 +338,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     what: "study.ts imports a constant from its own plugin; then the plugin is edited",
     expect: "run: exit 0, manifests record the plugin; after the edit: exit 2 naming the folder to delete (no --out)",
     run: () => {
-      put("imports/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nexport const SHOWN = 2;\nregisterMethod({ name: "probe_imported", description: "imported by its study", parts: {}, hooks: { memory: { name: "imp", heading: "IMP", write: (e) => [{ kind: "k", text: "seen " + e.queryId }], retrieve: (_r, mem) => mem.slice(0, SHOWN).map((note) => ({ note })) } } });\n`);
+      put("imports/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nexport const SHOWN = 2;\nregisterMethod({ name: "probe_imported", description: "imported by its study", hooks: { memory: { name: "imp", heading: "IMP", write: (e) => [{ kind: "k", text: "seen " + e.queryId }], retrieve: (_r, mem) => mem.slice(0, SHOWN).map((note) => ({ note })) } } });\n`);
       study("imports", `  methods: ["iterative", "probe_imported"],\n  reference: "probe_imported",\n  queries: 6,\n  max_repair_steps: 1,\n  plugins: ["./plugin.ts"],\n${SIM}`, `import { SHOWN } from "./plugin.ts";\nvoid SHOWN;`);
       const first = held(merit(studyRun("imports")), REPORT_DONE, () => {
         const m = readFileSync(join(runsOf("imports"), "spider", "probe_imported-s0", "manifest.json"), "utf8");
@@ -381,7 +381,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     what: "a study whose plugin run fails once (PROBE_FAIL=1), then runs again unchanged",
     expect: "first exit 2 in one line (no --out); the second run resumes the failed folder, exit 0",
     run: () => {
-      put("flaky/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "probe_flaky", description: "fails while PROBE_FAIL is set", parts: {}, hooks: { memory: { name: "fl", heading: "FL", write: (e) => { if (process.env.PROBE_FAIL === "1" && e.streamPosition === 3) throw new Error("planned failure"); return [{ kind: "k", text: "q " + e.queryId }]; }, retrieve: () => [] } } });\n`);
+      put("flaky/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "probe_flaky", description: "fails while PROBE_FAIL is set", hooks: { memory: { name: "fl", heading: "FL", write: (e) => { if (process.env.PROBE_FAIL === "1" && e.streamPosition === 3) throw new Error("planned failure"); return [{ kind: "k", text: "q " + e.queryId }]; }, retrieve: () => [] } } });\n`);
       study("flaky", `  methods: ["iterative", "probe_flaky"],\n  reference: "probe_flaky",\n  queries: 6,\n  max_repair_steps: 1,\n  plugins: ["./plugin.ts"],\n${SIM}`);
       const first = refused(merit(studyRun("flaky"), { env: { PROBE_FAIL: "1" } }), [/planned failure/]);
       if (first.problem) return first;
@@ -396,7 +396,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     what: "a plugin opens an executor and a 1 s interval timer and never closes them",
     expect: "exit 0 (no hang); one warning naming what still holds the event loop",
     run: () => {
-      const plugin = put("open/plugin.ts", `import { createExecutor, registerMethod } from ${kit("lib/plugin.ts")};\nexport const open = createExecutor("sqlite", {});\nsetInterval(() => {}, 1000);\nregisterMethod({ name: "probe_open", description: "leaves things open", parts: {}, hooks: { memory: { name: "op", heading: "OP", write: () => [], retrieve: () => [] } } });\n`);
+      const plugin = put("open/plugin.ts", `import { createExecutor, registerMethod } from ${kit("lib/plugin.ts")};\nexport const open = createExecutor("sqlite", {});\nsetInterval(() => {}, 1000);\nregisterMethod({ name: "probe_open", description: "leaves things open", hooks: { memory: { name: "op", heading: "OP", write: () => [], retrieve: () => [] } } });\n`);
       const r = hookRun("probe_open", plugin, 90);
       return held(r, /Timeout|timer|event loop/i);
     },

@@ -310,7 +310,6 @@ ${SIM}`,
 registerMethod({
   name: "mem0_ops",
   description: "Mem0-style operations: one fact per database, updated by later episodes, deleted when it misled",
-  parts: {},
   hooks: {
     memory: {
       name: "mem0_facts",
@@ -443,7 +442,6 @@ const overlap = (a: string, b: string) => { const x = words(a), y = words(b); co
 registerMethod({
   name: "my_reasoning_bank",
   description: "ReasoningBank by hand: the model judges the episode, distills items, the items of the most similar earlier question are shown",
-  parts: {},
   hooks: {
     calls: { judge: { most: 1 }, distill: { most: 1 } },
     memory: {

@@ -10,6 +10,11 @@
  *  4. `own-query`: no retrieved entry comes from the current query, and every `Entry ID:` (or a memory
  *     hook's `Note ID:`) shown in a prompt was retrieved at that step (nothing reaches a prompt around
  *     the retriever);
+ *  4b. `unknown-memory-item` and `future-memory` again, one check for both memories, not trusting the
+ *     log's positions: every retrieved id is an item of the run's own memory — a MERIT entry of its
+ *     memory/ files or a note of its trajectories' `memory_writes` (or of its declared source) — that
+ *     came into the memory strictly before the retrieving episode (an entry: its earliest observation;
+ *     a note: the episode that wrote it);
  *  5. `gold-in-memory`: no note a method's memory hook wrote (trajectory `memory_writes`) contains
  *     its source query's gold SQL, once model-authored SQL is masked as in check 1 — a plugin's
  *     LLM-written memory is checked like the kit's own prompts;
@@ -35,9 +40,9 @@ import { checkRunComplete } from "./completeness.ts";
 import { loadDataset } from "../data/index.ts";
 import { Oracle } from "../oracle/oracle.ts";
 import { executorOf, parseConfig } from "./config.ts";
-import { readPrompts, readRetrievalLog, readRunJson, readTrajectories, RUN_FILES, runFile } from "./run-dir.ts";
+import { readMemoryEntries, readPrompts, readRetrievalLog, readRunJson, readTrajectories, RUN_FILES, runFile } from "./run-dir.ts";
 
-export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry" | "gold-in-memory" | "revision" | "retired-note" | "memory-source";
+export type ViolationKind = "gold-sql" | "gold-rows" | "future-memory" | "own-query" | "unretrieved-entry" | "unknown-memory-item" | "gold-in-memory" | "revision" | "retired-note" | "memory-source";
 
 export interface Violation {
   kind: ViolationKind;
@@ -87,6 +92,14 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
   const source = auditMemorySource(recorded, trajectories, retrievals);
   violations.push(...source.violations);
 
+  // When each item of the run's memory came into it, whichever memory it is: a MERIT entry at its
+  // earliest observation (a merge keeps the id and may carry a later representative), a note at the
+  // episode that wrote it.
+  const cameIn = new Map<string, number>();
+  const seen = (id: string, at: number) => cameIn.set(id, Math.min(cameIn.get(id) ?? Infinity, at));
+  for (const e of readMemoryEntries(runDir, damaged) ?? []) seen(e.entry_id, Math.min(e.source_stream_position, ...e.provenance_history.map((o) => o.source_stream_position)));
+  for (const t of trajectories) for (const n of t.memory_writes ?? []) seen(n.note_id, t.stream_position);
+
   // Retrievals, grouped per (query, step) for the prompt cross-check.
   const retrievedAt = new Map<string, Set<string>>();
   for (const r of retrievals) {
@@ -96,6 +109,11 @@ export function auditRun(runDir: string, dataset: Dataset, goldRows?: ReadonlyMa
       const id = r.retrieved_entry_ids[i];
       if (source.sourceIds.has(id)) return;
       if (src >= pos) violations.push({ kind: src === pos ? "own-query" : "future-memory", queryId: r.query_id, streamPosition: pos, detail: `step ${r.repair_iteration} retrieved entry ${id} from stream position ${src}` });
+      else {
+        const came = cameIn.get(id);
+        if (came === undefined) violations.push({ kind: "unknown-memory-item", queryId: r.query_id, streamPosition: pos, detail: `step ${r.repair_iteration} retrieved ${id}, which is in neither the run's memory files nor its trajectories' notes` });
+        else if (came >= pos) violations.push({ kind: "future-memory", queryId: r.query_id, streamPosition: pos, detail: `step ${r.repair_iteration} retrieved ${id}, which came into the memory at stream position ${came} (the retrieval log says ${src})` });
+      }
     });
   }
 

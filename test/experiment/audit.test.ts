@@ -8,6 +8,7 @@ import { main } from "../../lib/cli.ts";
 import type { Dataset } from "../../lib/data/index.ts";
 import { canonicalJson, type JsonValue } from "../../lib/hash.ts";
 import { auditRun, type ViolationKind } from "../../lib/experiment/audit.ts";
+import { readMemoryEntries } from "../../lib/experiment/run-dir.ts";
 import type { Oracle } from "../../lib/oracle/oracle.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
@@ -114,6 +115,18 @@ describe("auditRun on real run directories", () => {
 
   it("catches a retrieval from the current stream position (the query's own episode)", () => {
     expect(kinds(planted("own", "retrieval_log.jsonl", positionEdit(B, 2)))).toEqual(["own-query"]);
+  });
+
+  it("checks each retrieved id against the run's memory itself, not the log's positions (one check for entries and notes)", () => {
+    /** B's step-1 retrieval with its first id replaced, the logged position left as it was (1, before B at 2). */
+    const idEdit = (id: string) => (line: Record<string, unknown>) =>
+      line.query_id === B && line.repair_iteration === 1 ? { ...line, retrieved_entry_ids: [id, ...(line.retrieved_entry_ids as string[]).slice(1)] } : line;
+    // an id the memory never held (and the prompt now shows an entry its retrieval did not return)
+    expect(kinds(planted("unknown-item", "retrieval_log.jsonl", idEdit("f".repeat(64))))).toEqual(["unknown-memory-item", "unretrieved-entry"]);
+    // an entry that came into the memory only at B's position or later, logged as if from position 1
+    const later = (readMemoryEntries(clean) ?? []).find((e) => Math.min(e.source_stream_position, ...e.provenance_history.map((o) => o.source_stream_position)) >= 2);
+    expect(later, "the clean run stores an entry from position 2 on").toBeDefined();
+    expect(kinds(planted("later-item", "retrieval_log.jsonl", idEdit(later!.entry_id)))).toEqual(["future-memory", "unretrieved-entry"]);
   });
 
   it("catches an Entry ID in a prompt that its retrieval did not return", () => {

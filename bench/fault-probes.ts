@@ -66,6 +66,21 @@ interface Finding {
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
 const lines = (text: string) => text.split("\n").filter((l) => l.trim() !== "");
 
+/** Runs `probe` with `dir` a 256 KiB tmpfs (unmounted after); null — the probe skipped — when the user cannot mount one. */
+function onFullDisk<T>(dir: string, probe: (dir: string) => T): T | null {
+  mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir], { stdio: "ignore" });
+  } catch {
+    return null;
+  }
+  try {
+    return probe(dir);
+  } finally {
+    execFileSync("umount", [dir]);
+  }
+}
+
 /** A refusal: exit `code` (default 2), one stderr line matching every pattern, no stack trace. */
 function refused(r: Result, patterns: RegExp[], code = 2): Finding {
   // The refusal is stderr's last line; what came before it is the command's progress and notices.
@@ -455,21 +470,12 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     what: "merit report --out on a 256 KiB tmpfs",
     expect: "exit 2, one line naming the file and the fix; no partial file left",
     run: () => {
-      const dir = join(TMP, "full");
-      mkdirSync(dir, { recursive: true });
-      try {
-        execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir], { stdio: "ignore" });
-      } catch {
-        return null;
-      }
-      try {
+      return onFullDisk(join(TMP, "full"), (dir) => {
         const f = refused(merit(["report", "--runs", join(runsOf("classify"), "spider"), "--out", join(dir, "out"), "--plugin", join(ROOT, "examples/error-taxonomy.ts")]), [/space|ENOSPC|full/i]);
         const partial = listFiles(join(dir, "out")).filter((p) => /\.tmp/.test(p) || (p.endsWith(".png") && !pngWhole(p)));
         if (f.problem === null && partial.length) f.problem = `partial files left: ${partial.join(", ")}`;
         return f;
-      } finally {
-        execFileSync("umount", [dir]);
-      }
+      });
     },
   },
   {
@@ -478,21 +484,12 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     what: "study run (tiny models: the call cache is copied first) with --runs on a 256 KiB tmpfs",
     expect: "exit 2, one line naming the --runs disk and suggesting --runs (not --resume, which study run rejects)",
     run: () => {
-      const dir = join(TMP, "full-runs");
-      mkdirSync(dir, { recursive: true });
-      try {
-        execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", dir], { stdio: "ignore" });
-      } catch {
-        return null;
-      }
-      try {
+      return onFullDisk(join(TMP, "full-runs"), (dir) => {
         study("tiny-full", `  methods: ["iterative", "reflexion"],\n  reference: "iterative",\n  queries: 4,\n  max_repair_steps: 1,`);
         const f = refused(merit(["study", "run", studyFile("tiny-full"), "--runs", dir, "--out", outOf("tiny-full")]), [/space/i, /--runs/]);
         if (f.problem === null && /--resume/.test(f.shown)) f.problem = "the refusal suggests --resume, which study run rejects";
         return f;
-      } finally {
-        execFileSync("umount", [dir]);
-      }
+      });
     },
   },
 ];

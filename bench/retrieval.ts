@@ -218,6 +218,17 @@ function scanTiming(memory: FixedMemory) {
   console.log(`pool scan of ${memory.size} rows (both polarities): isEligible on entry objects ${ms(before.p50)}, memory columns ${ms(after.p50)} (same count: ${before.out[0] === after.out[0]})`);
 }
 
+/** The 4 best rows by `scores` (ties: the lower row first). */
+function top4(rows: readonly number[], scores: ArrayLike<number>): number[] {
+  return rows.map((row, i) => [row, scores[i]] as const).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 4).map(([row]) => row);
+}
+
+/** A query's merit positive pool (the entries of its current type) and its exact top 4: what recall@4 is measured against. */
+function exactTop4(memory: FixedMemory, errorType: string | null, vector: Float32Array): { pool: number[]; truth: Set<number> } {
+  const pool = memory.rows.flatMap((e, row) => (e.polarity === "positive" && e.error_type === errorType ? [row] : []));
+  return { pool, truth: new Set(top4(pool, exactDenseScores(vector, memory.vecs, pool))) };
+}
+
 /** Dense recall@4 on each query's merit positive pool (one shard), for each ef of the sweep. */
 function denseRecallSweep(memory: FixedMemory, queries: BenchQuery[], index: DenseIndex) {
   const keyOf = (row: number) => denseShardKey(memory.rows[row]);
@@ -226,11 +237,7 @@ function denseRecallSweep(memory: FixedMemory, queries: BenchQuery[], index: Den
     let hits = 0;
     const times: number[] = [];
     for (const { query, vector } of queries) {
-      const pool = memory.rows.flatMap((e, row) => (e.polarity === "positive" && e.error_type === query.currentErrorType ? [row] : []));
-      const exact = exactDenseScores(vector, memory.vecs, pool);
-      const top4 = (rows: readonly number[], scores: readonly number[]) =>
-        rows.map((row, i) => [row, scores[i]] as const).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 4).map(([row]) => row);
-      const truth = new Set(top4(pool, exact));
+      const { pool, truth } = exactTop4(memory, query.currentErrorType, vector);
       const t0 = performance.now();
       const r = index.scores(vector, memory.vecs, pool, 4, keyOf);
       times.push(performance.now() - t0);
@@ -265,11 +272,7 @@ function bruteForceShortlist(memory: FixedMemory, queries: BenchQuery[]) {
   let hits = 0;
   const times: number[] = [];
   for (const { query, vector } of queries) {
-    const pool = memory.rows.flatMap((e, row) => (e.polarity === "positive" && e.error_type === query.currentErrorType ? [row] : []));
-    const exact = exactDenseScores(vector, memory.vecs, pool);
-    const top4 = (rows: readonly number[], scores: readonly number[]) =>
-      rows.map((row, i) => [row, scores[i]] as const).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 4).map(([row]) => row);
-    const truth = new Set(top4(pool, exact));
+    const { truth } = exactTop4(memory, query.currentErrorType, vector);
     const t0 = performance.now();
     const found = (shards.get(query.currentErrorType ?? "") as InstanceType<typeof hnswlib.BruteforceSearch>).searchKnn(Array.from(vector), 64).neighbors;
     const scores = exactDenseScores(vector, memory.vecs, found);

@@ -16,6 +16,8 @@ import type { MemoryEntry } from "../memory/entry.ts";
 import { denseText } from "../memory/entry-text.ts";
 import { finalizeEpisode, type MemoryWriteFlags } from "../memory/finalize.ts";
 import { JsonlMemoryStore } from "../memory/jsonl-store.ts";
+import { SourcedMemoryStore } from "../memory/sourced-store.ts";
+import { checkDimension, l2Normalize } from "../vector.ts";
 import type { MemoryStore } from "../memory/store.ts";
 import type { Note, NoteView } from "../methods/hooks.ts";
 import { noteMemoryOf, type MethodSpec } from "../methods/method.ts";
@@ -42,8 +44,8 @@ export interface RunMemoryOptions {
   stream: readonly StreamItem[];
   seed: number;
   embedder: Embedder | undefined;
-  /** A read-only source memory's notes (config memory_source), or undefined. */
-  sourceNotes: () => readonly Note[] | undefined;
+  /** A read-only source memory (config memory_source): a note memory's notes or MERIT's entries; undefined without one. */
+  source: () => { notes: readonly Note[]; entries: readonly MemoryEntry[] } | undefined;
   schemaOf: (item: StreamItem) => string;
   /** Above this many notes in a pool a note memory's nearestNotes searches the HNSW index (config retrieval.exact_pool_limit). */
   exactPoolLimit?: number;
@@ -53,6 +55,8 @@ export interface RunMemoryOptions {
 export class RunMemory {
   /** MERIT's entry store (null for any other memory). */
   readonly store: MemoryStore | null;
+  /** What MERIT's retrieval reads: the store, with a source memory's entries in front when the config names one. */
+  retrievalStore: MemoryStore | null;
   private readonly o: RunMemoryOptions;
   private readonly writes: MemoryWriteFlags | null;
   /** transductive_batch: entries stored before the stream and after it, none in between. */
@@ -66,6 +70,7 @@ export class RunMemory {
   private constructor(o: RunMemoryOptions, store: MemoryStore | null) {
     this.o = o;
     this.store = store;
+    this.retrievalStore = store;
     const policy = o.method.memory;
     this.writes = policy ? policy.writes : null;
     this.deferred = policy?.transductivePrepass ?? false;
@@ -111,8 +116,13 @@ export class RunMemory {
     }
     if (store && writes && !this.deferred) await this.insertFinalized(committed);
     if (noteMemoryOf(this.o.method)) for (const t of committed) await this.notes.apply(t.memory_writes ?? [], t.memory_retires);
-    const source = this.o.sourceNotes();
-    if (source !== undefined) await this.notes.addSource(source);
+    const source = this.o.source();
+    if (source !== undefined) await this.notes.addSource(source.notes);
+    if (source !== undefined && store && source.entries.length > 0) {
+      // embedded once when the run starts (each session), billed to no episode, as a source's notes are
+      const vectors = store.dimension > 0 ? (await this.o.embedder!.embed(source.entries.map((e) => denseText(e)))).map((raw, i) => (checkDimension(raw, store.dimension, `embedding of source entry ${source.entries[i].entry_id}`), l2Normalize(raw))) : source.entries.map(() => new Float32Array(0));
+      this.retrievalStore = new SourcedMemoryStore(store, source.entries, vectors);
+    }
   }
 
   /**

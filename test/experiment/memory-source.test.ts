@@ -10,6 +10,8 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditRun } from "../../lib/experiment/audit.ts";
+import { readMemoryEntries } from "../../lib/experiment/run-dir.ts";
+import { sourceEntryId } from "../../lib/memory/sourced-store.ts";
 import { parseConfig } from "../../lib/experiment/config.ts";
 import { runExperiment } from "../../lib/experiment/run.ts";
 import type { ChatBackend } from "../../lib/llm/types.ts";
@@ -94,6 +96,37 @@ describe("config memory_source", () => {
     await expect(runWithSource(fx, "iterative", join(fx.root, "no-hook"), source)).rejects.toThrow(/^config memory_source .*: method iterative has no memory hook/);
     await expect(runWithSource(fx, "test_other_spy", join(fx.root, "other-hook"), source)).rejects.toThrow(/was written by memory hook "spy" \(method test_source_spy\), not "other" of method test_other_spy/);
   }, budget(120_000));
+
+  it("MERIT's memory reads a source run's entries: shown from the first repair on, never those observed on the run's own queries, never stored in its memory files; audit clean; a second run the same bytes", async () => {
+    const meritSource = join(fx.root, "merit-source");
+    await runScenarioWith(fx, "merit", meritSource, backend(fx));
+    const sourceEntries = readMemoryEntries(meritSource)!;
+    const sourceSha = JSON.parse(readFileSync(join(meritSource, "manifest.json"), "utf8")).trajectories_sha256 as string;
+    const shown = sourceEntries.filter((e) => ![e, ...e.provenance_history].some((o) => ["426", A].includes(o.source_query_id)));
+    expect(shown.length, "the source stores entries of queries beyond the target's two").toBeGreaterThan(0);
+    const shownIds = new Set(shown.map((e) => sourceEntryId(sourceSha, e.entry_id)));
+    const hiddenIds = new Set(sourceEntries.filter((e) => !shown.includes(e)).map((e) => sourceEntryId(sourceSha, e.entry_id)));
+    const dir = join(fx.root, "merit-target");
+    await runWithSource(fx, "merit", dir, meritSource);
+    const { retrievals } = readRun(dir);
+    const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    expect(manifest.memory_source).toEqual({ path: meritSource, method: "merit", dataset: "spider", trajectories_sha256: sourceSha, entries_in_force: sourceEntries.length, entries_shown: shown.length });
+    // retrieved at position −1 from the first retrieval on; never an entry observed on 426 or A
+    const retrievedSource = retrievals.flatMap((r) => r.retrieved_entry_ids.filter((id, i) => r.source_stream_positions[i] === -1));
+    expect(retrievedSource.length).toBeGreaterThan(0);
+    expect(retrievedSource.every((id) => shownIds.has(id))).toBe(true);
+    expect(retrievals.flatMap((r) => r.retrieved_entry_ids).some((id) => hiddenIds.has(id))).toBe(false);
+    // the run's own memory files hold its own entries only
+    const own = readMemoryEntries(dir) ?? [];
+    expect(own.every((e) => e.source_stream_position >= 0 && !shownIds.has(e.entry_id))).toBe(true);
+    expect(auditRun(dir, fx.dataset).violations).toEqual([]);
+    // deterministic: a second run writes the same trajectories, retrieval log and memory
+    const again = join(fx.root, "merit-target-again");
+    await runWithSource(fx, "merit", again, meritSource);
+    for (const file of ["trajectories.jsonl", "retrieval_log.jsonl", "prompts.jsonl", "memory/memory_positive.jsonl", "memory/memory_negative.jsonl"]) {
+      expect(readFileSync(join(again, file), "utf8"), file).toBe(readFileSync(join(dir, file), "utf8"));
+    }
+  }, budget(240_000));
 
   it("merit audit flags a source changed after the run used it", () => {
     appendFileSync(join(source, "trajectories.jsonl"), "\n");

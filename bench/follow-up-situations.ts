@@ -405,7 +405,7 @@ ${SIM}`,
   },
   {
     name: "memory transfer",
-    what: "memp_memory's Spider memory (the MemP situation's run) shown to a Spider-DK run: merit run with config memory_source, then audit",
+    what: "memp_memory's Spider memory (the MemP situation's run) shown to a Spider-DK run, and MERIT's Spider entries to a Spider-DK MERIT run: merit run with config memory_source, then audit",
     setup: () => undefined,
     steps: [
       {
@@ -428,6 +428,26 @@ ${SIM}`,
         },
       },
       { label: "audit", argv: () => ["audit", join(TMP, "transfer", "run"), "--plugin", join(ROOT, "examples/memp-memory.ts")], exit: 0, key: /violation/i },
+      {
+        label: "run merit (memory_source: MERIT's entries)",
+        argv: () => {
+          const config = JSON.parse(readFileSync(join(runs("memp"), "configs", "spider-dk.json"), "utf8"));
+          config.memory_source = join(runs("memp"), "spider", "merit-s0");
+          const path = put("transfer/spider-dk-merit.json", JSON.stringify(config, null, 2));
+          return ["run", "--config", path, "--method", "merit", "--seed", "0", "--out", join(TMP, "transfer", "merit-run"), "--engine", "simulated", "--allow-single-db"];
+        },
+        exit: 0,
+        key: /EX|episodes|done/i,
+        check: () => {
+          const m = JSON.parse(readFileSync(join(TMP, "transfer", "merit-run", "manifest.json"), "utf8"));
+          return m.memory_source?.entries_shown > 0 ? null : `manifest memory_source shows no entries: ${JSON.stringify(m.memory_source)}`;
+        },
+        info: () => {
+          const m = JSON.parse(readFileSync(join(TMP, "transfer", "merit-run", "manifest.json"), "utf8")).memory_source;
+          return `manifest memory_source: ${m.dataset} ${m.method}, ${m.entries_in_force} entries, ${m.entries_shown} shown`;
+        },
+      },
+      { label: "audit (merit)", argv: () => ["audit", join(TMP, "transfer", "merit-run")], exit: 0, key: /violation/i },
     ],
   },
   {

@@ -84,8 +84,7 @@ export function meritMemory(args: Readonly<Record<string, unknown>> = {}): Entry
   const what = `memory "${MERIT_MEMORY}"`;
   const a = resolveArgs(what, MERIT_MEMORY_DEFAULTS as FactoryArgs, args);
   const rankerName = a.ranker as string;
-  if (!RANKERS.has(rankerName)) RANKERS.get(rankerName); // throws the registry's one line (nearest name, known rankers)
-  const rankerFactory = RANKERS.get(rankerName);
+  const rankerFactory = RANKERS.get(rankerName); // an unknown name: the registry's one line (nearest name, known rankers)
   if (typeof a.ranker_args !== "object" || a.ranker_args === null || Array.isArray(a.ranker_args)) throw new MeritError(`${what}: arg "ranker_args" must be an object of the ranker's args`);
   const rankerArgs = resolveArgs(`ranker "${rankerName}"`, rankerFactory.defaults, a.ranker_args as Record<string, unknown>);
   const ranker = rankerFactory.build(rankerArgs);

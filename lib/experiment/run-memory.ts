@@ -104,7 +104,7 @@ export class RunMemory {
    * Before the first episode of this session: the transductive pre-pass (its negatives, each billed
    * to the episode of its query), then what the committed episodes wrote — entries a kill kept from
    * being inserted (the rest are skips), notes replayed in stream order with their retirements — and
-   * a read-only source memory's notes.
+   * a read-only source memory: its notes, or MERIT's entries put in front of the store (`retrievalStore`).
    */
   async rebuild(committed: readonly Trajectory[]): Promise<void> {
     const { store, writes } = this;

@@ -41,6 +41,7 @@ import { MAX_SAMPLING_TEMPERATURE } from "../llm/types.ts";
 import { fromOtherQuery, writtenBefore } from "../memory/eligibility.ts";
 import { jsonInexact } from "./hook-guard.ts";
 import { isEntryMemory, type EntryMemory } from "./merit-memory.ts";
+import { describedNotes, markSourceSlot } from "./note-columns.ts";
 
 /** Call kinds every method may make: the shared initial cache, Reflexion's reflection, the repair. */
 export const BUILTIN_CALL_KINDS: readonly string[] = ["initial_cache", "reflection", "repair"];
@@ -610,6 +611,9 @@ export function stampWrite(method: string, source: NoteSource, result: unknown, 
  * holds no handle on the rest of the memory.
  */
 export function eligibleNotes(notes: readonly NoteView[], position: number, queryId: string): readonly NoteView[] {
+  // The notes of a NoteMemory are filtered by their columns (note-columns.ts): the same predicate.
+  const d = describedNotes(notes);
+  if (d !== null) return d.table.eligible(notes, d.slots, position, queryId);
   // A read-only source note (another run's, config memory_source) is eligible at every position; its
   // positions are the other run's.
   return Object.freeze(notes.filter((n) => (sourceNotes.has(n) || writtenBefore(n.source_stream_position, position)) && fromOtherQuery(n.source_query_id, queryId)));
@@ -621,6 +625,7 @@ const sourceNotes = new WeakSet<object>();
 /** Marks `note` as a read-only source memory's: eligible at every position, never revised. */
 export function markSourceNote<T extends NoteView>(note: T): T {
   sourceNotes.add(note);
+  markSourceSlot(note);
   return note;
 }
 

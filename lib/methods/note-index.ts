@@ -24,6 +24,7 @@
  */
 import { topByCosine, type NoteView, type PickedNote } from "./hooks.ts";
 import { DenseIndex, exactDenseScores } from "../retrieval/dense.ts";
+import { describedNotes } from "./note-columns.ts";
 
 /** Shard of the notes a memory retired (no pool holds them). */
 const RETIRED = "\u0000retired";
@@ -49,11 +50,14 @@ function vectorCopy(this: { [STORED]?: Float32Array | null }): Float32Array | nu
  * Gives `view` (not yet frozen) its `vector` — an enumerable getter returning a fresh copy of
  * `stored` at each read — and, with `store`, a row there holding `stored`. Every view gets the same
  * properties in the same order with one getter function shared by all (no closure per note).
+ * Returns the row (-1: none).
  */
-export function defineNoteVector(view: object, kind: string, stored: Float32Array | null, store?: NoteVectors): void {
+export function defineNoteVector(view: object, kind: string, stored: Float32Array | null, store?: NoteVectors): number {
+  const ref = stored !== null && store !== undefined ? store.add(kind, stored) : undefined;
   Object.defineProperty(view, "vector", { enumerable: true, get: vectorCopy });
   Object.defineProperty(view, STORED, { value: stored });
-  Object.defineProperty(view, ROW, { value: stored !== null && store !== undefined ? store.add(kind, stored) : undefined });
+  Object.defineProperty(view, ROW, { value: ref });
+  return ref === undefined ? -1 : ref.row;
 }
 
 /** The vectors of one memory's notes, one row per note in the order they were written. */
@@ -161,6 +165,8 @@ function rowOf(note: NoteView): RowRef | undefined {
 export function nearestNotes(memory: readonly NoteView[], query: Float32Array, k: number): PickedNote[] {
   if (memory.length === 0) return [];
   if (!Number.isInteger(k) || k <= 0 || k > 64) return topByCosine(memory, query, k);
+  const d = describedNotes(memory);
+  if (d !== null) return nearestByColumns(memory, d.table.rows(d.slots), d.table.vectors, query, k);
   let store: NoteVectors | null = null;
   const rows: number[] = [];
   const notes: NoteView[] = [];
@@ -177,6 +183,31 @@ export function nearestNotes(memory: readonly NoteView[], query: Float32Array, k
     notes.push(note);
   }
   if (store === null) return [];
+  const found = store.search(rows, notes, query, k);
+  if (found === null) return topByCosine(memory, query, k);
+  if (store.searched !== "hnsw") store.searched = found.mode;
+  return found.picked;
+}
+
+/** `nearestNotes` over a described array: its elements' vector rows read from the columns (-1: no vector, skipped). */
+function nearestByColumns(memory: readonly NoteView[], rowOfNote: Int32Array, store: NoteVectors | null, query: Float32Array, k: number): PickedNote[] {
+  let all = true;
+  for (let i = 0; i < rowOfNote.length && all; i++) all = rowOfNote[i] >= 0;
+  let rows: number[];
+  let notes: readonly NoteView[];
+  if (all) ((rows = Array.from(rowOfNote)), (notes = memory));
+  else {
+    rows = [];
+    const kept: NoteView[] = [];
+    for (let i = 0; i < rowOfNote.length; i++)
+      if (rowOfNote[i] >= 0) {
+        rows.push(rowOfNote[i]);
+        kept.push(memory[i]);
+      }
+    notes = kept;
+  }
+  if (rows.length === 0) return [];
+  if (store === null) return topByCosine(memory, query, k);
   const found = store.search(rows, notes, query, k);
   if (found === null) return topByCosine(memory, query, k);
   if (store.searched !== "hnsw") store.searched = found.mode;

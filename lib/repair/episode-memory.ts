@@ -17,6 +17,7 @@ import { eligibleNotes, retrievedSection, stampWrite, type AttemptView, type Hoo
 import { callHook, deepFreeze, type HookSite } from "../methods/hook-guard.ts";
 import type { MethodSpec } from "../methods/method.ts";
 import { isEntryMemory } from "../methods/merit-memory.ts";
+import { noteMembership } from "../methods/note-columns.ts";
 import { takeNoteSearch } from "../methods/note-index.ts";
 import type { PromptMemory } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
@@ -92,7 +93,7 @@ export async function retrieveForRepair(method: MethodSpec, step: RepairStep, se
   takeNoteSearch(eligible); // how the hook's nearestNotes calls search, counted from here
   const raw = await callHook(calling.site("memory.retrieve", memory.name), calling.model, calling.deadlineS, (m) => memory.retrieve(deepFreeze({ ...step.view, iteration: step.iteration, attempts: step.attempts }), eligible, m));
   const section = retrievedSection(memory.heading, raw);
-  const allowed = new Set(eligible);
+  const allowed = noteMembership(eligible); // by the notes' column slots, not a Set over every eligible note
   if (section === null || section.picked.some((p) => !p || !allowed.has(p.note) || (p.score !== undefined && !Number.isFinite(p.score)))) {
     throw new MeritError(`method "${method.name}": memory.retrieve must return notes from the memory it was given ([{ note, score? }] or { picked: [{ note, score? }], text }, finite scores), not copies or other objects`);
   }

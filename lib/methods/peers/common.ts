@@ -5,6 +5,7 @@
  * @module
  */
 import type { AttemptView, NoteView } from "../hooks.ts";
+import { describedNotes } from "../note-columns.ts";
 
 export { nearestNotes } from "../note-index.ts";
 
@@ -20,11 +21,15 @@ export function attemptLines(a: AttemptView, label: string): string {
 
 /** The notes of `kind`, in memory order. */
 export function notesOfKind(memory: readonly NoteView[], kind: string): NoteView[] {
+  const d = describedNotes(memory); // the notes the kit hands a hook: filtered by their columns (note-columns.ts)
+  if (d !== null) return d.table.ofKind(memory, d.slots, kind);
   return memory.filter((n) => n.kind === kind);
 }
 
 /** The note written at the latest stream position (the last of them in memory order); null when none. */
 export function latestNote(notes: readonly NoteView[]): NoteView | null {
+  const d = describedNotes(notes);
+  if (d !== null) return d.table.latest(notes, d.slots);
   let best: NoteView | null = null;
   for (const n of notes) if (best === null || n.source_stream_position >= best.source_stream_position) best = n;
   return best;

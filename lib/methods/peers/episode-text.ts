@@ -6,6 +6,7 @@
  * @module
  */
 import type { AttemptView, EpisodeView, NoteView } from "../hooks.ts";
+import { describedNotes } from "../note-columns.ts";
 
 /** The outcome of one attempt in one line, as the agent was shown it. */
 export function outcomeLine(a: AttemptView): string {
@@ -29,6 +30,8 @@ export function questionLines(q: { question: string; evidence: string; dbId: str
 
 /** The note of `kind` written at the latest stream position (ties: the later in memory order); null when none. */
 export function latestOfKind(memory: readonly NoteView[], kind: string): NoteView | null {
+  const d = describedNotes(memory); // the notes the kit hands a hook: read by their columns (note-columns.ts)
+  if (d !== null) return d.table.latest(memory, d.slots, kind);
   let best: NoteView | null = null;
   for (const n of memory) if (n.kind === kind && (best === null || n.source_stream_position >= best.source_stream_position)) best = n;
   return best;

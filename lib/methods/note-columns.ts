@@ -50,6 +50,8 @@ export class NoteColumns {
   #position = new Float64Array(1024);
   #source = new Uint8Array(1024);
   #row = new Int32Array(1024);
+  /** The last `eligible` answer over a frozen array, and what it was asked. */
+  #lastEligible: { notes: readonly NoteView[]; position: number; queryId: string; out: readonly NoteView[] } | null = null;
   /** True once a note had a field of an unexpected type: then no array of this memory is described. */
   #plain = false;
 
@@ -103,6 +105,7 @@ export class NoteColumns {
   /** Marks the note of `slot` as a read-only source memory's (eligible at every position). */
   markSource(slot: number): void {
     this.#source[slot] = 1;
+    this.#lastEligible = null;
   }
 
   /** `notes` (views of this memory at `slots`, in order), frozen and described. */
@@ -114,29 +117,37 @@ export class NoteColumns {
 
   /** The elements of a described array whose slot passes `keep`, in order (described: frozen or not). */
   #select(notes: readonly NoteView[], slots: Int32Array, keep: (slot: number) => boolean, frozen: boolean): NoteView[] | readonly NoteView[] {
-    const out: NoteView[] = [];
-    const kept = new Int32Array(slots.length);
+    // one pass over the columns, then the kept elements copied into an array of their number
+    const at = new Int32Array(slots.length);
     let n = 0;
-    for (let i = 0; i < slots.length; i++) {
-      const s = slots[i];
-      if (keep(s)) {
-        out.push(notes[i]);
-        kept[n++] = s;
-      }
+    for (let i = 0; i < slots.length; i++) if (keep(slots[i])) at[n++] = i;
+    if (frozen && n === slots.length && Object.isFrozen(notes)) return notes; // every element kept: the same frozen array
+    const out = new Array<NoteView>(n);
+    const outSlots = new Int32Array(n);
+    for (let j = 0; j < n; j++) {
+      out[j] = notes[at[j]];
+      outSlots[j] = slots[at[j]];
     }
-    const outSlots = kept.slice(0, n);
     if (frozen) return this.freeze(out, outSlots);
     described.set(out, { table: this, slots: outSlots });
     return out;
   }
 
-  /** `eligibleNotes`' answer by the columns (hooks.ts). */
+  /**
+   * `eligibleNotes`' answer by the columns (hooks.ts), frozen. The last answer over a frozen array is
+   * kept and returned again for the same array, position and query (an episode's repair steps and its
+   * write see one eligible view; the memory's array changes identity whenever the memory changes).
+   */
   eligible(notes: readonly NoteView[], slots: Int32Array, position: number, queryId: string): readonly NoteView[] {
+    const last = this.#lastEligible;
+    if (last !== null && last.notes === notes && last.position === position && last.queryId === queryId) return last.out;
     const current = this.#strings.get(queryId) ?? -1;
     const source = this.#source;
     const pos = this.#position;
     const query = this.#query;
-    return this.#select(notes, slots, (s) => (source[s] === 1 || writtenBefore(pos[s], position)) && fromOtherQuery(query[s], current), true);
+    const out = this.#select(notes, slots, (s) => (source[s] === 1 || writtenBefore(pos[s], position)) && fromOtherQuery(query[s], current), true);
+    this.#lastEligible = Object.isFrozen(notes) ? { notes, position, queryId, out } : null;
+    return out;
   }
 
   /** `notesOfKind`'s answer by the columns (a fresh array, described while unchanged). */

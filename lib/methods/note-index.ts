@@ -26,6 +26,9 @@ import { topByCosine, type NoteView, type PickedNote } from "./hooks.ts";
 import { DenseIndex, exactDenseScores } from "../retrieval/dense.ts";
 import { describedNotes } from "./note-columns.ts";
 
+/** The HNSW search beam of the note search above the exact limit (module comment). */
+export const NOTE_EF_SEARCH = 4096;
+
 /** Shard of the notes a memory retired (no pool holds them). */
 const RETIRED = "\u0000retired";
 
@@ -76,9 +79,12 @@ export class NoteVectors {
   /** The widest search since the last `takeNoteSearch`: none, exact, or hnsw. */
   searched: "exact" | "hnsw" | "none" = "none";
   readonly exactPoolLimit: number;
+  /** The HNSW search beam above the exact limit (NOTE_EF_SEARCH unless a bench sweeps it). */
+  efSearch: number;
 
-  constructor(exactPoolLimit = 5000) {
+  constructor(exactPoolLimit = 5000, efSearch = NOTE_EF_SEARCH) {
     this.exactPoolLimit = exactPoolLimit;
+    this.efSearch = efSearch;
   }
 
   /** Stores `vector` as the next row (shard `kind`); its reference for the note. */
@@ -120,6 +126,7 @@ export class NoteVectors {
     if (rows.length <= this.exactPoolLimit) scores = exactDenseScores(query, this.#vectors, rows);
     else {
       this.#dense ??= new DenseIndex(this.#dimension, { exactPoolLimit: this.exactPoolLimit });
+      this.#dense.setEfSearch(this.efSearch);
       const keys = this.#keys;
       let last: string | undefined;
       for (const row of rows) if (keys[row] !== last) this.#graphKinds.add((last = keys[row]));

@@ -10,9 +10,15 @@
  * hooks.ts, four notes side by side — and the `k` best are kept in one pass, ties in memory order:
  * the same notes in the same order with the same scores as `topByCosine` (test/methods/
  * nearest-notes.test.ts). Above the limit the pool is cut to an HNSW shortlist (hnswlib-node, M 16,
- * efConstruction 64, ef 4,096; graphs sharded by note kind, so a pool of one kind is one graph)
- * rescored exactly, and the `k` best of the shortlist are kept: approximate by design, as MERIT's
- * retrieval above its limit. The graph holds the notes in force in the order they were written (a
+ * efConstruction 64, ef 1,024 — MERIT's index searches at 4,096; graphs sharded by note kind, so a
+ * pool of one kind is one graph) rescored exactly, and the `k` best of the shortlist are kept:
+ * approximate by design, as MERIT's retrieval above its limit. ef 1,024, not 4,096 (issue 38 §4):
+ * a peer's pool is often one kind of note, one graph over the whole memory, and at 4,096 the search
+ * visits most of it — 21 ms of hnswlib search alone over 100,000 notes, above the 20 ms goal for a
+ * whole retrieval — where 1,024 took 8 ms and picked the same notes against the exact scan (30
+ * probes over bench/overhead.ts's 100,000 notes: top-1 30 of 30 at ef 512, 1,024, 2,048 and 4,096;
+ * bench/README.md). An array described by the memory's columns (note-columns.ts) gives its vector
+ * rows without reading a note. The graph holds the notes in force in the order they were written (a
  * retired note leaves it: the graph is rebuilt), so a resumed run, which rebuilds its memory from
  * the committed trajectories, searches the same graph. Every paper-scale run (≤ 1,534 episodes) is
  * exact.
@@ -27,7 +33,7 @@ import { DenseIndex, exactDenseScores } from "../retrieval/dense.ts";
 import { describedNotes } from "./note-columns.ts";
 
 /** The HNSW search beam of the note search above the exact limit (module comment). */
-export const NOTE_EF_SEARCH = 4096;
+export const NOTE_EF_SEARCH = 1024;
 
 /** Shard of the notes a memory retired (no pool holds them). */
 const RETIRED = "\u0000retired";
@@ -202,8 +208,11 @@ function nearestByColumns(memory: readonly NoteView[], rowOfNote: Int32Array, st
   for (let i = 0; i < rowOfNote.length && all; i++) all = rowOfNote[i] >= 0;
   let rows: number[];
   let notes: readonly NoteView[];
-  if (all) ((rows = Array.from(rowOfNote)), (notes = memory));
-  else {
+  if (all) {
+    rows = new Array<number>(rowOfNote.length);
+    for (let i = 0; i < rowOfNote.length; i++) rows[i] = rowOfNote[i];
+    notes = memory;
+  } else {
     rows = [];
     const kept: NoteView[] = [];
     for (let i = 0; i < rowOfNote.length; i++)

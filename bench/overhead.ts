@@ -167,10 +167,15 @@ class StageClock {
     this.leave();
     return result;
   }
-  /** `target` with the named methods timed under `stage` (other members pass through, bound to the target). */
+  /**
+   * `target` with the named methods timed under `stage` (other members pass through, bound to the
+   * target). The proxy's own target is a fresh object inheriting from `target`, so a frozen target
+   * (the hooks a method registers are frozen) does not bind the proxy to return its own members.
+   */
   wrap<T extends object>(target: T, stage: string, names: readonly string[]): T {
-    return new Proxy(target, {
-      get: (t, p) => {
+    return new Proxy(Object.create(target) as T, {
+      get: (_, p) => {
+        const t = target;
         const v = Reflect.get(t, p, t) as unknown;
         if (typeof v !== "function") return v;
         const bound = (v as (...a: unknown[]) => unknown).bind(t);

@@ -15,7 +15,6 @@ import { DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { registeredName } from "../registry.ts";
 import { ORDER_KINDS } from "./stream-order.ts";
 
-export { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 
 /**
  * The largest K a config or `--max-repair-steps` accepts: a repair episode makes up to K model calls

@@ -28,7 +28,7 @@ import { countTransport, memorySourceOf, priorTiming, priorTransport, runIdentit
 import { checkOutPath, checkResume, readJsonFile } from "./run-resume.ts";
 import { buildStream, type StreamItem } from "./stream.ts";
 
-export { manifestBody, runIdentity, type RunOptions, type RunProgress, type RunResult, type RunServices, type RunSpec, type TimingRecord, type TransportRecord } from "./run-manifest.ts";
+export { manifestBody, runIdentity, type RunOptions, type RunProgress, type RunResult, type RunSpec } from "./run-manifest.ts";
 export { checkResume, checkRunDir, comparableManifests, FIELD_MEANING, firstDifference, RESUMABLE_MANIFEST_FIELDS, shown } from "./run-resume.ts";
 
 /** Runs (or resumes) one method over one stream order and writes its run directory. */

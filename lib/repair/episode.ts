@@ -34,8 +34,7 @@ import { judgeAttempt } from "./feedback-step.ts";
 import { hookClassifier, initialTypeOf, InitialLabelMismatchError, toAttempt, type AttemptRecord } from "./scored-attempt.ts";
 
 export { countEmbeddingTokens, countingEmbedder } from "./embedding-count.ts";
-export type { CallRecord, PromptRecord } from "./episode-calls.ts";
-export { InitialLabelMismatchError, type AttemptRecord } from "./scored-attempt.ts";
+export { InitialLabelMismatchError } from "./scored-attempt.ts";
 
 /**
  * Attempt 0 as the episode reads it (METHOD.md §6.6, §6.5): the cached initial SQL, the label it was

@@ -1,7 +1,8 @@
 /**
- * Example plugin, a finer failure taxonomy (issue 29 §6): `merit_fine_types`, MERIT's parts with a
- * classify hook that splits the coarse `Result Mismatch` of METHOD.md §3 — every executed wrong
- * answer — into four kinds read off the attempt's own SQL by ordered rules, the first match wins:
+ * Example plugin, a finer failure taxonomy (issue 29 §6): `merit_fine_types`, MERIT's memory
+ * (`meritMemory()`) with a classify hook that splits the coarse `Result Mismatch` of METHOD.md §3 —
+ * every executed wrong answer — into four kinds read off the attempt's own SQL by ordered rules, the
+ * first match wins:
  *
  * 1. `Mismatch: aggregation` — GROUP BY, HAVING or an aggregate function call (count, sum, avg, min,
  *    max, total, group_concat);

@@ -18,9 +18,9 @@
  * repair step anyway (the plan and the cost table count K repairs per episode), so it is a
  * candidate rather than a call made and thrown away.
  *
- * Each sample's seed comes from the run's stream seed, the query, the repair step and the sample's
- * number (lib/repair/proposal.ts), so a replay or a resumed run asks the same calls, and the call
- * cache keys each by temperature and seed. The samples are accounted as `sample` calls (trajectory
+ * Each sample's seed comes from the run's stream seed, the query, the repair step, the kind and the
+ * sample's number (lib/repair/proposal.ts `sampleSeed`), so a replay or a resumed run asks the same
+ * calls, and the call cache keys each by temperature and seed. The samples are accounted as `sample` calls (trajectory
  * `call_kinds`, the cost-by-kind table), `merit grid --plan` counts 5·K of them per repair episode,
  * and every execution is counted in the attempt's `db_executions`.
  *

@@ -37,7 +37,7 @@ export interface Classification {
   source: ClassificationSource;
 }
 
-/** The part of an Outcome the classifier reads. */
+/** The part of an attempt's outcome the classifier reads. */
 export interface ClassifierInput {
   status: Status;
   /** Raw DBMS message, `TIMEOUT`, or the kit's own message; null/empty when none. */

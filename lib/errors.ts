@@ -16,6 +16,15 @@ export class MeritError extends Error {
   }
 }
 
+/** `text`, the contents of `file`, parsed as JSON; else an InputFileError "`problem` (the parser's message)" carrying `fix`. */
+export function parseJsonText(text: string, file: string, problem: string, fix: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new InputFileError(file, `${problem} (${(cause as Error).message})`, fix, cause);
+  }
+}
+
 /** A command-line usage mistake (unknown flag, missing value). */
 export class UsageError extends MeritError {
   constructor(message: string) {

@@ -28,14 +28,6 @@ export function meanStd(values: readonly number[]): MeanStd {
   return { mean, std: Math.sqrt(ss / (n - 1)), n };
 }
 
-/**
- * Aggregate one numeric field of several runs' metrics across seeds.
- * @example aggregateField(runs, (m) => m.final_accuracy * 100) → EX in pp, mean ± std
- */
-export function aggregateField<T>(runs: readonly T[], field: (run: T) => number): MeanStd {
-  return meanStd(runs.map(field));
-}
-
 /** Scalar run metrics aggregated across seeds (every accounting field included). */
 export type AggregatedMetrics = Record<
   "total" | "success_at_1" | "final_accuracy" | "repaired_count" | "failed_count" | "steps" | "oscillation_rate" | "convergence_variance" | Exclude<keyof Accounting, "embedding_tokens">,

@@ -171,8 +171,8 @@ function cachedDraws(n: number, resamples: number, seed: number): Uint16Array | 
   return indices;
 }
 
-/** Linear-interpolation quantile of sorted values at probability p (NumPy's default, Hyndman–Fan type 7). */
-function quantile(sorted: Float64Array, p: number): number {
+/** Linear-interpolation quantile of sorted values at probability p (NumPy's default, Hyndman–Fan type 7); Table 2's intervals and the learning curves' bands. */
+export function quantile(sorted: Float64Array, p: number): number {
   const h = (sorted.length - 1) * Math.min(1, Math.max(0, p));
   const below = Math.floor(h);
   const above = Math.min(below + 1, sorted.length - 1);

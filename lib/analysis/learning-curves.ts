@@ -28,6 +28,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import { MeritError } from "../errors.ts";
 import { PyRandom } from "../random.ts";
+import { quantile } from "./bootstrap.ts";
 import { CONFIG, firstSeen, methodColorScale } from "./figures.ts";
 import { runsOf, type RunSummary } from "./run-summary.ts";
 import { displayName, tableDatasets, tableMethods, type TableSelection } from "./table-selection.ts";
@@ -134,14 +135,6 @@ function meanCurves(order: readonly Int32Array[], correct: readonly Uint8Array[]
     ex[p] = (ex[p] * 100) / S;
     repair[p] = (repair[p] * 100) / S;
   }
-}
-
-/** Percentile with linear interpolation on a sorted array (Table 2's rule). */
-function quantile(sorted: Float64Array, p: number): number {
-  const h = (sorted.length - 1) * p;
-  const below = Math.floor(h);
-  const above = Math.min(below + 1, sorted.length - 1);
-  return sorted[below] + (h - below) * (sorted[above] - sorted[below]);
 }
 
 /**

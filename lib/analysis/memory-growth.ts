@@ -10,10 +10,10 @@
  * @module
  */
 import type { TopLevelSpec } from "vega-lite";
+import type { Polarity } from "../memory/entry.ts";
 import { CONFIG, firstSeen, methodColorScale } from "./figures.ts";
 import { displayName, type TableSelection } from "./table-selection.ts";
 
-export type Polarity = "positive" | "negative";
 /** A memory item's polarity: entries are positive or negative, hook notes may also be neutral. */
 export type ItemPolarity = Polarity | "neutral";
 

@@ -111,11 +111,6 @@ export function modelIdentity(chat: readonly (ModelRecord | null)[], embedders: 
   return { chat: chatModels, embedders: embedderModels, unidentified, line, banner, headline };
 }
 
-/** Whether any run of a report ran on the simulated engine. */
-export function isSimulated(identity: Pick<ModelIdentity, "chat">): boolean {
-  return identity.chat.some((m) => m.kind === SIMULATED_KIND);
-}
-
 /**
  * Refuses runs of the simulated engine mixed with runs of a model (`merit report`, exit 2): a planted
  * effect compared with a measured one means nothing. `dirs[i]` is the run whose chat model is `chat[i]`.

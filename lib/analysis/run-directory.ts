@@ -8,10 +8,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 import { InputFileError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
-import type { MemoryEntry } from "../memory/entry.ts";
+import type { MemoryEntry, Polarity } from "../memory/entry.ts";
 import { checkRunComplete } from "../experiment/completeness.ts";
 import { memoryFiles, readJsonLines, readRunJson, readRunManifest, runFile, type ModelRecord, type RunJsonProblem } from "../experiment/run-dir.ts";
-import type { Polarity } from "./memory-growth.ts";
 
 /** The identity of one run, as compared across the runs of a report and recorded in its manifest. */
 export interface RunIdentity {

@@ -132,7 +132,7 @@ export interface GridBudget {
   runs: number;
   /** Runs already complete (the rerun computes only the others). */
   complete: number;
-  /** At most this many model calls (K per initially failed query and stream; reflection steps K + 1 more). */
+  /** At most this many model calls (K per initially failed query and stream, plus the methods' declared hook calls). */
   calls: number;
   /** Calls of the runs not yet complete. */
   callsLeft: number;
@@ -291,7 +291,7 @@ export function planLines(study: Study, streams: readonly DatasetStreams[], budg
   }
   const how = budgets.every((b) => b.planned)
     ? "merit grid --plan's count: calls repeated across streams counted once, those the call cache holds not left to compute"
-    : `K = ${study.max_repair_steps} repairs per initially failed query and stream, reflections K + 1 more${extraCallsText(study)}${budgets.some((b) => b.planned) ? "; the grid plan's count where the initial cache exists" : "; memoryless methods repeat across orders, so the call cache answers many"}`;
+    : `K = ${study.max_repair_steps} repairs per initially failed query and stream${extraCallsText(study)}${budgets.some((b) => b.planned) ? "; the grid plan's count where the initial cache exists" : "; memoryless methods repeat across orders, so the call cache answers many"}`;
   lines.push(`most model calls: ${int(calls)} (${how}), ${int(left)} of them still to compute`);
   lines.push(left === 0 ? "most tokens: none left to compute (no model call left)" : `most tokens: ${int(Math.round(left * tokensPerCall.tokens))} (prompt + output, ${tokensPerCall.source})`);
   lines.push(left === 0 ? "estimated time: no model call left to compute (merit study run audits and reports)" : `estimated time: at most ${durationText(left * rate.seconds)} (${rate.source}; the progress line gives the real ETA)`);

@@ -72,9 +72,6 @@ function sharedCompositions(runs: readonly RunSummary[], dataset: string): Compo
   return compositions.sort((x, y) => Number(x.hook) - Number(y.hook));
 }
 
-/** Table 5's "Other" column: every coarse type besides Result Mismatch and Schema Linking (the paper: Aggregation, Execution, Syntax, Unknown). */
-export const OTHER_TYPES = ["Aggregation", "Execution", "Syntax", "Unknown", "Filter/Value"] as const;
-
 /**
  * Table 5 in the paper's layout: one row per dataset with the share (%) of initial failures that are
  * Result Mismatch, Schema Linking and Other, then the classifier's accuracy (%) and macro-F1 against

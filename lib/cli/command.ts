@@ -6,7 +6,7 @@
  * @module
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { UsageError } from "../errors.ts";
+import { nearestName, UsageError } from "../errors.ts";
 
 /** Where a command writes: results on `out` (stdout), progress and warnings on `err` (stderr). */
 export interface CommandIO {
@@ -114,6 +114,13 @@ export function numberFlag(value: string | undefined, flag: string, fallback: nu
 export const ALLOW_SINGLE_DB = { "allow-single-db": { type: "boolean" } } as const;
 export const ALLOW_SINGLE_DB_USAGE = `  --allow-single-db  the config's Spider test-suite databases are absent: score on the single
                      databases instead (CI, smoke runs; recorded in the manifest, not the paper's protocol)`;
+
+/** `value` of `--flag` when it is one of `known`, else a one-line UsageError listing them (and the nearest). */
+export function oneOfFlag<T extends string>(value: string, flag: string, known: readonly T[]): T {
+  if ((known as readonly string[]).includes(value)) return value as T;
+  const near = nearestName(value, known);
+  throw new UsageError(`--${flag} must be one of ${known.join(", ")}, got "${value}"${near ? ` (did you mean "${near}"?)` : ""}`);
+}
 
 /** A comma-separated list flag with no empty and no repeated entry (`--seeds 0,0` is refused up front). */
 export function listFlag(value: string, flag: string): string[] {

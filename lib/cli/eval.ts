@@ -6,11 +6,11 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { datasetAdapter, datasetNames } from "../data/datasets/index.ts";
 import type { DatasetName } from "../data/types.ts";
-import { InputFileError, UsageError, nearestName } from "../errors.ts";
+import { InputFileError, UsageError } from "../errors.ts";
 import { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 import type { PredictionEncoding } from "../oracle/predictions.ts";
 import { SPIDER_PROTOCOLS, type SpiderProtocol } from "../oracle/protocol.ts";
-import { numberFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
+import { numberFlag, oneOfFlag, parseFlags, required, type Command, type CommandIO } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 import { createExecutor, DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { DEFAULT_GOLD_CACHE } from "../oracle/gold-cache.ts";
@@ -50,24 +50,12 @@ ${PLUGIN_USAGE}
   The last stdout line is \`EX <pct> (<correct>/<n>)\`; NO_DATABASE and GOLD_ERROR examples are excluded from n.`;
 
 export function parseDataset(value: string | undefined, usage: string): DatasetName {
-  const dataset = required(value, "dataset", usage);
-  const known = datasetNames();
-  if (!known.includes(dataset)) {
-    const near = nearestName(dataset, known);
-    throw new UsageError(`--dataset must be one of ${known.join(", ")}, got "${dataset}"${near ? ` (did you mean "${near}"?)` : ""}`);
-  }
-  return dataset;
+  return oneOfFlag(required(value, "dataset", usage), "dataset", datasetNames());
 }
 
 /** `--executor NAME`: a registered executor (default `sqlite`), or a one-line UsageError with the nearest name. */
 export function parseExecutor(value: string | undefined): string {
-  const executor = value ?? DEFAULT_ENGINE;
-  const known = EXECUTORS.names();
-  if (!known.includes(executor)) {
-    const near = nearestName(executor, known);
-    throw new UsageError(`--executor must be one of ${known.join(", ")}, got "${executor}"${near ? ` (did you mean "${near}"?)` : ""}`);
-  }
-  return executor;
+  return oneOfFlag(value ?? DEFAULT_ENGINE, "executor", EXECUTORS.names());
 }
 
 /** lib/experiment/services.ts `defaultJobs`. */

@@ -16,7 +16,7 @@ import { listFlag, type CommandIO } from "./command.ts";
 export const PLUGIN_FLAG = { plugin: { type: "string", multiple: true } } as const;
 
 /** The `--plugin` line of a usage text. */
-export const PLUGIN_USAGE = `  --plugin FILE.ts  a TypeScript file outside lib/ that registers methods and their parts, datasets,
+export const PLUGIN_USAGE = `  --plugin FILE.ts  a TypeScript file outside lib/ that registers methods (hook sets), rankers, datasets,
                     SQL executors or inference engines (through lib/plugin.ts), imported before any
                     name is resolved; repeat it or give a comma list. A config's \`plugins\` list is
                     loaded the same way; a run's manifest records the plugins it uses (path, sha256)`;

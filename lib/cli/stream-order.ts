@@ -6,9 +6,9 @@
  */
 import { join } from "node:path";
 import { assertAllValid, datasetNames, layoutOf, parseExamples, readJsonFile, type DatasetName } from "../data/index.ts";
-import { InputFileError, UsageError, nearestName } from "../errors.ts";
+import { InputFileError, UsageError } from "../errors.ts";
 import { ORDER_KINDS, streamOrder, structuredOrder, type OrderKind } from "../experiment/stream-order.ts";
-import { parseFlags, required, type Command } from "./command.ts";
+import { oneOfFlag, parseFlags, required, type Command } from "./command.ts";
 import { loadCommandPlugins, PLUGIN_FLAG, PLUGIN_USAGE } from "./plugin-flag.ts";
 
 const USAGE = `usage: merit stream-order --dataset NAME --seed S [--order KIND] [--data DIR] [--plugin FILE.ts ...]
@@ -30,13 +30,7 @@ export const streamOrderCommand: Command = {
     const { values } = parseFlags(argv, { dataset: { type: "string" }, data: { type: "string" }, seed: { type: "string" }, order: { type: "string" }, ...PLUGIN_FLAG }, USAGE);
     const order = parseOrder(values.order);
     await loadCommandPlugins(values.plugin); // first: a plugin may register the dataset
-    const name = required(values.dataset, "dataset", USAGE);
-    const known = datasetNames();
-    if (!known.includes(name)) {
-      const near = nearestName(name, known);
-      throw new UsageError(`--dataset must be one of ${known.join(", ")}, got "${name}"${near ? ` (did you mean "${near}"?)` : ""}`);
-    }
-    const dataset = name as DatasetName;
+    const dataset: DatasetName = oneOfFlag(required(values.dataset, "dataset", USAGE), "dataset", datasetNames());
     const seed = parseSeed(required(values.seed, "seed", USAGE));
     const dir = values.data ?? join("data", dataset);
     const n = countRecords(dir, dataset);
@@ -56,10 +50,7 @@ export const streamOrderCommand: Command = {
  * when the flag is absent, else one of ORDER_KINDS, refused in one line naming them.
  */
 export function parseOrderFlag(text: string | undefined): OrderKind | undefined {
-  if (text === undefined) return undefined;
-  if ((ORDER_KINDS as readonly string[]).includes(text)) return text as OrderKind;
-  const near = nearestName(text, ORDER_KINDS);
-  throw new UsageError(`--order must be one of ${ORDER_KINDS.join(", ")}, got "${text}"${near ? ` (did you mean "${near}"?)` : ""}`);
+  return text === undefined ? undefined : oneOfFlag(text, "order", ORDER_KINDS);
 }
 
 function parseOrder(text: string | undefined): OrderKind {

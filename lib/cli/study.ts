@@ -27,7 +27,7 @@ const USAGE = `usage: merit study new NAME [--dir DIR]
   how many queries, and the models (the tiny test models by default; realModels() or server({...})).
   new   writes DIR/NAME/ (default studies/NAME/) from studies/template: study.ts, my-method.ts (the
         study's method, a plugin) and study.test.ts (the study's test, whatever it lists; found by
-        \`make test\`); refuses an existing folder
+        \`make test\` under studies/, else \`npx vitest run --root DIR/NAME\`); refuses an existing folder
   plan  before any compute: runs, the most model calls and tokens, an estimated time (the rate this
         machine measured in the study's last run, else a stated assumption), and each comparison's
         MDE at α = 0.05 and 80% power for its queries and orders (variance from the study's finished

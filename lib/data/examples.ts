@@ -38,11 +38,6 @@ export interface ParsedExamples {
   invalid: InvalidExample[];
 }
 
-/** Which record key holds the gold SQL (METHOD.md §1.2): the adapter's `record.gold`. */
-export function goldSqlKey(dataset: DatasetName): string {
-  return datasetAdapter(dataset).record.gold;
-}
-
 /** The record schema of a dataset: the common fields, plus its own keys (all optional strings). */
 function recordSchema(dataset: DatasetName) {
   const own: Record<string, z.ZodTypeAny> = {};

@@ -7,7 +7,7 @@ export type { Dataset, DatasetName, DatabaseFiles, Example } from "./types.ts";
 export type { DatasetAdapter, DatasetLayout, RecordFields, ScoringSpec } from "./adapter.ts";
 export { DATASETS, registerDataset, datasetAdapter, datasetNames, DatasetNameSchema } from "./datasets/index.ts";
 export { loadDataset, datasetChecksum, missingDatabases, layoutOf, databaseRootsOf, type LoadDatasetOptions, type MissingDatabase } from "./dataset.ts";
-export { parseExamples, assertAllValid, goldSqlKey, type InvalidExample, type ParsedExamples } from "./examples.ts";
+export { parseExamples, assertAllValid, type InvalidExample, type ParsedExamples } from "./examples.ts";
 export { parseTablesEntry, renderSchema, TablesEntrySchema, SchemaEntryError, type TablesEntry, type PrimaryKeyItem } from "./schema-text.ts";
 export { discoverDatabases, discoverDatabaseRoots, databaseManifestHash, groupByDbId, databaseSetShape, type DatabaseDiscovery, type DatabaseSetShape, type ManifestEntry } from "./databases.ts";
 export { fileDigest, sha256File, type FileDigest } from "../file-hash.ts";

@@ -1,9 +1,11 @@
 /**
  * Data loading (METHOD.md §1): reads one JSON input file (examples or schemas) and turns a syntax error
- * into an InputFileError naming the file, the line and column, and the fix.
+ * into an InputFileError naming the file, the line and column, and the fix; and parses JSON Lines
+ * text (a run's trajectories and logs, annotation files), naming the file and line of a bad one.
  * @module
  */
 import { readFileSync } from "node:fs";
+import type { z } from "zod";
 import { sha256Hex } from "../hash.ts";
 import { InputFileError } from "../errors.ts";
 
@@ -28,6 +30,30 @@ export function readJsonFile(file: string, fix: string): JsonFile {
     const message = error instanceof Error ? error.message : String(error);
     throw new InputFileError(file, `malformed JSON${where(text, message)}: ${message}`, "re-download or repair the file (it must be one JSON document)", error);
   }
+}
+
+/**
+ * The values of the non-blank lines of JSON Lines `text`, each checked by `schema` when one is given.
+ * A line that is not JSON fails with `file`, its 1-based number and `fix.json`; a line the schema
+ * refuses, with the path of its first issue ("(record)" for the line itself) and `fix.schema`.
+ */
+export function parseJsonLines<T>(text: string, file: string, fix: { json: string; schema?: string }, schema?: z.ZodType<T>): T[] {
+  return text.split("\n").flatMap((line, i) => {
+    if (line.trim() === "") return [];
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (cause) {
+      throw new InputFileError(file, `line ${i + 1} is not JSON`, fix.json, cause);
+    }
+    if (schema === undefined) return [json as T];
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new InputFileError(file, `line ${i + 1}: ${first.path.join(".") || "(record)"} ${first.message}`, fix.schema ?? fix.json);
+    }
+    return [parsed.data];
+  });
 }
 
 /** " at line L, column C" when V8's message carries a character position, else "". */

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { DatasetNameSchema } from "../data/datasets/index.ts";
-import { InputFileError } from "../errors.ts";
+import { InputFileError, parseJsonText } from "../errors.ts";
 import { contentHash, type JsonValue } from "../hash.ts";
 import { ENGINES } from "../llm/engines/index.ts";
 import { MAX_HOOK_DEADLINE_S } from "../methods/hook-guard.ts";
@@ -15,7 +15,6 @@ import { DEFAULT_ENGINE, EXECUTORS } from "../oracle/executors.ts";
 import { registeredName } from "../registry.ts";
 import { ORDER_KINDS } from "./stream-order.ts";
 
-export { MAX_SQL_TIMEOUT_S, MIN_SQL_TIMEOUT_S } from "../oracle/executor.ts";
 
 /**
  * The largest K a config or `--max-repair-steps` accepts: a repair episode makes up to K model calls
@@ -273,13 +272,7 @@ export function loadConfigFile(file: string): { config: ExperimentConfig; limit:
   } catch (error) {
     throw new InputFileError(file, "config file cannot be read", "check the --config path (configs/spider.json, configs/bird.json)", error);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InputFileError(file, `malformed JSON (${(error as Error).message})`, "fix the JSON syntax", error);
-  }
-  return parseConfigFile(value, file);
+  return parseConfigFile(parseJsonText(text, file, "malformed JSON", "fix the JSON syntax"), file);
 }
 
 /** The executor that scores a config's runs (`oracle.executor`, default `sqlite`). */

@@ -79,9 +79,9 @@ import { kitBound, kitStep, ownHooks } from "./plan-bounds.ts";
 import { registrationKey, replayEpisode, type Replay } from "./plan-replay.ts";
 
 export { episodeCallBound };
-export { CONTROL_METHODS, PEER_METHODS, REPRODUCE_METHODS, type MethodRole } from "./method-roles.ts";
+export { CONTROL_METHODS, PEER_METHODS, REPRODUCE_METHODS } from "./method-roles.ts";
 export { kitBound } from "./plan-bounds.ts";
-export { closedFormPlan, PAPER_GRID, paperGridEstimate, type ClosedFormMethod, type ClosedFormPlan, type PaperGridEstimate } from "./paper-grid.ts";
+export { closedFormPlan, PAPER_GRID, paperGridEstimate } from "./paper-grid.ts";
 export { gridPlanLines, planGrid } from "./grid-plan-load.ts";
 
 /** One method's share of the plan, summed over its streams. */

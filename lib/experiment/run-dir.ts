@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { parseJsonLines } from "../data/json-file.ts";
 import { InputFileError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import type { MemoryEntry } from "../memory/entry.ts";
@@ -103,16 +104,7 @@ export function readRunJson(dir: string, file: "config" | "manifest" | "metrics"
 
 /** Reads the JSON objects of a .jsonl file, failing with the 1-based line number on bad JSON. */
 export function readJsonLines<T>(file: string, fix = "re-run the run or delete the partial line"): T[] {
-  const out: T[] = [];
-  readFileSync(file, "utf8").split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    try {
-      out.push(JSON.parse(line) as T);
-    } catch (cause) {
-      throw new InputFileError(file, `line ${i + 1} is not JSON`, fix, cause);
-    }
-  });
-  return out;
+  return parseJsonLines<T>(readFileSync(file, "utf8"), file, { json: fix });
 }
 
 /** The trajectories of `dir`, checked line by line; InputFileError(dir, "has no trajectories.jsonl", fix) when absent. */

@@ -1,11 +1,13 @@
 /**
- * Experiment runs, a run's memory (METHOD.md §4.3, §6.5, §12.4; issue 36 §2): one object the run
- * talks to whatever the method's memory is — MERIT's entry store (memory/, an entry finalized from
- * each committed episode, the non-causal control's transductive pre-pass) or a note memory (its notes
- * stamped in each committed trajectory, a read-only source memory) — through the same five steps:
- * open, rebuild what committed episodes wrote (so a killed run resumes to the same bytes), bill an
- * episode's planned insertions, store what a committed episode wrote, finish after the stream. Both
- * are rebuilt from the trajectories, the one commit point.
+ * Experiment runs, a run's memory (METHOD.md §4.3, §6.5, §12.4; issue 36 §2): one interface the run
+ * talks to whatever the method's memory is, through the same steps — open, rebuild what committed
+ * episodes wrote (so a killed run resumes to the same bytes), hand each episode its view of the memory
+ * (lib/repair/episode-memory.ts), bill an episode's planned insertions, store what a committed episode
+ * wrote, finish after the stream. Two memories implement it: MERIT's entry store (memory/, an entry
+ * finalized from each committed episode, the non-causal control's transductive pre-pass, a source
+ * run's entries in front) and a note memory (its notes stamped in each committed trajectory, a source
+ * run's notes read-only). Both are rebuilt from the trajectories, the one commit point; `openRunMemory`
+ * is the one place that tells them apart.
  * @module
  */
 import { join } from "node:path";
@@ -17,14 +19,17 @@ import { denseText } from "../memory/entry-text.ts";
 import { finalizeEpisode, type MemoryWriteFlags } from "../memory/finalize.ts";
 import { JsonlMemoryStore } from "../memory/jsonl-store.ts";
 import { SourcedMemoryStore } from "../memory/sourced-store.ts";
-import { checkDimension, l2Normalize } from "../vector.ts";
 import type { MemoryStore } from "../memory/store.ts";
-import type { Note, NoteView } from "../methods/hooks.ts";
-import { noteMemoryOf, type MethodSpec } from "../methods/method.ts";
+import type { MemoryHook, Note } from "../methods/hooks.ts";
+import { isEntryMemory } from "../methods/merit-memory.ts";
+import type { MethodSpec } from "../methods/method.ts";
 import { NoteMemory } from "../methods/note-memory.ts";
 import { countEmbeddingTokens, type EpisodeResult } from "../repair/episode.ts";
+import { episodeMemoryOf, type EpisodeMemory } from "../repair/episode-memory.ts";
 import { finishedFromTrajectory } from "../repair/trajectory-record.ts";
 import type { Trajectory } from "../repair/trajectory.ts";
+import type { Retriever } from "../retrieval/retriever.ts";
+import { checkDimension, l2Normalize } from "../vector.ts";
 import { RUN_FILES } from "./run-dir.ts";
 import type { StreamItem } from "./stream.ts";
 import { transductivePrepassEntries } from "./transductive.ts";
@@ -52,113 +57,167 @@ export interface RunMemoryOptions {
 }
 
 /** A run's memory: MERIT's entry store, a note memory, or none (every step a no-op). */
-export class RunMemory {
-  /** MERIT's entry store (null for any other memory). */
-  readonly store: MemoryStore | null;
-  /** What MERIT's retrieval reads: the store, with a source memory's entries in front when the config names one. */
-  retrievalStore: MemoryStore | null;
+export interface RunMemory {
+  /** Whether the method keeps a memory (its retrieval and maintenance are timed). */
+  readonly active: boolean;
+  /**
+   * Before the first episode of this session: what the committed episodes wrote (and, per memory, the
+   * transductive pre-pass, a read-only source memory).
+   */
+  rebuild(committed: readonly Trajectory[]): Promise<void>;
+  /** The memory as the next episode sees it (undefined for none). */
+  episodeMemory(): EpisodeMemory | undefined;
+  /** What a finished episode stores and the embedding billed to it. */
+  plan(item: StreamItem, result: EpisodeResult): Promise<PlannedWrite>;
+  /** After the episode's trajectory is committed: what it wrote joins the memory. */
+  commit(planned: PlannedWrite, trajectory: Trajectory): Promise<void>;
+  /** After the stream. */
+  finish(all: readonly Trajectory[]): Promise<void>;
+}
+
+/** Opens the method's memory for the run in `o.outDir`. */
+export function openRunMemory(o: RunMemoryOptions, retriever: Retriever | undefined): RunMemory {
+  const memory = o.method.hooks.memory;
+  if (memory === undefined) return new NoRunMemory();
+  return isEntryMemory(memory) ? EntryRunMemory.open(o, retriever) : new NoteRunMemory(o, memory);
+}
+
+/** A memoryless method's: nothing stored, nothing billed. */
+class NoRunMemory implements RunMemory {
+  readonly active = false;
+  async rebuild(): Promise<void> {}
+  episodeMemory(): undefined {
+    return undefined;
+  }
+  async plan(): Promise<PlannedWrite> {
+    return { entry: null, embeddingCalls: 0, embeddingTokens: 0 };
+  }
+  async commit(): Promise<void> {}
+  async finish(): Promise<void> {}
+}
+
+/**
+ * MERIT's entry store in the run's memory/ folder: an entry finalized from each committed episode
+ * (after the stream, for transductive_batch, which also seeds its pre-pass before it), a source run's
+ * entries put in front of it read-only. A memory whose ranker reads no vectors opens it with dimension
+ * 0, so no entry is embedded or billed and the embedder is never loaded.
+ */
+class EntryRunMemory implements RunMemory {
+  readonly active = true;
   private readonly o: RunMemoryOptions;
-  private readonly writes: MemoryWriteFlags | null;
+  private readonly store: MemoryStore;
+  /** What retrieval reads: the store, with a source memory's entries in front when the config names one. */
+  private retrievalStore: MemoryStore;
+  private readonly retriever: Retriever;
+  private readonly writes: MemoryWriteFlags;
   /** transductive_batch: entries stored before the stream and after it, none in between. */
   private readonly deferred: boolean;
-  /** 0 when the memory stores no vectors (a ranker that reads none): nothing is embedded or billed. */
+  /** 0 when the memory stores no vectors: nothing is embedded or billed. */
   private readonly perInsertion: 0 | 1;
-  private readonly notes: NoteMemory;
-  private readonly embedsNotes: boolean;
   private readonly prepassTokens = new Map<string, number | null>();
 
-  private constructor(o: RunMemoryOptions, store: MemoryStore | null) {
+  private constructor(o: RunMemoryOptions, policy: NonNullable<MethodSpec["memory"]>, store: MemoryStore, retriever: Retriever) {
     this.o = o;
     this.store = store;
     this.retrievalStore = store;
+    this.retriever = retriever;
+    this.writes = policy.writes;
+    this.deferred = policy.transductivePrepass;
+    this.perInsertion = policy.vectors === false ? 0 : 1;
+  }
+
+  static open(o: RunMemoryOptions, retriever: Retriever | undefined): EntryRunMemory {
     const policy = o.method.memory;
-    this.writes = policy ? policy.writes : null;
-    this.deferred = policy?.transductivePrepass ?? false;
-    this.perInsertion = policy?.vectors === false ? 0 : 1;
-    this.embedsNotes = noteMemoryOf(o.method)?.embedsNotes === true;
-    this.notes = new NoteMemory(o.method.name, o.embedder, this.embedsNotes, o.exactPoolLimit);
+    if (!policy || !o.embedder || !retriever) throw new MeritError(`method ${o.method.name} needs an embedder and a retriever`);
+    return new EntryRunMemory(o, policy, JsonlMemoryStore.open(join(o.outDir, RUN_FILES.memoryDir), { dimension: policy.vectors ? o.embedder.dimension : 0 }), retriever);
   }
 
-  /**
-   * Opens the run's memory (MERIT's store in the run's memory/ folder: a method whose ranker reads no
-   * vectors opens it with dimension 0, so no entry is embedded and the embedder is never loaded).
-   */
-  static open(o: RunMemoryOptions, retriever: unknown): RunMemory {
-    const policy = o.method.memory;
-    if (!policy) return new RunMemory(o, null);
-    if (!o.embedder || !retriever) throw new MeritError(`method ${o.method.name} needs an embedder and a retriever`);
-    return new RunMemory(o, JsonlMemoryStore.open(join(o.outDir, RUN_FILES.memoryDir), { dimension: policy.vectors ? o.embedder.dimension : 0 }));
-  }
-
-  /** Whether the method keeps a memory (its retrieval and maintenance are timed). */
-  get active(): boolean {
-    return this.store !== null || noteMemoryOf(this.o.method) !== undefined;
-  }
-
-  /** The notes in force now (what the episode shows its note memory's hooks, the eligible ones only). */
-  get noteViews(): readonly NoteView[] {
-    return this.notes.notes;
-  }
-
-  /**
-   * Before the first episode of this session: the transductive pre-pass (its negatives, each billed
-   * to the episode of its query), then what the committed episodes wrote — entries a kill kept from
-   * being inserted (the rest are skips), notes replayed in stream order with their retirements — and
-   * a read-only source memory: its notes, or MERIT's entries put in front of the store (`retrievalStore`).
-   */
+  /** The transductive pre-pass (its negatives, each billed to the episode of its query), the entries a kill kept from being inserted (the rest are skips), a source run's entries. */
   async rebuild(committed: readonly Trajectory[]): Promise<void> {
-    const { store, writes } = this;
-    if (store && writes && this.deferred) {
-      for (const entry of transductivePrepassEntries(this.o.dataset, this.o.stream, this.o.seed, this.o.method.name, writes)) {
-        await store.insert(entry, this.o.embedder!);
-        if (this.perInsertion === 1) this.prepassTokens.set(entry.source_query_id, await countEmbeddingTokens(this.o.embedder, [denseText(entry)]));
+    const { store, o } = this;
+    if (this.deferred) {
+      for (const entry of transductivePrepassEntries(o.dataset, o.stream, o.seed, o.method.name, this.writes)) {
+        await store.insert(entry, o.embedder!);
+        if (this.perInsertion === 1) this.prepassTokens.set(entry.source_query_id, await countEmbeddingTokens(o.embedder, [denseText(entry)]));
       }
+    } else {
+      await this.insertFinalized(committed);
     }
-    if (store && writes && !this.deferred) await this.insertFinalized(committed);
-    if (noteMemoryOf(this.o.method)) for (const t of committed) await this.notes.apply(t.memory_writes ?? [], t.memory_retires);
-    const source = this.o.source();
-    if (source !== undefined) await this.notes.addSource(source.notes);
-    if (source !== undefined && store && source.entries.length > 0) {
+    const source = o.source();
+    if (source !== undefined && source.entries.length > 0) {
       // embedded once when the run starts (each session), billed to no episode, as a source's notes are
-      const vectors = store.dimension > 0 ? (await this.o.embedder!.embed(source.entries.map((e) => denseText(e)))).map((raw, i) => (checkDimension(raw, store.dimension, `embedding of source entry ${source.entries[i].entry_id}`), l2Normalize(raw))) : source.entries.map(() => new Float32Array(0));
+      const vectors = store.dimension > 0 ? (await o.embedder!.embed(source.entries.map((e) => denseText(e)))).map((raw, i) => (checkDimension(raw, store.dimension, `embedding of source entry ${source.entries[i].entry_id}`), l2Normalize(raw))) : source.entries.map(() => new Float32Array(0));
       this.retrievalStore = new SourcedMemoryStore(store, source.entries, vectors);
     }
   }
 
-  /**
-   * What a finished episode stores and the embedding billed to it: its own entry's (or notes')
-   * insertion, plus (transductive_batch) the pre-pass negative seeded for its query's initial failure.
-   */
+  episodeMemory(): EpisodeMemory | undefined {
+    return episodeMemoryOf(this.o.method, { store: this.retrievalStore, retriever: this.retriever });
+  }
+
+  /** Its own entry's insertion, plus (transductive_batch) the pre-pass negative seeded for its query's initial failure. */
   async plan(item: StreamItem, result: EpisodeResult): Promise<PlannedWrite> {
-    const entry = this.writes ? finalizeEpisode(result.finished, this.writes) : null;
+    const entry = finalizeEpisode(result.finished, this.writes);
     const prepassInsertion = this.deferred && item.initial.oracle_correct === false ? 1 : 0;
-    const notes = this.embedsNotes ? (result.notes ?? []) : [];
-    const texts = [...(this.perInsertion === 1 && entry ? [denseText(entry)] : []), ...notes.map((n) => n.key)];
-    const planned = await countEmbeddingTokens(this.o.embedder, texts);
+    const planned = await countEmbeddingTokens(this.o.embedder, this.perInsertion === 1 && entry ? [denseText(entry)] : []);
     const prepass = this.perInsertion * prepassInsertion === 1 ? (this.prepassTokens.get(item.example.id) ?? null) : 0;
     return {
       entry,
-      embeddingCalls: this.perInsertion * ((entry ? 1 : 0) + prepassInsertion) + notes.length,
+      embeddingCalls: this.perInsertion * ((entry ? 1 : 0) + prepassInsertion),
       embeddingTokens: planned === null || prepass === null ? null : planned + prepass,
     };
   }
 
-  /** After the episode's trajectory is committed: its entry (not deferred) and its notes join the memory. */
-  async commit(planned: PlannedWrite, trajectory: Trajectory): Promise<void> {
-    if (this.store && planned.entry && !this.deferred) await this.store.insert(planned.entry, this.o.embedder!);
-    if (trajectory.memory_writes) await this.notes.apply(trajectory.memory_writes, trajectory.memory_retires);
+  async commit(planned: PlannedWrite): Promise<void> {
+    if (planned.entry && !this.deferred) await this.store.insert(planned.entry, this.o.embedder!);
   }
 
-  /** After the stream: transductive_batch's episode entries. */
+  /** transductive_batch's episode entries. */
   async finish(all: readonly Trajectory[]): Promise<void> {
-    if (this.store && this.writes && this.deferred) await this.insertFinalized(all);
+    if (this.deferred) await this.insertFinalized(all);
   }
 
   private async insertFinalized(trajectories: readonly Trajectory[]): Promise<void> {
     for (const t of trajectories) {
       const item = this.o.stream[t.stream_position];
-      const entry = finalizeEpisode(finishedFromTrajectory(t, item.example, this.o.schemaOf(item)), this.writes!);
-      if (entry) await this.store!.insert(entry, this.o.embedder!);
+      const entry = finalizeEpisode(finishedFromTrajectory(t, item.example, this.o.schemaOf(item)), this.writes);
+      if (entry) await this.store.insert(entry, this.o.embedder!);
     }
   }
+}
+
+/** A note memory's notes in force (lib/methods/note-memory.ts): each committed episode's writes and retirements in stream order, a source run's notes read-only. */
+class NoteRunMemory implements RunMemory {
+  readonly active = true;
+  private readonly o: RunMemoryOptions;
+  private readonly notes: NoteMemory;
+  private readonly embedsNotes: boolean;
+
+  constructor(o: RunMemoryOptions, hook: MemoryHook) {
+    this.o = o;
+    this.embedsNotes = hook.embedsNotes === true;
+    this.notes = new NoteMemory(o.method.name, o.embedder, this.embedsNotes, o.exactPoolLimit);
+  }
+
+  async rebuild(committed: readonly Trajectory[]): Promise<void> {
+    for (const t of committed) await this.notes.apply(t.memory_writes ?? [], t.memory_retires);
+    const source = this.o.source();
+    if (source !== undefined) await this.notes.addSource(source.notes);
+  }
+
+  episodeMemory(): EpisodeMemory | undefined {
+    return episodeMemoryOf(this.o.method, { notes: this.notes.notes });
+  }
+
+  /** Its notes' embeddings, when the method embeds its notes. */
+  async plan(_item: StreamItem, result: EpisodeResult): Promise<PlannedWrite> {
+    const notes = this.embedsNotes ? (result.notes ?? []) : [];
+    return { entry: null, embeddingCalls: notes.length, embeddingTokens: await countEmbeddingTokens(this.o.embedder, notes.map((n) => n.key)) };
+  }
+
+  async commit(_planned: PlannedWrite, trajectory: Trajectory): Promise<void> {
+    if (trajectory.memory_writes) await this.notes.apply(trajectory.memory_writes, trajectory.memory_retires);
+  }
+
+  async finish(): Promise<void> {}
 }

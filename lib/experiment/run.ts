@@ -23,12 +23,12 @@ import { removeStaleTempFiles, writeFileAtomic } from "../atomic-file.ts";
 import { JsonlJournal } from "./journal.ts";
 import { acquireRunLock } from "./run-lock.ts";
 import { RUN_FILES, runJsonText, type PromptRecord } from "./run-dir.ts";
-import { RunMemory } from "./run-memory.ts";
+import { openRunMemory } from "./run-memory.ts";
 import { countTransport, memorySourceOf, priorTiming, priorTransport, runIdentity, writeManifest, type RunOptions, type RunResult, type RunSpec, type TimingRecord } from "./run-manifest.ts";
 import { checkOutPath, checkResume, readJsonFile } from "./run-resume.ts";
 import { buildStream, type StreamItem } from "./stream.ts";
 
-export { manifestBody, runIdentity, type RunOptions, type RunProgress, type RunResult, type RunServices, type RunSpec, type TimingRecord, type TransportRecord } from "./run-manifest.ts";
+export { manifestBody, runIdentity, type RunOptions, type RunProgress, type RunResult, type RunSpec } from "./run-manifest.ts";
 export { checkResume, checkRunDir, comparableManifests, FIELD_MEANING, firstDifference, RESUMABLE_MANIFEST_FIELDS, shown } from "./run-resume.ts";
 
 /** Runs (or resumes) one method over one stream order and writes its run directory. */
@@ -78,7 +78,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const configPath = join(outDir, RUN_FILES.config);
     const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset, spec.config.order);
     if (!existsSync(configPath)) writeFileAtomic(configPath, specText);
-    const memory = RunMemory.open({ outDir, method, dataset, stream, seed: spec.seed, embedder: services.embedder, source: () => (spec.config.memory_source === undefined ? undefined : memorySourceOf(opts)), schemaOf: (item) => schemaOf(dataset, item), exactPoolLimit: spec.config.retrieval.exact_pool_limit }, services.retriever);
+    const memory = openRunMemory({ outDir, method, dataset, stream, seed: spec.seed, embedder: services.embedder, source: () => (spec.config.memory_source === undefined ? undefined : memorySourceOf(opts)), schemaOf: (item) => schemaOf(dataset, item), exactPoolLimit: spec.config.retrieval.exact_pool_limit }, services.retriever);
     removeStaleTempFiles(outDir);
     const startedAt = new Date().toISOString();
     const manifestPath = join(outDir, RUN_FILES.manifest);
@@ -106,10 +106,8 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
         backend: transport.backend,
         score: (example, sql) => services.oracle.score(example, sql),
         execute: (example, sql) => services.oracle.execute(example, sql),
-        memory: memory.retrievalStore ?? undefined,
-        retriever: services.retriever,
+        memory: memory.episodeMemory(),
         embedder: services.embedder,
-        notes: memory.noteViews,
       });
       // What it stores and the embedding billed to it (its own insertion; transductive_batch's pre-pass negative of its query).
       const planned = await memory.plan(item, result);

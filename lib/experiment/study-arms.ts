@@ -8,7 +8,7 @@
 import { MeritError } from "../errors.ts";
 import { canonicalJson, type JsonValue } from "../hash.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
-import { getMethod, isMethodName, methodDefinition, registerMethod } from "../methods/index.ts";
+import { getMethod, isMethodName, methodDefinition, registerMethod, withArgs } from "../methods/index.ts";
 import { armOverrides, type Arm, type Study } from "./study-schema.ts";
 
 /** The config fields an arm sets (its conditions), for the runs of `method` ({} for a method that is not an arm). */
@@ -53,9 +53,8 @@ export function registerArm(name: string, arm: Arm, origin: string, conditions: 
   let def = methodDefinition(arm.method);
   const overrides = armOverrides(arm.args);
   if (Object.keys(overrides).length > 0) {
-    if (def.withArgs === undefined) throw new MeritError(`${origin}: arm "${name}" gives args but method "${arm.method}" is built from no factory, so it has none to change; drop args`);
     try {
-      def = def.withArgs(overrides);
+      def = withArgs(getMethod(arm.method), overrides).definition; // the one way a method is varied (lib/methods/method.ts)
     } catch (error) {
       if (error instanceof MeritError) throw new MeritError(`${origin}: arm "${name}": ${error.message}`);
       throw error;

@@ -51,8 +51,6 @@ export interface SimulatedModels {
   parameters: string;
 }
 
-export type StudyModels = TinyModels | RealModels | ServerModels | SimulatedModels;
-
 /** The tiny random test models of test/fixtures/models — what a fresh clone can run (the default). */
 export function tinyModels(): TinyModels {
   return { kind: "tiny" };

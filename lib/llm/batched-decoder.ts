@@ -111,11 +111,6 @@ export class BatchedDecoder {
     this.#seed = options.seed;
   }
 
-  /** Number of sequences (concurrent generations). */
-  get slots(): number {
-    return this.#samplers.length;
-  }
-
   /** Greedy generation of up to `maxOutputTokens` after `prompt`; the ids include the EOG token when one was emitted. */
   generate(prompt: Token[], maxOutputTokens: number): Promise<Token[]> {
     if (this.#closed) return Promise.reject(new MeritError("the batched decoder is closed"));

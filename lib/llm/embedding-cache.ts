@@ -22,7 +22,6 @@ import type Database from "better-sqlite3";
 import { InputFileError, MeritError } from "../errors.ts";
 import { canonicalJson, contentHash, sha256Hex } from "../hash.ts";
 import { identityJson, openCacheDatabase } from "./call-cache.ts";
-export { hasEmbeddingsTable } from "./call-cache.ts";
 import type { BackendIdentity, Embedder } from "./types.ts";
 
 /** Texts served from the file (hits) and texts the real embedder embedded (computed). */

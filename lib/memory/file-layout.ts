@@ -10,7 +10,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { endianness } from "node:os";
 import { canonicalJson, type JsonValue } from "../hash.ts";
-import type { MemoryEntry, Polarity } from "./entry.ts";
+import { POLARITIES, type MemoryEntry, type Polarity } from "./entry.ts";
 import type { FileChange } from "./file-transaction.ts";
 import type { InsertionPlan } from "./merge.ts";
 
@@ -25,7 +25,6 @@ export const MEMORY_FILES = {
 const INDEX_BACKEND = "hnswlib-node@3.0.0 rebuilt from memory_vectors.f32 (float32 LE, row-major)";
 /** index_backend of a store of dimension 0: a method whose ranker reads no vectors (issue 22 §1). */
 export const NO_VECTORS_BACKEND = "none: the method's ranker reads no vectors (embedding_dimension 0, memory_vectors.f32 empty)";
-const POLARITIES: readonly Polarity[] = ["positive", "negative"];
 
 /**
  * `memory_metadata.json` (METHOD.md §4.5). A method whose ranker reads no vectors (no_dense_rerank,

@@ -21,7 +21,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { InputFileError } from "../errors.ts";
+import { InputFileError, parseJsonText } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
 import type { Embedder } from "../llm/types.ts";
 import { entryProblems, type MemoryEntry } from "./entry.ts";
@@ -159,9 +159,5 @@ function decodeVectors(bytes: Uint8Array, dimension: number, rows: number): Floa
 }
 
 function parseJson(where: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw new InputFileError(where, `not valid JSON (${(cause as Error).message})`, `the memory store is corrupt; ${REBUILD}`, cause);
-  }
+  return parseJsonText(text, where, "not valid JSON", `the memory store is corrupt; ${REBUILD}`);
 }

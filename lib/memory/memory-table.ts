@@ -119,11 +119,4 @@ export class MemoryTable implements MemoryView {
     if (plan.kind === "skip") return { kind: "skip", row: plan.row, entryId: incoming.entry_id, embeddingCalls: 0 };
     return { kind: plan.kind, row: plan.row, entryId: plan.entry.entry_id, embeddingCalls: this.dimension === 0 ? 0 : 1 };
   }
-
-  /** A copy holding the same rows (entries are immutable and shared; vectors are copied into its arena). */
-  clone(): MemoryTable {
-    const copy = new MemoryTable(this.dimension);
-    this.#entries.forEach((entry, row) => copy.apply({ kind: "insert", row, entry }, this.#vectors[row]));
-    return copy;
-  }
 }

@@ -13,12 +13,6 @@ import { canonicalJson, type JsonValue } from "../hash.ts";
 /** JSON arguments of one factory. */
 export type FactoryArgs = Record<string, JsonValue>;
 
-/** What a factory built, as a manifest records it: its name and every argument. */
-export interface FactoryRef {
-  name: string;
-  args: FactoryArgs;
-}
-
 /**
  * Builds one thing from its args. `defaults` lists every accepted arg with its default value (and
  * so its JSON type); `build` gets the defaults overlaid with the given args and checks their values.

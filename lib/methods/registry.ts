@@ -90,8 +90,8 @@ export function familyBudgetSteps(methods: readonly string[], k: number): number
   return Math.max(...methods.map((m) => budgetMatchedSteps(m, k)));
 }
 
-/** Whether a method has hooks of its own (a note memory, a classifier, a step that is not the kit's `reflect()`): the paper's methods have only the kit's. */
+/** Whether a method has hooks of its own (a note memory, a classifier, a propose hook, a step that is not the kit's `reflect()`): the paper's methods have only the kit's. */
 export function hasPluginHooks(method: Pick<MethodSpec, "hooks">): boolean {
-  const { classify, step } = method.hooks;
-  return noteMemoryOf(method) !== undefined || classify !== undefined || (step !== undefined && !isKitHook(step));
+  const { classify, step, propose } = method.hooks;
+  return noteMemoryOf(method) !== undefined || classify !== undefined || propose !== undefined || (step !== undefined && !isKitHook(step));
 }

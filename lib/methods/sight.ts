@@ -12,7 +12,6 @@ import type { AttemptView } from "./hooks.ts";
 
 /** What a method's hooks may read. */
 export type Sight = "agent" | "oracle";
-export const SIGHTS: readonly Sight[] = ["agent", "oracle"];
 
 /** One attempt as the episode holds it: what the agent observed, and the oracle's verdict beside it. */
 export interface ObservedAttempt {

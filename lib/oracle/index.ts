@@ -2,9 +2,9 @@
  * The execution oracle (METHOD.md §2, §11): the public surface of lib/oracle.
  * @module
  */
-export type { AttemptStatus, FeedbackRegime, Outcome, Rows, SqlValue, Status } from "./types.ts";
+export type { AttemptStatus, FeedbackRegime, Rows, SqlValue, Status } from "./types.ts";
 export { ATTEMPT_STATUSES } from "./types.ts";
-export { Oracle, toOutcome, type OracleOptions, type Verdict } from "./oracle.ts";
+export { Oracle, type OracleOptions, type Verdict } from "./oracle.ts";
 export { SqlSandbox, type SandboxOptions } from "./sandbox.ts";
 export type { ExecRequest, ExecResult, ExecutorOptions, SqlExecutor } from "./executor.ts";
 export { EXECUTORS, registerExecutor, createExecutor, DEFAULT_ENGINE } from "./executors.ts";

@@ -24,7 +24,7 @@ import {
 import { resultRows, samePacked, type ExecResult, type ExecutorOptions, type SqlExecutor } from "./executor.ts";
 import { createExecutor, DEFAULT_ENGINE } from "./executors.ts";
 import { SqlSandbox } from "./sandbox.ts";
-import type { AttemptStatus, FeedbackRegime, Outcome, Rows, Status } from "./types.ts";
+import type { AttemptStatus, Rows, Status } from "./types.ts";
 
 /** Verdict for one (example, prediction): an attempt outcome, or an unscoreable example. */
 export interface Verdict {
@@ -218,23 +218,4 @@ function attempt(status: AttemptStatus, dbError: string | null, dbExecutions: nu
 
 function unscored(status: "NO_DATABASE" | "GOLD_ERROR", dbError: string, goldTimedOut = false): Verdict {
   return { status, dbError, predictedExecOk: false, oracleCorrect: null, dbExecutions: 0, predictedRows: null, ...(goldTimedOut ? { goldTimedOut: true as const } : {}) };
-}
-
-/**
- * The attempt outcome of a verdict (METHOD.md §2.2) under a feedback regime; `oracleCorrect` is the
- * oracle's verdict where the regime shows it (`showsVerdict`), else null. Throws for NO_DATABASE /
- * GOLD_ERROR verdicts.
- */
-export function toOutcome(verdict: Verdict, feedback: { regime: FeedbackRegime; showsVerdict: boolean }): Outcome {
-  if (verdict.status === "NO_DATABASE" || verdict.status === "GOLD_ERROR") {
-    throw new Error(`a ${verdict.status} verdict is not an attempt outcome (${verdict.dbError})`);
-  }
-  return {
-    status: verdict.status,
-    predictedExecOk: verdict.predictedExecOk,
-    dbError: verdict.dbError,
-    oracleCorrect: feedback.showsVerdict ? verdict.oracleCorrect : null,
-    feedbackRegime: feedback.regime,
-    dbExecutions: verdict.dbExecutions,
-  };
 }

@@ -18,7 +18,6 @@ const WORKER = fileURLToPath(new URL("./sql-worker.mjs", import.meta.url));
 
 /** The sandbox's limits: those of every executor (lib/oracle/executor.ts). */
 export type SandboxOptions = ExecutorOptions;
-export type { ExecRequest, ExecResult } from "./executor.ts";
 
 /** One worker process, as the pool drives it. */
 interface ProcessWorker extends PoolWorker {

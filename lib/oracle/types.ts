@@ -1,6 +1,6 @@
 /**
- * Oracle vocabulary (METHOD.md §2.2): the statuses an attempt can get and the outcome record the
- * classifier, memory and runner read. Spelled exactly as written to disk.
+ * Oracle vocabulary (METHOD.md §2.2): the statuses an attempt can get, the feedback regime's name
+ * and SQL values as the sandbox returns them. Spelled exactly as written to disk.
  * @module
  */
 
@@ -29,17 +29,3 @@ export type SqlValue = bigint | number | string | Uint8Array | null;
 
 /** A result table: rows of values, in the order SQLite returned them. */
 export type Rows = SqlValue[][];
-
-/** The outcome of scoring one attempt (METHOD.md §2.2 invariants hold; see `checkOutcome`). */
-export interface Outcome {
-  status: AttemptStatus;
-  /** true iff the prediction executed (CORRECT or DENOTATION_MISMATCH). */
-  predictedExecOk: boolean;
-  /** Raw SQLite message, `TIMEOUT`, or the kit's own message; null when the prediction executed. */
-  dbError: string | null;
-  /** The oracle's verdict where the feedback regime shows it (the paper's `denotation_confirmed`), else null. */
-  oracleCorrect: boolean | null;
-  feedbackRegime: FeedbackRegime;
-  /** Number of SQL executions this scoring performed (gold executions served from cache count 0). */
-  dbExecutions: number;
-}

@@ -16,28 +16,25 @@ import type { DatasetName, Example } from "../data/types.ts";
 import { MeritError } from "../errors.ts";
 import type { ChatBackend, Embedder } from "../llm/types.ts";
 import { episodeId, type FinishedEpisode } from "../memory/finalize.ts";
-import type { MemoryStore } from "../memory/store.ts";
 import { extractSql } from "../oracle/extract-sql.ts";
 import type { Verdict } from "../oracle/oracle.ts";
 import type { FeedbackRegime, Status } from "../oracle/types.ts";
 import { repairPrompt, type PromptAttempt } from "../prompts.ts";
 import type { RetrievalLogRecord } from "../retrieval/retrieval-log.ts";
-import type { Retriever } from "../retrieval/retriever.ts";
 import { DEFAULT_FEEDBACK_NOISE, getFeedback } from "../methods/feedback.ts";
 import { attemptViewFor } from "../methods/sight.ts";
-import { type AttemptView, type Note, type NoteView, type QuestionView } from "../methods/hooks.ts";
+import { type AttemptView, type Note, type QuestionView } from "../methods/hooks.ts";
 import { callHook, deepFreeze, DEFAULT_HOOK_DEADLINE_S } from "../methods/hook-guard.ts";
-import { noteMemoryOf, type MethodSpec } from "../methods/method.ts";
+import type { MethodSpec } from "../methods/method.ts";
 import { countingEmbedder } from "./embedding-count.ts";
 import { EpisodeCalls, type CallRecord, type PromptRecord } from "./episode-calls.ts";
-import { retrieveForRepair, writeNotes, type HookCalling } from "./episode-memory.ts";
+import { episodeMemoryOf, type EpisodeMemory, type HookCalling, type RetrievedSection, type WrittenNotes } from "./episode-memory.ts";
 import { proposeRepair, type ExecuteSql } from "./proposal.ts";
 import { judgeAttempt } from "./feedback-step.ts";
 import { hookClassifier, initialTypeOf, InitialLabelMismatchError, toAttempt, type AttemptRecord } from "./scored-attempt.ts";
 
 export { countEmbeddingTokens, countingEmbedder } from "./embedding-count.ts";
-export type { CallRecord, PromptRecord } from "./episode-calls.ts";
-export { InitialLabelMismatchError, type AttemptRecord } from "./scored-attempt.ts";
+export { InitialLabelMismatchError } from "./scored-attempt.ts";
 
 /**
  * Attempt 0 as the episode reads it (METHOD.md §6.6, §6.5): the cached initial SQL, the label it was
@@ -83,12 +80,13 @@ export interface EpisodeServices {
   backend: ChatBackend;
   /** The confirmed oracle for this run's dataset and protocol. */
   score(example: Example, sql: string): Promise<Verdict>;
-  /** Memory methods only. */
-  memory?: MemoryStore;
-  retriever?: Retriever;
+  /**
+   * The method's memory over the run's store (lib/experiment/run-memory.ts; `episodeMemoryOf` in
+   * lib/repair/episode-memory.ts). Without one, a note memory starts empty and MERIT's memory is refused.
+   */
+  memory?: EpisodeMemory;
+  /** The run's embedder (MERIT's memory: query embeddings; counted per episode). */
   embedder?: Embedder;
-  /** A memory hook's notes written so far in this run (the episode shows its hook the eligible ones only). */
-  notes?: readonly NoteView[];
   /** Read-only execution of a candidate on the example's database (a propose hook's `execute`): rows, never a verdict. */
   execute?: ExecuteSql;
 }
@@ -151,6 +149,7 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   // Every hook call: one line naming method and hook when it fails, and a deadline (lib/methods/hook-guard.ts).
   const calling: HookCalling = { site: (hook, name) => ({ method: method.name, hook, name, queryId: example.id }), model: calls.model, deadlineS: spec.hookDeadlineS ?? DEFAULT_HOOK_DEADLINE_S };
   const classify = hooks.classify ? hookClassifier(method.name, hooks.classify, view) : undefined;
+  const memory = services.memory ?? episodeMemoryOf(method, {});
   // What the hooks read, built from the method's declared sight: the oracle's verdict only for `oracle`.
   const attemptView = (a: AttemptRecord): AttemptView => attemptViewFor(method.sight, { sql: a.sql, verdict: a.verdict, dbError: a.dbError, executed: a.predictedExecOk, errorType: a.errorType, rowsPreview: a.rowsPreview, confirmedCorrect: a.confirmedCorrect });
   const asPrompt = (a: AttemptRecord): PromptAttempt => ({ sql: a.sql, status: a.status, dbError: a.dbError });
@@ -183,10 +182,10 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
   while (method.repairs && !last().stops && attempts.length - 1 < spec.maxRepairSteps) {
     const iteration = attempts.length; // 1-based repair step
     const currentErrorType = last().errorType ?? "Unknown";
-    let section = { positives: [], negatives: [], notesText: "" } as Pick<Awaited<ReturnType<typeof retrieveForRepair>>, "positives" | "negatives" | "notesText">;
-    if (hooks.memory) {
+    let section: Pick<RetrievedSection, "positives" | "negatives" | "notesText"> = { positives: [], negatives: [], notesText: "" };
+    if (memory) {
       const start = performance.now();
-      const got = await retrieveForRepair(method, { view, iteration, last: last(), attempts: attempts.map(attemptView) }, { store: services.memory, retriever: services.retriever, embedder, notes: services.notes }, calling);
+      const got = await memory.retrieve({ view, iteration, last: last(), attempts: attempts.map(attemptView) }, calling, embedder);
       wallMs.retrieval += performance.now() - start;
       retrieved.push(got.ids);
       retrievalLog.push(got.log);
@@ -219,13 +218,13 @@ export async function runEpisode(spec: EpisodeSpec, services: EpisodeServices): 
     attempts,
     retrievedEntryIds: retrieved.length > 0 ? retrieved[retrieved.length - 1] : [],
   };
-  // A note memory writes once the episode is final; its notes are stored only after the run commits this episode.
-  const noteMemory = noteMemoryOf(method);
-  let written: { notes: Note[] | null; retired: string[]; verdict: boolean | null } = { notes: null, retired: [], verdict: null };
-  if (noteMemory) {
+  // The memory writes once the episode is final (a note memory's notes; MERIT's entry is finalized by
+  // the run); what it writes is stored only after the run commits this episode.
+  let written: WrittenNotes = { notes: null, retired: [], verdict: null };
+  if (memory) {
     const start = performance.now();
     const source = { queryId: example.id, dbId: example.dbId, streamPosition: spec.streamPosition, episodeId: episodeId(spec.dataset, method.name, spec.streamSeed, spec.streamPosition, example.id) };
-    written = await writeNotes(method, noteMemory, { ...view, attempts: attempts.map(attemptView), success: last().stops, reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, source, services.notes, calling);
+    written = await memory.write({ ...view, attempts: attempts.map(attemptView), success: last().stops, reflections: [...reflections], retrieved: retrieved.map((r) => [...r]) }, source, calling);
     wallMs.memory += performance.now() - start;
   }
   // Every declared kind was called only in the episodes its scope names (`per`), which the plan relies on.

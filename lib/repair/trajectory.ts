@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { InputFileError } from "../errors.ts";
+import { parseJsonLines } from "../data/json-file.ts";
 import type { JsonValue } from "../hash.ts";
 import { ATTEMPT_STATUSES } from "../oracle/types.ts";
 
@@ -267,21 +267,5 @@ function checkAccounting(t: z.infer<typeof TrajectorySchema>, issue: (path: stri
  * fails loudly with the file, the 1-based line number and the path to the bad field.
  */
 export function parseTrajectoryLines(text: string, file: string): Trajectory[] {
-  const out: Trajectory[] = [];
-  text.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch (cause) {
-      throw new InputFileError(file, `line ${i + 1} is not JSON`, "rewrite the line or re-run the episode", cause);
-    }
-    const parsed = TrajectorySchema.safeParse(json);
-    if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      throw new InputFileError(file, `line ${i + 1}: ${first.path.join(".") || "(record)"} ${first.message}`, "the trajectory does not follow METHOD.md §6.5; re-run the episode");
-    }
-    out.push(parsed.data);
-  });
-  return out;
+  return parseJsonLines(text, file, { json: "rewrite the line or re-run the episode", schema: "the trajectory does not follow METHOD.md §6.5; re-run the episode" }, TrajectorySchema);
 }

@@ -43,6 +43,7 @@ import { tokenMatchedFigure } from "../analysis/figure-token-matched.ts";
 import { runSetting } from "../analysis/run-setting.ts";
 import { ablationTable, comparisonTable, confusionTable, exTable, failureTable, repairTable, type TableSelection } from "../analysis/tables.ts";
 import { writeFileAtomic } from "../atomic-file.ts";
+import { parseJsonLines } from "../data/json-file.ts";
 import { InputFileError, MeritError, UsageError, nearestName } from "../errors.ts";
 import { assertWritableDir } from "../experiment/output-paths.ts";
 import { loadPluginSources } from "../experiment/plugin-sources.ts";
@@ -390,18 +391,7 @@ function loadValidation(file: string | undefined, dataset: string | undefined, t
   if (dataset === undefined) throw new UsageError(`--annotations needs --annotations-dataset (the dataset the cases come from)`);
   const runTrajectories = trajectories.get(dataset);
   if (!runTrajectories) throw new UsageError(`--annotations-dataset ${dataset} has no runs among the inputs; known: ${[...trajectories.keys()].join(", ")}`);
-  const rows = readFileSync(file, "utf8").split("\n").flatMap((line, i) => {
-    if (line.trim() === "") return [];
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch (cause) {
-      throw new InputFileError(file, `line ${i + 1} is not JSON`, "write one annotation object per line", cause);
-    }
-    const parsed = AnnotationRowSchema.safeParse(json);
-    if (!parsed.success) throw new InputFileError(file, `line ${i + 1}: ${parsed.error.issues[0].path.join(".")} ${parsed.error.issues[0].message}`, "fix the annotation row");
-    return [parsed.data];
-  });
+  const rows = parseJsonLines(readFileSync(file, "utf8"), file, { json: "write one annotation object per line", schema: "fix the annotation row" }, AnnotationRowSchema);
   return { [dataset]: classifierValidation(rows, runTrajectories) };
 }
 

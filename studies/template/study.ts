@@ -25,7 +25,8 @@ export default defineStudy({
   //   models: server({ base_urls: ["http://gpu1:8000/v1"] }),   // OpenAI-compatible servers
   // or, to see the whole study on a world whose effects are known (import simulatedModels):
   //   models: simulatedModels(),                                // the simulated engine: planted effects
-  //                                                             // (configs/simulated-engine.json), no model file
+  //                                                             // (configs/simulated-engine.json), no model file;
+  //                                                             // Spider on test-suite databases as above
   models: tinyModels(),
   plugins: ["./my-method.ts"],
 });

@@ -9,7 +9,8 @@ describe("merit grid --help", () => {
     for (const flag of ["config", "methods", "seeds", "limit", "out", "resume", "model", "threads", "sequences", "shard", "plan", "json", "plugin", "allow-single-db"]) {
       expect(gridCommand.usage).toMatch(new RegExp(`--${flag}\\b`));
     }
-    expect(gridCommand.usage).toMatch(/registers methods and their parts, datasets,\s+SQL executors or inference engines/);
+    expect(gridCommand.usage).toMatch(/registers methods \(hook sets\), rankers, datasets,\s+SQL executors or inference engines/);
+    expect(gridCommand.usage, "methods are hooks, not parts (issue 36)").not.toMatch(/parts/);
   });
   it("refuses run's --method and --seed, and run refuses --methods", async () => {
     const err: string[] = [];

@@ -12,6 +12,7 @@ import { jsonInexact, jsonRows } from "../../lib/methods/hook-guard.ts";
 import { noteView } from "../../lib/methods/note-memory.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
 import { runEpisode, type EpisodeSpec } from "../../lib/repair/episode.ts";
+import { episodeMemoryOf } from "../../lib/repair/episode-memory.ts";
 
 const example: Example = { id: "cur", sourceIndex: 0, dbId: "concert_singer", question: "How many singers are there?", evidence: "", goldSql: "SELECT count(*) FROM singer", difficulty: "easy" };
 const failed: Verdict = { status: "EXECUTION_ERROR", dbError: "no such column: x", predictedExecOk: false, oracleCorrect: false, dbExecutions: 1, predictedRows: null };
@@ -28,7 +29,7 @@ const note = (queryId: string, position: number, data: unknown = { tries: [1, 2]
 async function episode(name: string, hooks: MethodHooks, extra: Partial<EpisodeSpec> = {}, notes: readonly NoteView[] = [note("q0", 0), note("q1", 1)]) {
   const method = buildMethod({ name, description: "test", hooks });
   const spec: EpisodeSpec = { dataset: "spider", method, streamSeed: 0, streamPosition: 5, example, schema: "", initial: { initial_sql: "SELECT x FROM singer", execution_status: "EXECUTION_ERROR", prompt_hash: null, prompt_tokens: null, output_tokens: null }, feedbackRegime: "denotation_confirmed", maxRepairSteps: 1, maxOutputTokens: 64, ...extra };
-  return runEpisode(spec, { backend, score: async () => failed, notes });
+  return runEpisode(spec, { backend, score: async () => failed, memory: episodeMemoryOf(method, { notes }) });
 }
 
 const memory = (over: Partial<NonNullable<MethodHooks["memory"]>>): MethodHooks => ({ memory: { name: "probe", heading: "PROBE", write: () => [], retrieve: () => [], ...over } });
@@ -127,7 +128,7 @@ describe("a hook's deadline", () => {
     const slow = { ...backend, generate: () => new Promise((resolve) => setTimeout(() => resolve({ text: "ok", promptTokens: 1, outputTokens: 1, truncatedPromptTokens: 0, cached: false }), 80)) } as unknown as ChatBackend;
     const method = buildMethod({ name: "slow_model", description: "test", hooks: { calls: { distill: { most: 1 } }, memory: { name: "probe", heading: "PROBE", retrieve: () => [], write: async (_e, model) => [{ kind: "lesson", text: await model.generate("distill", "p") }] } } });
     const spec: EpisodeSpec = { dataset: "spider", method, streamSeed: 0, streamPosition: 0, example, schema: "", initial: { initial_sql: "SELECT x FROM singer", execution_status: "EXECUTION_ERROR", prompt_hash: null, prompt_tokens: null, output_tokens: null }, feedbackRegime: "denotation_confirmed", maxRepairSteps: 0, maxOutputTokens: 64, hookDeadlineS: 0.02 };
-    const result = await runEpisode(spec, { backend: slow, score: async () => failed, notes: [] });
+    const result = await runEpisode(spec, { backend: slow, score: async () => failed, memory: episodeMemoryOf(method, { notes: [] }) });
     expect(result.notes?.map((n) => n.text)).toEqual(["ok"]);
   });
 });

@@ -9,6 +9,7 @@ import { buildMethod } from "../../lib/methods/method.ts";
 import { stampNotes, type NoteView } from "../../lib/methods/hooks.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
 import { runEpisode } from "../../lib/repair/episode.ts";
+import { episodeMemoryOf } from "../../lib/repair/episode-memory.ts";
 
 const example: Example = { id: "cur", sourceIndex: 0, dbId: "concert_singer", question: "How many singers are there?", evidence: "", goldSql: "SELECT count(*) FROM singer", difficulty: "easy" };
 const failed: Verdict = { status: "EXECUTION_ERROR", dbError: "no such column: x", predictedExecOk: false, oracleCorrect: false, dbExecutions: 1, predictedRows: null };
@@ -46,7 +47,7 @@ describe("memory.write's view", () => {
     const notes = [note("q0", 0), note("q1", 4), note("cur", 3), note("q5", 5), note("q6", 6), note("q2", 2)];
     await runEpisode(
       { dataset: "spider", method, streamSeed: 0, streamPosition: 5, example, schema: "", initial: { initial_sql: "SELECT x FROM singer", execution_status: "EXECUTION_ERROR", prompt_hash: null, prompt_tokens: null, output_tokens: null }, feedbackRegime: "denotation_confirmed", maxRepairSteps: 2, maxOutputTokens: 64 },
-      { backend, score: async () => failed, notes },
+      { backend, score: async () => failed, memory: episodeMemoryOf(method, { notes }) },
     );
     expect(seen.write).toEqual([["from q0@0", "from q1@4", "from q2@2"]]);
     expect(seen.retrieve).toEqual([seen.write[0], seen.write[0]]);
@@ -61,8 +62,8 @@ describe("memory.write's view", () => {
     });
     const correct: Verdict = { ...failed, status: "CORRECT", dbError: null, predictedExecOk: true, oracleCorrect: true };
     const spec = { dataset: "spider" as const, method, streamSeed: 0, example, schema: "", initial: { initial_sql: "SELECT count(*) FROM singer", execution_status: "CORRECT" as const, prompt_hash: null, prompt_tokens: null, output_tokens: null }, feedbackRegime: "denotation_confirmed" as const, maxRepairSteps: 2, maxOutputTokens: 64 };
-    await runEpisode({ ...spec, streamPosition: 0 }, { backend, score: async () => correct, notes: [note("q9", 0), note("q8", 1)] });
-    await runEpisode({ ...spec, streamPosition: 2 }, { backend, score: async () => correct, notes: [note("q9", 0), note("q8", 1), note("q7", 2)] });
+    await runEpisode({ ...spec, streamPosition: 0 }, { backend, score: async () => correct, memory: episodeMemoryOf(method, { notes: [note("q9", 0), note("q8", 1)] }) });
+    await runEpisode({ ...spec, streamPosition: 2 }, { backend, score: async () => correct, memory: episodeMemoryOf(method, { notes: [note("q9", 0), note("q8", 1), note("q7", 2)] }) });
     expect(views).toEqual([0, 2]);
   });
 });

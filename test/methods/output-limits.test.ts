@@ -11,6 +11,7 @@ import { buildMethod } from "../../lib/methods/method.ts";
 import { AWM_MAX_OUTPUT_TOKENS } from "../../lib/methods/peers/awm.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
 import { runEpisode, type EpisodeSpec } from "../../lib/repair/episode.ts";
+import { episodeMemoryOf } from "../../lib/repair/episode-memory.ts";
 import { toTrajectory } from "../../lib/repair/trajectory-record.ts";
 import { summarizeRun } from "../../lib/analysis/run-summary.ts";
 import { costTable } from "../../lib/analysis/table-cost.ts";
@@ -42,9 +43,9 @@ describe("declared output limits", () => {
       { text: "<workflows>Count rows: 1. find the table 2. SELECT count(*)</workflows>", cut: false },
       { text: "<workflows>Count rows: 1. find the tab", cut: true },
     ]);
-    const first = await runEpisode(spec("1", 0), { backend, score: async () => correct, notes: [] });
+    const first = await runEpisode(spec("1", 0), { backend, score: async () => correct, memory: episodeMemoryOf(getMethod("awm"), { notes: [] }) });
     expect(first.notes![0].text).toBe("Count rows: 1. find the table 2. SELECT count(*)");
-    const second = await runEpisode(spec("2", 1), { backend, score: async () => correct, notes: asView(first.notes!) });
+    const second = await runEpisode(spec("2", 1), { backend, score: async () => correct, memory: episodeMemoryOf(getMethod("awm"), { notes: asView(first.notes!) }) });
     // The induce calls asked the backend for the kind's declared limit, not the run's 512.
     expect(backend.requests.map((r) => r.maxOutputTokens)).toEqual([AWM_MAX_OUTPUT_TOKENS, AWM_MAX_OUTPUT_TOKENS]);
     // Cut at its limit: the previous workflows stay, and both successes are carried forward.

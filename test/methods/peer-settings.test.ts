@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineStudy, registerStudyArms } from "../../lib/experiment/study.ts";
 import type { ChatBackend, GenerateRequest, GenerateResult } from "../../lib/llm/types.ts";
-import { getMethod, methodDefinition, methodFromManifest, methodRecord } from "../../lib/methods/index.ts";
+import { getMethod, meritMemory, methodDefinition, methodFromManifest, methodRecord, reflect, registerMethod } from "../../lib/methods/index.ts";
 import { readRun } from "../helpers/run-fixture.ts";
 import { ScriptedBackend } from "../helpers/scripted-backend.ts";
 import { C, closeScenario, openScenario, runScenarioWith, SCENARIO_IDS, type ScenarioFixture, scenarioScript } from "../helpers/scripted-scenario.ts";
@@ -103,11 +103,22 @@ describe("peer settings", () => {
     refuse(arm("peer-settings-3", "dynamic_cheatsheet_rs", { top_k: 0 }), /^study peer-settings-3: arm "peer_bad_t": method "dynamic_cheatsheet_rs": setting top_k must be an integer in 1\.\.50 .*got 0$/);
     refuse(arm("peer-settings-4", "expel_online", { few_shots: 1.5 }), /setting few_shots must be an integer in 0\.\.20/);
     refuse(arm("peer-settings-5", "merit", { top_k: 2 }), /^study peer-settings-5: arm "peer_bad_t": method "merit": memory "merit_memory" has no arg "top_k"; its args: layout, type_filter, /);
-    refuse(arm("peer-settings-6", "iterative", { top_k: 2 }), /^study peer-settings-6: arm "peer_bad_t" gives args but method "iterative" is built from no factory, so it has none to change; drop args$/);
+    refuse(arm("peer-settings-6", "iterative", { top_k: 2 }), /^study peer-settings-6: arm "peer_bad_t": method "iterative" has no args to change \(top_k\); it is built from no factory$/);
     // the nested form of earlier kits (args: { settings: { … } }) is still read
     const nested = defineStudy({ ...base, name: "peer-settings-7", methods: ["reasoning_bank", "rb_nested_t"], reference: "reasoning_bank", arms: { rb_nested_t: { method: "reasoning_bank", args: { settings: { top_k: 3 } } } } });
     registerStudyArms(nested);
     expect(getMethod("rb_nested_t").record.settings?.top_k).toBe(3);
+  });
+
+  it("an arm's args vary a plugin method whose memory is MERIT's (hooks written directly, no withArgs of its own)", () => {
+    registerMethod({ name: "plugin_merit_t", description: "test", hooks: { memory: meritMemory({ type_filter: "never" }), step: reflect() } });
+    const study = defineStudy({ ...base, name: "peer-settings-8", methods: ["plugin_merit_t", "plugin_merit_k5_t"], reference: "plugin_merit_t", arms: { plugin_merit_k5_t: { method: "plugin_merit_t", args: { max_positive: 5 } } } });
+    registerStudyArms(study);
+    const armed = getMethod("plugin_merit_k5_t");
+    expect(armed.memory?.limits.positive).toBe(5);
+    expect(armed.memory?.typeFilter).toBe("never"); // the plugin's own arg stays
+    expect(armed.hooks.step?.name).toBe("reflect");
+    expect(() => registerStudyArms(defineStudy({ ...base, name: "peer-settings-9", methods: ["plugin_merit_t", "plugin_merit_bad_t"], reference: "plugin_merit_t", arms: { plugin_merit_bad_t: { method: "plugin_merit_t", args: { max_postive: 5 } } } }))).toThrow(/^study peer-settings-9: arm "plugin_merit_bad_t": memory "merit_memory" has no arg "max_postive" \(did you mean "max_positive"\?\)/);
   });
 
   it("withArgs builds fresh hooks: two ExpeL arms share no state, and each states its own limits", () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { Example } from "../../lib/data/types.ts";
 import type { ChatBackend, GenerateRequest } from "../../lib/llm/types.ts";
 import { buildMethod } from "../../lib/methods/method.ts";
-import { getMethod, methodDefinition, sourcesTable, type AttemptView, type EpisodeView } from "../../lib/methods/index.ts";
+import { getMethod, methodDefinition, registerMethod, sourcesTable, type AttemptView, type EpisodeView } from "../../lib/methods/index.ts";
 import { judgePrompt as rbJudgePrompt } from "../../lib/methods/peers/reasoning-bank.ts";
 import { methodSource } from "../../lib/analysis/table-peers.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
@@ -127,6 +127,15 @@ describe("the declaration is what merit methods and the peers table print", () =
       `| \`reasoning_bank\` | ${methodDefinition("reasoning_bank").citation} | agent's view only |`,
       `| \`reasoning_bank_oracle\` | ${methodDefinition("reasoning_bank_oracle").citation} | oracle verdict (ground truth) |`,
     ]);
+  });
+
+  it("reads the sight of a method whose only hook is a propose hook (self-consistency's shape)", () => {
+    for (const sight of ["agent", "oracle"] as const) {
+      const name = `propose_only_${sight}`;
+      registerMethod({ name, description: "t", sight, hooks: { propose: { name: "greedy", propose: (request) => request.greedy } } });
+      expect(methodSource(name)).toEqual({ citation: null, groundTruth: sight === "oracle" });
+      expect(sourcesTable([name]).slice(2)).toEqual([`| \`${name}\` |  | ${sight === "oracle" ? "oracle verdict (ground truth)" : "agent's view only"} |`]);
+    }
   });
 });
 

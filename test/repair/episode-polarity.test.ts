@@ -11,6 +11,7 @@ import { meritMemory } from "../../lib/methods/merit-memory.ts";
 import { buildMethod } from "../../lib/methods/method.ts";
 import type { Verdict } from "../../lib/oracle/oracle.ts";
 import { runEpisode } from "../../lib/repair/episode.ts";
+import { episodeMemoryOf } from "../../lib/repair/episode-memory.ts";
 import { createRetriever } from "../../lib/retrieval/retriever.ts";
 import { ScriptedEmbedder, storeOf, type EntrySpec } from "../memory/fixtures.ts";
 
@@ -57,7 +58,7 @@ describe("each retrieved entry is shown under its own polarity's heading, for ev
         } as unknown as ChatBackend;
         const result = await runEpisode(
           { dataset: "spider", method, streamSeed: 0, streamPosition: 100, example, schema: "", initial: { initial_sql: "SELECT x FROM singer", execution_status: "EXECUTION_ERROR", prompt_hash: null, prompt_tokens: null, output_tokens: null }, feedbackRegime: "denotation_confirmed", maxRepairSteps: 1, maxOutputTokens: 64 },
-          { backend, score: async () => failed, memory, retriever: createRetriever(), embedder: embedder() },
+          { backend, score: async () => failed, memory: episodeMemoryOf(method, { store: memory, retriever: createRetriever() }), embedder: embedder() },
         );
         expect(prompts).toHaveLength(1);
         const shownPositive = idsUnder(prompts[0], "CONFIRMED SUCCESSFUL REPAIR DIRECTIONS:");

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { InputFileError } from "../../errors.ts";
+import { InputFileError, parseJsonText } from "../../errors.ts";
 import { sha256Hex } from "../../hash.ts";
 
 /** The parameters file `model.simulation` falls back to. */
@@ -127,11 +127,6 @@ export function loadSimulatedParams(file: string = DEFAULT_SIMULATION_FILE): Loa
   } catch (error) {
     throw new InputFileError(file, "the simulated engine's parameters file cannot be read", `pass an existing file as config model.simulation (default ${DEFAULT_SIMULATION_FILE})`, error);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch (error) {
-    throw new InputFileError(file, `malformed JSON (${(error as Error).message})`, "fix the JSON syntax", error);
-  }
+  const value = parseJsonText(bytes.toString("utf8"), file, "malformed JSON", "fix the JSON syntax");
   return { file, sha256: sha256Hex(bytes), params: parseSimulatedParams(value, file) };
 }

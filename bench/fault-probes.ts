@@ -5,7 +5,15 @@
  * identical and no-effect arms and an unknown regime; a plugin executor and timer left open; a plugin
  * imported by its own study and then edited; a failed run that blocks a study; noisy feedback's Table
  * 5, plan bound and verdicts; an empty or too-old Node in the hand-over cache; add-ons loaded by the
- * wrong Node; a full disk under `merit report`. Each probe is a whole `merit` process (`node
+ * wrong Node; a full disk under `merit report`. And the seams added after it (the "item" column
+ * names the seam): a `propose` hook (lib/repair/proposal.ts) that returns a non-string, "", 4 MB of
+ * SQL or two statements, throws or hangs, whose `execute` is given writing, endless, non-string or
+ * 400 statements, whose `model.sample` draws an undeclared, greedy or over-bound kind, and a sampled
+ * kind's temperature out of range; config `memory_source` (lib/experiment/memory-source.ts) naming
+ * no folder, a running run, another dataset's run, another memory's run, a damaged or edited run, or
+ * the run itself; study arms' args of the wrong type, an unknown ranker, ranker_args not an object,
+ * an arm of an arm; `merit grid`/`merit methods --plugin` with note data JSON cannot hold or a kit
+ * method's name. Each probe is a whole `merit` process (`node
  * lib/bin.mjs …`, the simulated engine, the bundled Spider, a few queries) in a temporary folder and
  * states what must happen: a one-line refusal naming the thing and the fix with a non-zero exit, or
  * the correct output with exit 0. A stack trace, a second stderr line in a refusal, a hang (each
@@ -206,6 +214,11 @@ one("probe_exec_hang", async (r, t) => { log("exec_hang", await t.execute("WITH 
 one("probe_exec_many", async (r, t) => { for (let i = 0; i < 400; i++) await t.execute("SELECT " + i); log("exec_many", 400); return r.greedy; });
 one("probe_sample_undeclared", async (r, t) => (await t.model.sample("vote", r.prompt)).text);
 one("probe_sample_greedy", async (r, t) => (await t.model.sample("vote", r.prompt)).text, { vote: { most: 1 } });
+one("probe_two_statements", (r) => (r.greedy === "" ? "SELECT 1" : r.greedy) + "; DROP TABLE IF EXISTS singer; DELETE FROM singer");
+one("probe_exec_nonstring", async (r, t) => { await t.execute(undefined as never); return r.greedy; });
+one("probe_sample_over", async (r, t) => { for (let i = 0; i < 3; i++) await t.model.sample("s", r.prompt); return r.greedy; }, { s: { most: { per_repair: 1 }, per: "repair_episode", temperature: 0.7 } });
+one("probe_sample_index", async (r, t) => (await t.model.sample("s", r.prompt, { index: -1 })).text, { s: { most: { per_repair: 1 }, per: "repair_episode", temperature: 0.7 } });
+one("probe_sample_replay", async (r, t) => { const a = await t.model.sample("s", r.prompt, { index: 0 }); const b = await t.model.sample("s", r.prompt, { index: 0 }); log("sample_replay", { same: a.text === b.text }); return r.greedy; }, { s: { most: { per_repair: 2 }, per: "repair_episode", temperature: 0.7 } });
 `,
 );
 const readProbeLog = (name: string): { executed?: boolean; error?: string | null }[] => {
@@ -573,20 +586,20 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     },
   },
   // --- newer seams (2026-12-07 afternoon): the propose hook, memory_source, study arms' args, plugins ---
-  { id: "propose-number", item: "P", what: "propose returns a number (42)", expect: "exit 2, one line: method, hook, what it returned", run: hookRefusal("probe_propose_number", "propose", /returned 42.*must return the SQL/, PROPOSE) },
-  { id: "propose-empty", item: "P", what: "propose returns \"\" (no SQL)", expect: "exit 0; each proposed attempt scored as giving no SQL", run: () => held(hookRun("probe_propose_empty", PROPOSE), /EX /, () => proposedSqls("probe_propose_empty").every((s) => s === "") ? null : "an attempt of a step that proposed \"\" was scored with SQL") },
+  { id: "propose-number", item: "propose", what: "propose returns a number (42)", expect: "exit 2, one line: method, hook, what it returned", run: hookRefusal("probe_propose_number", "propose", /returned 42.*must return the SQL/, PROPOSE) },
+  { id: "propose-empty", item: "propose", what: "propose returns \"\" (no SQL)", expect: "exit 0; each proposed attempt scored as giving no SQL", run: () => held(hookRun("probe_propose_empty", PROPOSE), /EX /, () => proposedSqls("probe_propose_empty").every((s) => s === "") ? null : "an attempt of a step that proposed \"\" was scored with SQL") },
   {
     id: "propose-huge",
-    item: "P",
+    item: "propose",
     what: "propose returns a 4 MB SQL",
     expect: "exit 2 within seconds, one line naming the size and the bound (fixed: was scored, then the run's edit distance by step ran for hours)",
     run: hookRefusal("probe_propose_huge", "propose", /returned 4000020 bytes of SQL.*at most 65536 bytes/, PROPOSE),
   },
-  { id: "propose-throws", item: "P", what: "propose throws TypeError", expect: "exit 2, one line: method, hook, the error", run: hookRefusal("probe_propose_throw", "propose", /threw TypeError: no vote/, PROPOSE) },
-  { id: "propose-hangs", item: "P", what: "propose never returns (hook_deadline_s 2)", expect: "exit 2 within seconds, one line naming hook_deadline_s", run: hookRefusal("probe_propose_hang", "propose", /did not return within 2 s.*hook_deadline_s/, PROPOSE) },
+  { id: "propose-throws", item: "propose", what: "propose throws TypeError", expect: "exit 2, one line: method, hook, the error", run: hookRefusal("probe_propose_throw", "propose", /threw TypeError: no vote/, PROPOSE) },
+  { id: "propose-hangs", item: "propose", what: "propose never returns (hook_deadline_s 2)", expect: "exit 2 within seconds, one line naming hook_deadline_s", run: hookRefusal("probe_propose_hang", "propose", /did not return within 2 s.*hook_deadline_s/, PROPOSE) },
   {
     id: "execute-writes",
-    item: "P",
+    item: "propose",
     what: "execute given INSERT, DROP TABLE, ATTACH, PRAGMA writable_schema, CREATE TABLE, a SELECT then DELETE",
     expect: "exit 0; each an execution error (the hook sees executed: false), every database file byte-identical",
     run: () => {
@@ -604,10 +617,10 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
       return f;
     },
   },
-  { id: "execute-hangs", item: "P", what: "execute given a query that never ends (recursive CTE), sql_timeout_s 1", expect: "exit 0 within the SQL deadline per execution; the hook sees TIMEOUT", run: () => held(hookRun("probe_exec_hang", PROPOSE, 120, { sql_timeout_s: 1 }), /EX /, () => (readProbeLog("exec_hang").some((v) => v.error === "TIMEOUT") ? null : `no execution timed out: ${JSON.stringify(readProbeLog("exec_hang").slice(0, 1))}`)) },
+  { id: "execute-hangs", item: "propose", what: "execute given a query that never ends (recursive CTE), sql_timeout_s 1", expect: "exit 0 within the SQL deadline per execution; the hook sees TIMEOUT", run: () => held(hookRun("probe_exec_hang", PROPOSE, 120, { sql_timeout_s: 1 }), /EX /, () => (readProbeLog("exec_hang").some((v) => v.error === "TIMEOUT") ? null : `no execution timed out: ${JSON.stringify(readProbeLog("exec_hang").slice(0, 1))}`)) },
   {
     id: "execute-many",
-    item: "P",
+    item: "propose",
     what: "execute called 400 times in one propose call",
     expect: "exit 0; every execution counted in the attempts' db_executions",
     run: () =>
@@ -622,14 +635,33 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     ["temp-negative", "-0.5"],
     ["temp-nan", "NaN"],
     ["temp-huge", "1e9"],
-  ].map(([id, t]) => ({ id, item: "P", what: `calls.sample.temperature ${t}`, expect: "exit 2 at registration, one line naming the field and its range", run: () => refused(merit(["methods", "--plugin", put(`temps/${id}.ts`, `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "probe_${id.replace("-", "_")}", description: "bad temperature", hooks: { calls: { sample: { most: 1, temperature: ${t} } }, propose: { name: "p", propose: (r) => r.greedy } } });\n`)]), [/calls\.sample\.temperature must be a number in \(0, 2\]/]) })),
-  { id: "sample-undeclared", item: "P", what: "model.sample on a kind the method does not declare", expect: "exit 2, one line naming the kind and the fix", run: () => refused(hookRun("probe_sample_undeclared", PROPOSE), [/^merit run: method "probe_sample_undeclared": .*kind "vote", which it does not declare; add it to the method's hooks\.calls/]) },
-  { id: "sample-greedy-kind", item: "P", what: "model.sample on a declared greedy kind (no temperature)", expect: "exit 2, one line: declare temperature or call model.reply", run: () => refused(hookRun("probe_sample_greedy", PROPOSE), [/^merit run: method "probe_sample_greedy": .*model\.sample with kind "vote", which declares no temperature; declare hooks\.calls\.vote\.temperature/]) },
+  ].map(([id, t]) => ({ id, item: "propose", what: `calls.sample.temperature ${t}`, expect: "exit 2 at registration, one line naming the field and its range", run: () => refused(merit(["methods", "--plugin", put(`temps/${id}.ts`, `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "probe_${id.replace("-", "_")}", description: "bad temperature", hooks: { calls: { sample: { most: 1, temperature: ${t} } }, propose: { name: "p", propose: (r) => r.greedy } } });\n`)]), [/calls\.sample\.temperature must be a number in \(0, 2\]/]) })),
+  { id: "sample-undeclared", item: "propose", what: "model.sample on a kind the method does not declare", expect: "exit 2, one line naming the kind and the fix", run: () => refused(hookRun("probe_sample_undeclared", PROPOSE), [/^merit run: method "probe_sample_undeclared": .*kind "vote", which it does not declare; add it to the method's hooks\.calls/]) },
+  { id: "sample-greedy-kind", item: "propose", what: "model.sample on a declared greedy kind (no temperature)", expect: "exit 2, one line: declare temperature or call model.reply", run: () => refused(hookRun("probe_sample_greedy", PROPOSE), [/^merit run: method "probe_sample_greedy": .*model\.sample with kind "vote", which declares no temperature; declare hooks\.calls\.vote\.temperature/]) },
+  {
+    id: "propose-two-statements",
+    item: "propose",
+    what: "propose returns \"SQL; DROP TABLE …; DELETE …\"",
+    expect: "exit 0; scored as no SQL (METHOD.md §2.7: more than one statement is \"\"), every database file byte-identical",
+    run: () => {
+      const before = databaseHashes();
+      return held(hookRun("probe_two_statements", PROPOSE), /EX /, () => {
+        const after = databaseHashes();
+        if ([...before].some(([p, h]) => after.get(p) !== h)) return "a database file changed";
+        const stored = proposedSqls("probe_two_statements").filter((q) => q !== "");
+        return stored.length ? `a scored attempt keeps SQL: ${stored[0].slice(0, 80)}` : null;
+      });
+    },
+  },
+  { id: "execute-non-string", item: "propose", what: "execute given undefined", expect: "exit 2, one line: give it the SQL text", run: () => refused(hookRun("probe_exec_nonstring", PROPOSE), [/^merit run: method "probe_exec_nonstring": .*execute was given undefined; give it the SQL text/]) },
+  { id: "sample-over-bound", item: "propose", what: "model.sample 3 times per step of a kind declared { per_repair: 1 }", expect: "exit 2, one line naming the kind and its declared bound", run: () => refused(hookRun("probe_sample_over", PROPOSE), [/probe_sample_over/, /"s"|kind s|\bs\b/, /most|bound|declare/]) },
+  { id: "sample-negative-index", item: "propose", what: "model.sample with index -1", expect: "exit 2, one line: a non-negative integer", run: () => refused(hookRun("probe_sample_index", PROPOSE), [/probe_sample_index/, /index .* is -1; give a non-negative integer/]) },
+  { id: "sample-same-index", item: "propose", what: "model.sample twice with index 0 at one step", expect: "exit 0; the same text both times (one seed)", run: () => held(hookRun("probe_sample_replay", PROPOSE), /EX /, () => { const seen = readProbeLog("sample_replay") as { same?: boolean }[]; if (seen.length === 0) return "propose was never called: the probe tested nothing"; return seen.every((v) => v.same) ? null : "index 0 drew two different samples"; }) },
   // memory_source
-  { id: "source-missing", item: "M", what: "memory_source names a folder that does not exist", expect: "exit 2, one line naming memory_source and the path (fixed: named only DIR/manifest.json)", run: () => refused(sourcedRun("merit", join(TMP, "no-such-run")), [/^merit run: config memory_source \S*no-such-run: does not exist/]) },
+  { id: "source-missing", item: "source", what: "memory_source names a folder that does not exist", expect: "exit 2, one line naming memory_source and the path (fixed: named only DIR/manifest.json)", run: () => refused(sourcedRun("merit", join(TMP, "no-such-run")), [/^merit run: config memory_source \S*no-such-run: does not exist/]) },
   {
     id: "source-running",
-    item: "M",
+    item: "source",
     what: "memory_source names a run still running (its manifest status \"running\")",
     expect: "exit 2, one line: not a completed run, finish it",
     run: () => {
@@ -641,7 +673,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
   },
   {
     id: "study-no-databases",
-    item: "M",
+    item: "source",
     what: "a BIRD study (the source of a transfer) without BIRD's databases (no `make data-bird`)",
     expect: "exit 2 at `study plan`, one line naming the dataset and the download (fixed: plan said 0 queries, run failed with \"runMetrics: the run has no trajectories\")",
     run: () => {
@@ -652,7 +684,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
   },
   {
     id: "source-other-dataset",
-    item: "M",
+    item: "source",
     what: "a MERIT source made on Spider-DK for a Spider MERIT run (transfer)",
     expect: "exit 0; manifest.json memory_source records dataset spider-dk and its entries, all shown",
     run: () => {
@@ -664,12 +696,12 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
       });
     },
   },
-  { id: "source-notes-for-merit", item: "M", what: "a notes run (hook \"probe\") as the source of a MERIT run", expect: "exit 2, one line: the source's hook is not MERIT's memory", run: () => refused(sourcedRun("merit", notesSource()), [/memory_source/, /not MERIT's memory/]) },
-  { id: "source-merit-for-notes", item: "M", what: "a MERIT run as the source of a notes method's run", expect: "exit 2, one line: not the same hook's notes", run: () => refused(sourcedRun("probe_dup_pick", meritSource(), "x", HOOKS), [/memory_source/, /memory hook "merit_memory"|not "probe"/]) },
-  { id: "source-no-memory", item: "M", what: "memory_source for iterative (a method without memory)", expect: "exit 2, one line: leave memory_source out", run: () => refused(sourcedRun("iterative", meritSource()), [/memory_source/, /no memory hook/]) },
+  { id: "source-notes-for-merit", item: "source", what: "a notes run (hook \"probe\") as the source of a MERIT run", expect: "exit 2, one line: the source's hook is not MERIT's memory", run: () => refused(sourcedRun("merit", notesSource()), [/memory_source/, /not MERIT's memory/]) },
+  { id: "source-merit-for-notes", item: "source", what: "a MERIT run as the source of a notes method's run", expect: "exit 2, one line: not the same hook's notes", run: () => refused(sourcedRun("probe_dup_pick", meritSource(), "x", HOOKS), [/memory_source/, /memory hook "merit_memory"|not "probe"/]) },
+  { id: "source-no-memory", item: "source", what: "memory_source for iterative (a method without memory)", expect: "exit 2, one line: leave memory_source out", run: () => refused(sourcedRun("iterative", meritSource()), [/memory_source/, /no memory hook/]) },
   {
     id: "source-memory-damaged",
-    item: "M",
+    item: "source",
     what: "the source's memory/ entries file cut mid-line",
     expect: "exit 2, one line naming the file and the fix",
     run: () => {
@@ -683,7 +715,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
   },
   {
     id: "source-trajectories-edited",
-    item: "M",
+    item: "source",
     what: "the source's trajectories.jsonl edited after the run (a db_error's text changed, still valid)",
     expect: "exit 2, one line: the file changed since the run completed (trajectories_sha256)",
     run: () => {
@@ -698,7 +730,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
   },
   {
     id: "source-is-own-out",
-    item: "M",
+    item: "source",
     what: "memory_source names the run's own --out (a finished run), then --resume",
     expect: "exit 2, one line: a run cannot be its own source",
     run: () => {
@@ -708,18 +740,20 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
     },
   },
   // study arms' args
-  { id: "arm-arg-string", item: "A", what: "arm args { max_positive: \"5\" } (a string for a number)", expect: "exit 2 at plan, one line naming the arm and the arg", run: () => armPlan("arm-string", `{ method: "merit", args: { max_positive: "5" } }`, [/merit_x/, /max_positive/]) },
-  { id: "arm-arg-nested", item: "A", what: "arm args { max_positive: { n: 5 } } (an object for a number)", expect: "exit 2 at plan, one line naming the arm and the arg", run: () => armPlan("arm-nested", `{ method: "merit", args: { max_positive: { n: 5 } } }`, [/merit_x/, /max_positive/]) },
-  { id: "arm-ranker-unknown", item: "A", what: "arm args { ranker: \"bm99\" }", expect: "exit 2 at plan, one line naming the known rankers", run: () => armPlan("arm-ranker", `{ method: "merit", args: { ranker: "bm99" } }`, [/merit_x/, /bm99/, /hybrid/]) },
-  { id: "arm-ranker-args-number", item: "A", what: "arm args { ranker_args: 5 }", expect: "exit 2 at plan, one line: ranker_args must be an object", run: () => armPlan("arm-ranker-args", `{ method: "merit", args: { ranker_args: 5 } }`, [/merit_x/, /ranker_args/]) },
-  { id: "arm-ranker-args-unknown", item: "A", what: "arm args { ranker_args: { alpha_typo: 1 } }", expect: "exit 2 at plan, one line naming the unknown ranker arg", run: () => armPlan("arm-ranker-typo", `{ method: "merit", args: { ranker_args: { alpha_typo: 1 } } }`, [/merit_x/, /alpha_typo/]) },
-  { id: "arm-args-array", item: "A", what: "arm args an array ([1, 2])", expect: "exit 2 at plan, one line naming args", run: () => armPlan("arm-args-array", `{ method: "merit", args: [1, 2] as never }`, [/merit_x/, /args/]) },
-  { id: "arm-of-arm", item: "A", what: "an arm whose method is another arm", expect: "exit 2 at plan, one line: name a registered method, not an arm", run: () => armPlan("arm-of-arm", `{ method: "merit_y", max_repair_steps: 1 },\n    merit_y: { method: "merit", feedback: "dbms_only" }`, [/merit_x/, /merit_y/], ["merit", "merit_x", "merit_y"]) },
+  { id: "arm-arg-string", item: "arms", what: "arm args { max_positive: \"5\" } (a string for a number)", expect: "exit 2 at plan, one line naming the arm and the arg", run: () => armPlan("arm-string", `{ method: "merit", args: { max_positive: "5" } }`, [/merit_x/, /max_positive/]) },
+  { id: "arm-arg-nested", item: "arms", what: "arm args { max_positive: { n: 5 } } (an object for a number)", expect: "exit 2 at plan, one line naming the arm and the arg", run: () => armPlan("arm-nested", `{ method: "merit", args: { max_positive: { n: 5 } } }`, [/merit_x/, /max_positive/]) },
+  { id: "arm-ranker-unknown", item: "arms", what: "arm args { ranker: \"bm99\" }", expect: "exit 2 at plan, one line naming the known rankers", run: () => armPlan("arm-ranker", `{ method: "merit", args: { ranker: "bm99" } }`, [/merit_x/, /bm99/, /hybrid/]) },
+  { id: "arm-ranker-args-number", item: "arms", what: "arm args { ranker_args: 5 }", expect: "exit 2 at plan, one line: ranker_args must be an object", run: () => armPlan("arm-ranker-args", `{ method: "merit", args: { ranker_args: 5 } }`, [/merit_x/, /ranker_args/]) },
+  { id: "arm-ranker-args-unknown", item: "arms", what: "arm args { ranker_args: { alpha_typo: 1 } }", expect: "exit 2 at plan, one line naming the unknown ranker arg", run: () => armPlan("arm-ranker-typo", `{ method: "merit", args: { ranker_args: { alpha_typo: 1 } } }`, [/merit_x/, /alpha_typo/]) },
+  { id: "arm-args-no-factory", item: "arms", what: "arm args { top_k: 2 } for iterative (a method built from no factory)", expect: "exit 2 at plan, one line naming the arm and that iterative takes no args", run: () => armPlan("arm-no-factory", `{ method: "iterative", args: { top_k: 2 } }`, [/merit_x/, /iterative/, /top_k|args/]) },
+  { id: "arm-ranker-nested-type", item: "arms", what: "arm args in the nested form { ranker: { dense_weight: \"high\" } }", expect: "exit 2 at plan, one line naming the ranker arg and its type", run: () => armPlan("arm-ranker-nested", `{ method: "merit", args: { ranker: { dense_weight: "high" } } }`, [/merit_x/, /dense_weight/, /number/]) },
+  { id: "arm-args-array", item: "arms", what: "arm args an array ([1, 2])", expect: "exit 2 at plan, one line naming args", run: () => armPlan("arm-args-array", `{ method: "merit", args: [1, 2] as never }`, [/merit_x/, /args/]) },
+  { id: "arm-of-arm", item: "arms", what: "an arm whose method is another arm", expect: "exit 2 at plan, one line: name a registered method, not an arm", run: () => armPlan("arm-of-arm", `{ method: "merit_y", max_repair_steps: 1 },\n    merit_y: { method: "merit", feedback: "dbms_only" }`, [/merit_x/, /merit_y/], ["merit", "merit_x", "merit_y"]) },
   // plugins
-  { id: "grid-plugin-cycle", item: "G", what: "merit grid --plugin whose memory hook writes note data with a cycle", expect: "exit 2, one line naming the cycle (no JSON stack)", run: () => refused(merit(["grid", "--config", baseConfig, "--methods", "probe_data_cycle", "--seeds", "0", "--plugin", HOOKS, "--out", join(TMP, "g-cycle"), "--engine", "simulated", "--allow-single-db"]), [/probe_data_cycle/, /cycle/]) },
-  { id: "grid-plugin-function", item: "G", what: "merit grid --plugin whose memory hook writes note data with a function", expect: "exit 2, one line naming the field", run: () => refused(merit(["grid", "--config", baseConfig, "--methods", "probe_data_function", "--seeds", "0", "--plugin", HOOKS, "--out", join(TMP, "g-function"), "--engine", "simulated", "--allow-single-db"]), [/probe_data_function/, /data\.f is a function/]) },
-  { id: "methods-plugin-kit-name", item: "G", what: "merit methods --plugin that registers \"merit\" (a kit method's name)", expect: "exit 2, one line naming the plugin and the clash", run: () => refused(merit(["methods", "--plugin", put("clash/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "merit", description: "clash", hooks: { memory: { name: "c", heading: "C", write: () => [], retrieve: () => [] } } });\n`)]), [/"merit"/, /plugin|already|registered/]) },
-  { id: "grid-plugin-kit-name", item: "G", what: "merit grid --plugin that registers \"iterative\"", expect: "exit 2, one line naming the clash; no run folder", run: () => { const f = refused(merit(["grid", "--config", baseConfig, "--methods", "iterative", "--seeds", "0", "--plugin", put("clash2/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "iterative", description: "clash", hooks: { memory: { name: "c", heading: "C", write: () => [], retrieve: () => [] } } });\n`), "--out", join(TMP, "g-clash"), "--engine", "simulated", "--allow-single-db"]), [/"iterative"/]); if (f.problem === null && existsSync(join(TMP, "g-clash"))) f.problem = "a run folder was written before the refusal"; return f; } },
+  { id: "grid-plugin-cycle", item: "plugin", what: "merit grid --plugin whose memory hook writes note data with a cycle", expect: "exit 2, one line naming the cycle (no JSON stack)", run: () => refused(merit(["grid", "--config", baseConfig, "--methods", "probe_data_cycle", "--seeds", "0", "--plugin", HOOKS, "--out", join(TMP, "g-cycle"), "--engine", "simulated", "--allow-single-db"]), [/probe_data_cycle/, /cycle/]) },
+  { id: "grid-plugin-function", item: "plugin", what: "merit grid --plugin whose memory hook writes note data with a function", expect: "exit 2, one line naming the field", run: () => refused(merit(["grid", "--config", baseConfig, "--methods", "probe_data_function", "--seeds", "0", "--plugin", HOOKS, "--out", join(TMP, "g-function"), "--engine", "simulated", "--allow-single-db"]), [/probe_data_function/, /data\.f is a function/]) },
+  { id: "methods-plugin-kit-name", item: "plugin", what: "merit methods --plugin that registers \"merit\" (a kit method's name)", expect: "exit 2, one line naming the plugin and the clash", run: () => refused(merit(["methods", "--plugin", put("clash/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "merit", description: "clash", hooks: { memory: { name: "c", heading: "C", write: () => [], retrieve: () => [] } } });\n`)]), [/"merit"/, /plugin|already|registered/]) },
+  { id: "grid-plugin-kit-name", item: "plugin", what: "merit grid --plugin that registers \"iterative\"", expect: "exit 2, one line naming the clash; no run folder", run: () => { const f = refused(merit(["grid", "--config", baseConfig, "--methods", "iterative", "--seeds", "0", "--plugin", put("clash2/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "iterative", description: "clash", hooks: { memory: { name: "c", heading: "C", write: () => [], retrieve: () => [] } } });\n`), "--out", join(TMP, "g-clash"), "--engine", "simulated", "--allow-single-db"]), [/"iterative"/]); if (f.problem === null && existsSync(join(TMP, "g-clash"))) f.problem = "a run folder was written before the refusal"; return f; } },
 ];
 
 const REPORT_DONE = /^\{"runs":\d+,"tables":/;
@@ -740,7 +774,7 @@ const pngWhole = (p: string) => readFileSync(p).subarray(-8).toString("latin1").
 
 // ---------------------------------------------------------------------------------------------------
 const started = performance.now();
-console.log(`Fault probes (issue 39 items 1-12, 17-23): ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, load average ${readLoad()}`);
+console.log(`Fault probes (issue 39 items 1-12, 17-23; propose, memory_source, arms, plugins): ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, load average ${readLoad()}`);
 // Shared setup: the base study (its config serves the hook probes), the noisy study, the classify study.
 study(BASE, `  methods: ["iterative", "reflexion"],\n  reference: "iterative",\n  queries: 8,\n  max_repair_steps: 2,\n${SIM}`);
 const setup: [string, Result][] = [];

@@ -600,7 +600,7 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
   {
     id: "execute-writes",
     item: "propose",
-    what: "execute given INSERT, DROP TABLE, ATTACH, PRAGMA writable_schema, CREATE TABLE, a SELECT then DELETE",
+    what: "execute given 10 writing statements (INSERT, DROP TABLE, ATTACH, PRAGMA writable_schema and journal_mode, CREATE TABLE, SELECT; DELETE, VACUUM, REPLACE, WITH … DELETE)",
     expect: "exit 0; each an execution error (the hook sees executed: false), every database file byte-identical",
     run: () => {
       const before = databaseHashes();

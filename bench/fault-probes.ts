@@ -5,7 +5,15 @@
  * identical and no-effect arms and an unknown regime; a plugin executor and timer left open; a plugin
  * imported by its own study and then edited; a failed run that blocks a study; noisy feedback's Table
  * 5, plan bound and verdicts; an empty or too-old Node in the hand-over cache; add-ons loaded by the
- * wrong Node; a full disk under `merit report`. Each probe is a whole `merit` process (`node
+ * wrong Node; a full disk under `merit report`. And the seams added after it (the "item" column
+ * names the seam): a `propose` hook (lib/repair/proposal.ts) that returns a non-string, "", 4 MB of
+ * SQL or two statements, throws or hangs, whose `execute` is given writing, endless, non-string or
+ * 400 statements, whose `model.sample` draws an undeclared, greedy or over-bound kind, and a sampled
+ * kind's temperature out of range; config `memory_source` (lib/experiment/memory-source.ts) naming
+ * no folder, a running run, another dataset's run, another memory's run, a damaged or edited run, or
+ * the run itself; study arms' args of the wrong type, an unknown ranker, ranker_args not an object,
+ * an arm of an arm; `merit grid`/`merit methods --plugin` with note data JSON cannot hold or a kit
+ * method's name. Each probe is a whole `merit` process (`node
  * lib/bin.mjs …`, the simulated engine, the bundled Spider, a few queries) in a temporary folder and
  * states what must happen: a one-line refusal naming the thing and the fix with a non-zero exit, or
  * the correct output with exit 0. A stack trace, a second stderr line in a refusal, a hang (each
@@ -20,7 +28,8 @@
  * @module
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -178,10 +187,94 @@ one("probe_long_prompt", { calls: { distill: { most: 1 } }, memory: memory({ wri
 const BASE = "base";
 /** The base study's config for `merit run`, with a hook deadline of 2 s. */
 let baseConfig = "";
-function hookRun(method: string, plugin = HOOKS, timeoutS = 120): Result {
-  return merit(["run", "--config", baseConfig, "--method", method, "--seed", "0", "--plugin", plugin, "--out", join(TMP, "hook-runs", method), "--engine", "simulated", "--allow-single-db"], { timeoutS });
+function hookRun(method: string, plugin = HOOKS, timeoutS = 120, config: Record<string, unknown> = {}): Result {
+  const cfgFile = Object.keys(config).length === 0 ? baseConfig : put(`hook-configs/${method}.json`, JSON.stringify({ ...JSON.parse(readFileSync(baseConfig, "utf8")), ...config }, null, 2));
+  return merit(["run", "--config", cfgFile, "--method", method, "--seed", "0", "--plugin", plugin, "--out", join(TMP, "hook-runs", method), "--engine", "simulated", "--allow-single-db"], { timeoutS });
 }
-const hookRefusal = (method: string, hook: string, what: RegExp) => () => refused(hookRun(method), [new RegExp(`^merit run: method "${method}": ${hook.replace(".", "\\.")}`), what]);
+const hookRefusal = (method: string, hook: string, what: RegExp, plugin = HOOKS) => () => refused(hookRun(method, plugin), [new RegExp(`^merit run: method "${method}": ${hook.replace(".", "\\.")}`), what]);
+
+// The plugin of misbehaving propose hooks (lib/repair/proposal.ts): each logs what its tools returned
+// to TMP/probe-log/NAME.jsonl, so a probe can check what the hook saw.
+const PROPOSE = put(
+  "plugins/propose.ts",
+  `import { appendFileSync, mkdirSync } from "node:fs";
+import { registerMethod, type ProposeHook } from ${kit("lib/plugin.ts")};
+const LOG = ${JSON.stringify(join(TMP, "probe-log"))};
+mkdirSync(LOG, { recursive: true });
+const log = (name: string, value: unknown) => appendFileSync(LOG + "/" + name + ".jsonl", JSON.stringify(value) + "\\n");
+const one = (name: string, propose: ProposeHook["propose"], calls?: Parameters<typeof registerMethod>[0]["hooks"]["calls"]) => registerMethod({ name, description: "fault probe " + name, hooks: { ...(calls ? { calls } : {}), propose: { name: "p", propose } } });
+one("probe_propose_number", () => 42 as never);
+one("probe_propose_empty", () => "");
+one("probe_propose_huge", (r) => "SELECT 1 WHERE " + "1 = 1 AND ".repeat(400_000) + "1 = 1");
+one("probe_propose_throw", () => { throw new TypeError("no vote"); });
+one("probe_propose_hang", () => new Promise(() => {}));
+const WRITES = ["INSERT INTO sqlite_master VALUES ('table', 'x', 'x', 0, '')", "DROP TABLE IF EXISTS singer", "ATTACH DATABASE 'probe-attached.sqlite' AS a", "PRAGMA writable_schema = ON", "CREATE TABLE probe_t (x)", "SELECT 1; DELETE FROM singer", "PRAGMA journal_mode = DELETE", "VACUUM", "REPLACE INTO sqlite_sequence VALUES ('x', 1)", "WITH a AS (SELECT 1) DELETE FROM singer"];
+one("probe_exec_write", async (r, t) => { for (const sql of WRITES) log("exec_write", { sql, ...(await t.execute(sql)) }); return r.greedy; });
+one("probe_exec_hang", async (r, t) => { log("exec_hang", await t.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")); return r.greedy; });
+one("probe_exec_many", async (r, t) => { for (let i = 0; i < 400; i++) await t.execute("SELECT " + i); log("exec_many", 400); return r.greedy; });
+one("probe_sample_undeclared", async (r, t) => (await t.model.sample("vote", r.prompt)).text);
+one("probe_sample_greedy", async (r, t) => (await t.model.sample("vote", r.prompt)).text, { vote: { most: 1 } });
+one("probe_two_statements", (r) => (r.greedy === "" ? "SELECT 1" : r.greedy) + "; DROP TABLE IF EXISTS singer; DELETE FROM singer");
+one("probe_exec_nonstring", async (r, t) => { await t.execute(undefined as never); return r.greedy; });
+one("probe_sample_over", async (r, t) => { for (let i = 0; i < 3; i++) await t.model.sample("s", r.prompt); return r.greedy; }, { s: { most: { per_repair: 1 }, per: "repair_episode", temperature: 0.7 } });
+one("probe_sample_index", async (r, t) => (await t.model.sample("s", r.prompt, { index: -1 })).text, { s: { most: { per_repair: 1 }, per: "repair_episode", temperature: 0.7 } });
+one("probe_sample_replay", async (r, t) => { const a = await t.model.sample("s", r.prompt, { index: 0 }); const b = await t.model.sample("s", r.prompt, { index: 0 }); log("sample_replay", { same: a.text === b.text }); return r.greedy; }, { s: { most: { per_repair: 2 }, per: "repair_episode", temperature: 0.7 } });
+`,
+);
+const readProbeLog = (name: string): { executed?: boolean; error?: string | null }[] => {
+  const file = join(TMP, "probe-log", `${name}.jsonl`);
+  return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+};
+/** The SQL scored at each repair step of a run (every attempt after the initial one). */
+const proposedSqls = (method: string): string[] => trajectories(join(TMP, "hook-runs", method)).flatMap((t) => (t.attempts as string[]).slice(1));
+/** sha256 of every .sqlite file under data/ (what a writing execution would change). */
+function databaseHashes(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const p of listFiles(join(ROOT, "data"))) if (/\.(sqlite|db)(-journal|-wal)?$/.test(p)) out.set(p, createHash("sha256").update(readFileSync(p)).digest("hex"));
+  return out;
+}
+
+// memory_source (lib/experiment/memory-source.ts): a finished MERIT run and a finished notes run as sources.
+let meritSourceDir = "";
+function meritSource(): string {
+  if (meritSourceDir === "") {
+    meritSourceDir = join(TMP, "sources", "merit");
+    const r = merit(["run", "--config", baseConfig, "--method", "merit", "--seed", "0", "--out", meritSourceDir, "--engine", "simulated", "--allow-single-db"]);
+    if (r.code !== 0) throw new Error(`the MERIT source run failed: ${lines(r.stderr).at(-1)}`);
+  }
+  return meritSourceDir;
+}
+function notesSource(): string {
+  const dir = join(TMP, "sources", "notes");
+  if (!existsSync(join(dir, "manifest.json"))) {
+    const r = merit(["run", "--config", baseConfig, "--method", "probe_dup_pick", "--seed", "0", "--plugin", HOOKS, "--out", dir, "--engine", "simulated", "--allow-single-db"]);
+    if (r.code !== 0) throw new Error(`the notes source run failed: ${lines(r.stderr).at(-1)}`);
+  }
+  return dir;
+}
+/** A MERIT run on the bundled Spider-DK (a study of its own), or the finding of its failure. */
+function otherDatasetSource(): string | Finding {
+  put("dksrc/study.ts", `import { defineStudy, simulatedModels } from ${kit("lib/experiment/study.ts")};\nexport default defineStudy({ name: "dksrc", datasets: ["spider-dk"], seeds: [0], subset: { rule: "initially_failed", initially_correct: 2 }, methods: ["iterative", "merit"], reference: "merit", queries: 8, max_repair_steps: 2, models: simulatedModels(), databases: "single" });\n`);
+  const r = merit(studyRun("dksrc"));
+  if (r.code !== 0) return held(r, null);
+  return join(runsOf("dksrc"), "spider-dk", "merit-s0");
+}
+/** A copy of a finished run (to damage). */
+function copyRun(from: string, name: string): string {
+  const to = join(TMP, "sources", name);
+  cpSync(from, to, { recursive: true });
+  return to;
+}
+/** `merit run` of `method` over the base config with memory_source SOURCE. */
+function sourcedRun(method: string, source: string, out = `${method}-${source.split("/").at(-1)}`, plugin?: string): Result {
+  const cfgFile = put(`sourced/${out}.json`, JSON.stringify({ ...JSON.parse(readFileSync(baseConfig, "utf8")), memory_source: source }, null, 2));
+  return merit(["run", "--config", cfgFile, "--method", method, "--seed", "0", "--out", join(TMP, "sourced", out), "--engine", "simulated", "--allow-single-db", ...(plugin ? ["--plugin", plugin] : [])]);
+}
+/** `study plan` of a study with arm merit_x = ARM (ARM may carry further arms after a comma). */
+function armPlan(name: string, arm: string, patterns: RegExp[], methods = ["merit", "merit_x"]): Finding {
+  study(name, `  methods: ${JSON.stringify(methods)},\n  arms: {\n    merit_x: ${arm},\n  },\n  reference: "merit",\n  queries: 4,\n  max_repair_steps: 2,\n${SIM}`);
+  return refused(merit(studyPlan(name)), patterns);
+}
 
 interface Probe {
   id: string;
@@ -492,6 +585,175 @@ registerMethod({ name: "probe_embeds", description: "embeds without declaring it
       });
     },
   },
+  // --- newer seams (2026-12-07 afternoon): the propose hook, memory_source, study arms' args, plugins ---
+  { id: "propose-number", item: "propose", what: "propose returns a number (42)", expect: "exit 2, one line: method, hook, what it returned", run: hookRefusal("probe_propose_number", "propose", /returned 42.*must return the SQL/, PROPOSE) },
+  { id: "propose-empty", item: "propose", what: "propose returns \"\" (no SQL)", expect: "exit 0; each proposed attempt scored as giving no SQL", run: () => held(hookRun("probe_propose_empty", PROPOSE), /EX /, () => proposedSqls("probe_propose_empty").every((s) => s === "") ? null : "an attempt of a step that proposed \"\" was scored with SQL") },
+  {
+    id: "propose-huge",
+    item: "propose",
+    what: "propose returns a 4 MB SQL",
+    expect: "exit 2 within seconds, one line naming the size and the bound (fixed: was scored, then the run's edit distance by step ran for hours)",
+    run: hookRefusal("probe_propose_huge", "propose", /returned 4000020 bytes of SQL.*at most 65536 bytes/, PROPOSE),
+  },
+  { id: "propose-throws", item: "propose", what: "propose throws TypeError", expect: "exit 2, one line: method, hook, the error", run: hookRefusal("probe_propose_throw", "propose", /threw TypeError: no vote/, PROPOSE) },
+  { id: "propose-hangs", item: "propose", what: "propose never returns (hook_deadline_s 2)", expect: "exit 2 within seconds, one line naming hook_deadline_s", run: hookRefusal("probe_propose_hang", "propose", /did not return within 2 s.*hook_deadline_s/, PROPOSE) },
+  {
+    id: "execute-writes",
+    item: "propose",
+    what: "execute given 10 writing statements (INSERT, DROP TABLE, ATTACH, PRAGMA writable_schema and journal_mode, CREATE TABLE, SELECT; DELETE, VACUUM, REPLACE, WITH … DELETE)",
+    expect: "exit 0; each an execution error (the hook sees executed: false), every database file byte-identical",
+    run: () => {
+      const before = databaseHashes();
+      const f = held(hookRun("probe_exec_write", PROPOSE), /EX /, () => {
+        const after = databaseHashes();
+        const changed = [...before].filter(([p, h]) => after.get(p) !== h).map(([p]) => p);
+        if (changed.length) return `database files changed: ${changed.join(", ")}`;
+        if (after.size !== before.size) return `database files appeared or vanished (${before.size} → ${after.size})`;
+        const seen = readProbeLog("exec_write");
+        if (seen.length === 0) return "the hook executed nothing: the probe tested nothing";
+        const ran = seen.filter((v) => v.executed);
+        return ran.length ? `${ran.length} writing statements executed: ${JSON.stringify(ran[0])}` : null;
+      });
+      return f;
+    },
+  },
+  { id: "execute-hangs", item: "propose", what: "execute given a query that never ends (recursive CTE), sql_timeout_s 1", expect: "exit 0 within the SQL deadline per execution; the hook sees TIMEOUT", run: () => held(hookRun("probe_exec_hang", PROPOSE, 120, { sql_timeout_s: 1 }), /EX /, () => (readProbeLog("exec_hang").some((v) => v.error === "TIMEOUT") ? null : `no execution timed out: ${JSON.stringify(readProbeLog("exec_hang").slice(0, 1))}`)) },
+  {
+    id: "execute-many",
+    item: "propose",
+    what: "execute called 400 times in one propose call",
+    expect: "exit 0; every execution counted in the attempts' db_executions",
+    run: () =>
+      held(hookRun("probe_exec_many", PROPOSE), /EX /, () => {
+        const calls = readProbeLog("exec_many").length;
+        const counted = trajectories(join(TMP, "hook-runs", "probe_exec_many")).reduce((n, t) => n + (t.accounting.db_executions as number), 0);
+        if (calls === 0) return "propose was never called: the probe tested nothing";
+        return counted >= calls * 400 ? null : `${calls} propose calls × 400 executions, ${counted} db_executions counted`;
+      }),
+  },
+  ...[
+    ["temp-negative", "-0.5"],
+    ["temp-nan", "NaN"],
+    ["temp-huge", "1e9"],
+  ].map(([id, t]) => ({ id, item: "propose", what: `calls.sample.temperature ${t}`, expect: "exit 2 at registration, one line naming the field and its range", run: () => refused(merit(["methods", "--plugin", put(`temps/${id}.ts`, `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "probe_${id.replace("-", "_")}", description: "bad temperature", hooks: { calls: { sample: { most: 1, temperature: ${t} } }, propose: { name: "p", propose: (r) => r.greedy } } });\n`)]), [/calls\.sample\.temperature must be a number in \(0, 2\]/]) })),
+  { id: "sample-undeclared", item: "propose", what: "model.sample on a kind the method does not declare", expect: "exit 2, one line naming the kind and the fix", run: () => refused(hookRun("probe_sample_undeclared", PROPOSE), [/^merit run: method "probe_sample_undeclared": .*kind "vote", which it does not declare; add it to the method's hooks\.calls/]) },
+  { id: "sample-greedy-kind", item: "propose", what: "model.sample on a declared greedy kind (no temperature)", expect: "exit 2, one line: declare temperature or call model.reply", run: () => refused(hookRun("probe_sample_greedy", PROPOSE), [/^merit run: method "probe_sample_greedy": .*model\.sample with kind "vote", which declares no temperature; declare hooks\.calls\.vote\.temperature/]) },
+  {
+    id: "propose-two-statements",
+    item: "propose",
+    what: "propose returns \"SQL; DROP TABLE …; DELETE …\"",
+    expect: "exit 0; scored as no SQL (METHOD.md §2.7: more than one statement is \"\"), every database file byte-identical",
+    run: () => {
+      const before = databaseHashes();
+      return held(hookRun("probe_two_statements", PROPOSE), /EX /, () => {
+        const after = databaseHashes();
+        if ([...before].some(([p, h]) => after.get(p) !== h)) return "a database file changed";
+        const stored = proposedSqls("probe_two_statements").filter((q) => q !== "");
+        return stored.length ? `a scored attempt keeps SQL: ${stored[0].slice(0, 80)}` : null;
+      });
+    },
+  },
+  { id: "execute-non-string", item: "propose", what: "execute given undefined", expect: "exit 2, one line: give it the SQL text", run: () => refused(hookRun("probe_exec_nonstring", PROPOSE), [/^merit run: method "probe_exec_nonstring": .*execute was given undefined; give it the SQL text/]) },
+  { id: "sample-over-bound", item: "propose", what: "model.sample 3 times per step of a kind declared { per_repair: 1 }", expect: "exit 2, one line naming the kind and its declared bound", run: () => refused(hookRun("probe_sample_over", PROPOSE), [/probe_sample_over/, /"s"|kind s|\bs\b/, /most|bound|declare/]) },
+  { id: "sample-negative-index", item: "propose", what: "model.sample with index -1", expect: "exit 2, one line: a non-negative integer", run: () => refused(hookRun("probe_sample_index", PROPOSE), [/probe_sample_index/, /index .* is -1; give a non-negative integer/]) },
+  { id: "sample-same-index", item: "propose", what: "model.sample twice with index 0 at one step", expect: "exit 0; the same text both times (one seed)", run: () => held(hookRun("probe_sample_replay", PROPOSE), /EX /, () => { const seen = readProbeLog("sample_replay") as { same?: boolean }[]; if (seen.length === 0) return "propose was never called: the probe tested nothing"; return seen.every((v) => v.same) ? null : "index 0 drew two different samples"; }) },
+  // memory_source
+  { id: "source-missing", item: "source", what: "memory_source names a folder that does not exist", expect: "exit 2, one line naming memory_source and the path (fixed: named only DIR/manifest.json)", run: () => refused(sourcedRun("merit", join(TMP, "no-such-run")), [/^merit run: config memory_source \S*no-such-run: does not exist/]) },
+  {
+    id: "source-running",
+    item: "source",
+    what: "memory_source names a run still running (its manifest status \"running\")",
+    expect: "exit 2, one line: not a completed run, finish it",
+    run: () => {
+      const dir = copyRun(meritSource(), "src-running");
+      const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+      writeFileSync(join(dir, "manifest.json"), JSON.stringify({ ...m, status: "running" }));
+      return refused(sourcedRun("merit", dir), [/memory_source/, /not a completed run/]);
+    },
+  },
+  {
+    id: "study-no-databases",
+    item: "source",
+    what: "a BIRD study (the source of a transfer) without BIRD's databases (no `make data-bird`)",
+    expect: "exit 2 at `study plan`, one line naming the dataset and the download (fixed: plan said 0 queries, run failed with \"runMetrics: the run has no trajectories\")",
+    run: () => {
+      if (existsSync(join(ROOT, "data", "bird", "dev_databases"))) return null;
+      put("birdsrc/study.ts", `import { defineStudy, simulatedModels } from ${kit("lib/experiment/study.ts")};\nexport default defineStudy({ name: "birdsrc", datasets: ["bird"], seeds: [0], subset: { rule: "initially_failed", initially_correct: 2 }, methods: ["iterative", "merit"], reference: "merit", queries: 8, max_repair_steps: 2, models: simulatedModels(), databases: "single" });\n`);
+      return refused(merit(studyPlan("birdsrc")), [/dataset bird .*none of its \d+ queries can be scored.*make data-bird/]);
+    },
+  },
+  {
+    id: "source-other-dataset",
+    item: "source",
+    what: "a MERIT source made on Spider-DK for a Spider MERIT run (transfer)",
+    expect: "exit 0; manifest.json memory_source records dataset spider-dk and its entries, all shown",
+    run: () => {
+      const src = otherDatasetSource();
+      if (typeof src !== "string") return src;
+      return held(sourcedRun("merit", src, "src-dk-used"), /EX /, () => {
+        const m = JSON.parse(readFileSync(join(TMP, "sourced", "src-dk-used", "manifest.json"), "utf8")).memory_source;
+        return m?.dataset === "spider-dk" && m.entries_in_force > 0 && m.entries_shown === m.entries_in_force ? null : `manifest memory_source: ${JSON.stringify(m)}`;
+      });
+    },
+  },
+  { id: "source-notes-for-merit", item: "source", what: "a notes run (hook \"probe\") as the source of a MERIT run", expect: "exit 2, one line: the source's hook is not MERIT's memory", run: () => refused(sourcedRun("merit", notesSource()), [/memory_source/, /not MERIT's memory/]) },
+  { id: "source-merit-for-notes", item: "source", what: "a MERIT run as the source of a notes method's run", expect: "exit 2, one line: not the same hook's notes", run: () => refused(sourcedRun("probe_dup_pick", meritSource(), "x", HOOKS), [/memory_source/, /memory hook "merit_memory"|not "probe"/]) },
+  { id: "source-no-memory", item: "source", what: "memory_source for iterative (a method without memory)", expect: "exit 2, one line: leave memory_source out", run: () => refused(sourcedRun("iterative", meritSource()), [/memory_source/, /no memory hook/]) },
+  {
+    id: "source-memory-damaged",
+    item: "source",
+    what: "the source's memory/ entries file cut mid-line",
+    expect: "exit 2, one line naming the file and the fix",
+    run: () => {
+      const dir = copyRun(meritSource(), "src-damaged");
+      const file = listFiles(join(dir, "memory")).find((p) => p.endsWith(".jsonl"));
+      if (!file) return { problem: `no memory/*.jsonl in the source run (${listFiles(join(dir, "memory")).join(", ")})`, shown: "", seconds: 0, code: null };
+      const text = readFileSync(file, "utf8");
+      writeFileSync(file, text.slice(0, Math.floor(text.length / 2)));
+      return refused(sourcedRun("merit", dir), [/memory_source|memory/, /restore the source run|name another/]);
+    },
+  },
+  {
+    id: "source-trajectories-edited",
+    item: "source",
+    what: "the source's trajectories.jsonl edited after the run (a db_error's text changed, still valid)",
+    expect: "exit 2, one line: the file changed since the run completed (trajectories_sha256)",
+    run: () => {
+      const dir = copyRun(meritSource(), "src-edited");
+      const file = join(dir, "trajectories.jsonl");
+      const text = readFileSync(file, "utf8");
+      const edited = text.replace(/"db_errors":\["[^"]/, (m) => m.slice(0, -1) + "X");
+      if (edited === text) return { problem: "no db_error to edit: the probe tested nothing", shown: "", seconds: 0, code: null };
+      writeFileSync(file, edited);
+      return refused(sourcedRun("merit", dir), [/trajectories|sha256|changed|edited/i]);
+    },
+  },
+  {
+    id: "source-is-own-out",
+    item: "source",
+    what: "memory_source names the run's own --out (a finished run), then --resume",
+    expect: "exit 2, one line: a run cannot be its own source",
+    run: () => {
+      const dir = copyRun(meritSource(), "src-self");
+      const cfgFile = put("sourced/self-config.json", JSON.stringify({ ...JSON.parse(readFileSync(baseConfig, "utf8")), memory_source: dir }, null, 2));
+      return refused(merit(["run", "--config", cfgFile, "--method", "merit", "--seed", "0", "--out", dir, "--resume", "--engine", "simulated", "--allow-single-db"]), [/memory_source|own/]);
+    },
+  },
+  // study arms' args
+  { id: "arm-arg-string", item: "arms", what: "arm args { max_positive: \"5\" } (a string for a number)", expect: "exit 2 at plan, one line naming the arm and the arg", run: () => armPlan("arm-string", `{ method: "merit", args: { max_positive: "5" } }`, [/merit_x/, /max_positive/]) },
+  { id: "arm-arg-nested", item: "arms", what: "arm args { max_positive: { n: 5 } } (an object for a number)", expect: "exit 2 at plan, one line naming the arm and the arg", run: () => armPlan("arm-nested", `{ method: "merit", args: { max_positive: { n: 5 } } }`, [/merit_x/, /max_positive/]) },
+  { id: "arm-ranker-unknown", item: "arms", what: "arm args { ranker: \"bm99\" }", expect: "exit 2 at plan, one line naming the known rankers", run: () => armPlan("arm-ranker", `{ method: "merit", args: { ranker: "bm99" } }`, [/merit_x/, /bm99/, /hybrid/]) },
+  { id: "arm-ranker-args-number", item: "arms", what: "arm args { ranker_args: 5 }", expect: "exit 2 at plan, one line: ranker_args must be an object", run: () => armPlan("arm-ranker-args", `{ method: "merit", args: { ranker_args: 5 } }`, [/merit_x/, /ranker_args/]) },
+  { id: "arm-ranker-args-unknown", item: "arms", what: "arm args { ranker_args: { alpha_typo: 1 } }", expect: "exit 2 at plan, one line naming the unknown ranker arg", run: () => armPlan("arm-ranker-typo", `{ method: "merit", args: { ranker_args: { alpha_typo: 1 } } }`, [/merit_x/, /alpha_typo/]) },
+  { id: "arm-args-no-factory", item: "arms", what: "arm args { top_k: 2 } for iterative (a method built from no factory)", expect: "exit 2 at plan, one line naming the arm and that iterative takes no args", run: () => armPlan("arm-no-factory", `{ method: "iterative", args: { top_k: 2 } }`, [/merit_x/, /iterative/, /top_k|args/]) },
+  { id: "arm-ranker-nested-type", item: "arms", what: "arm args in the nested form { ranker: { dense_weight: \"high\" } }", expect: "exit 2 at plan, one line naming the ranker arg and its type", run: () => armPlan("arm-ranker-nested", `{ method: "merit", args: { ranker: { dense_weight: "high" } } }`, [/merit_x/, /dense_weight/, /number/]) },
+  { id: "arm-args-array", item: "arms", what: "arm args an array ([1, 2])", expect: "exit 2 at plan, one line naming args", run: () => armPlan("arm-args-array", `{ method: "merit", args: [1, 2] as never }`, [/merit_x/, /args/]) },
+  { id: "arm-of-arm", item: "arms", what: "an arm whose method is another arm", expect: "exit 2 at plan, one line: name a registered method, not an arm", run: () => armPlan("arm-of-arm", `{ method: "merit_y", max_repair_steps: 1 },\n    merit_y: { method: "merit", feedback: "dbms_only" }`, [/merit_x/, /merit_y/], ["merit", "merit_x", "merit_y"]) },
+  // plugins
+  { id: "grid-plugin-cycle", item: "plugin", what: "merit grid --plugin whose memory hook writes note data with a cycle", expect: "exit 2, one line naming the cycle (no JSON stack)", run: () => refused(merit(["grid", "--config", baseConfig, "--methods", "probe_data_cycle", "--seeds", "0", "--plugin", HOOKS, "--out", join(TMP, "g-cycle"), "--engine", "simulated", "--allow-single-db"]), [/probe_data_cycle/, /cycle/]) },
+  { id: "grid-plugin-function", item: "plugin", what: "merit grid --plugin whose memory hook writes note data with a function", expect: "exit 2, one line naming the field", run: () => refused(merit(["grid", "--config", baseConfig, "--methods", "probe_data_function", "--seeds", "0", "--plugin", HOOKS, "--out", join(TMP, "g-function"), "--engine", "simulated", "--allow-single-db"]), [/probe_data_function/, /data\.f is a function/]) },
+  { id: "methods-plugin-kit-name", item: "plugin", what: "merit methods --plugin that registers \"merit\" (a kit method's name)", expect: "exit 2, one line naming the plugin and the clash", run: () => refused(merit(["methods", "--plugin", put("clash/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "merit", description: "clash", hooks: { memory: { name: "c", heading: "C", write: () => [], retrieve: () => [] } } });\n`)]), [/"merit"/, /plugin|already|registered/]) },
+  { id: "grid-plugin-kit-name", item: "plugin", what: "merit grid --plugin that registers \"iterative\"", expect: "exit 2, one line naming the clash; no run folder", run: () => { const f = refused(merit(["grid", "--config", baseConfig, "--methods", "iterative", "--seeds", "0", "--plugin", put("clash2/plugin.ts", `import { registerMethod } from ${kit("lib/plugin.ts")};\nregisterMethod({ name: "iterative", description: "clash", hooks: { memory: { name: "c", heading: "C", write: () => [], retrieve: () => [] } } });\n`), "--out", join(TMP, "g-clash"), "--engine", "simulated", "--allow-single-db"]), [/"iterative"/]); if (f.problem === null && existsSync(join(TMP, "g-clash"))) f.problem = "a run folder was written before the refusal"; return f; } },
 ];
 
 const REPORT_DONE = /^\{"runs":\d+,"tables":/;
@@ -512,7 +774,7 @@ const pngWhole = (p: string) => readFileSync(p).subarray(-8).toString("latin1").
 
 // ---------------------------------------------------------------------------------------------------
 const started = performance.now();
-console.log(`Fault probes (issue 39 items 1-12, 17-23): ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, load average ${readLoad()}`);
+console.log(`Fault probes (issue 39 items 1-12, 17-23; propose, memory_source, arms, plugins): ${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, load average ${readLoad()}`);
 // Shared setup: the base study (its config serves the hook probes), the noisy study, the classify study.
 study(BASE, `  methods: ["iterative", "reflexion"],\n  reference: "iterative",\n  queries: 8,\n  max_repair_steps: 2,\n${SIM}`);
 const setup: [string, Result][] = [];

@@ -12,7 +12,7 @@ import { loadConfigDataset } from "../experiment/database-set.ts";
 import { planStreams } from "../experiment/grid.ts";
 import { planGrid } from "../experiment/grid-plan.ts";
 import { readInitialCache } from "../experiment/initial-cache.ts";
-import { buildStream } from "../experiment/stream.ts";
+import { buildStream, checkDatabasesThere } from "../experiment/stream.ts";
 import type { ExperimentConfig } from "../experiment/config.ts";
 import type { OrderKind } from "../experiment/stream-order.ts";
 import { byConditions, checkStudyDatabases, isRunComplete, openStudy, studyDatabasesLine, studyModelsLine, STUDY_TIMING_FILE } from "../experiment/study-grid.ts";
@@ -396,6 +396,7 @@ async function datasetStreams(study: Study, paths: StudyPaths, file: string): Pr
   for (const dataset of study.datasets) {
     const config = studyConfig(study, dataset, paths);
     const { dataset: data } = await loadConfigDataset(config, {});
+    checkDatabasesThere(data);
     if (existsSync(config.initial_cache)) {
       const cache = readInitialCache(config.initial_cache, data, protocolIdOf(config.dataset, config.protocol));
       const stream = buildStream(data, cache, 0, study.queries ?? undefined, config.subset);

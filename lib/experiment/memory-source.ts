@@ -13,7 +13,8 @@
  * `merit audit` checks the source again (audit.ts).
  * @module
  */
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { MeritError } from "../errors.ts";
 import { isEntryMemory } from "../methods/merit-memory.ts";
 import type { HooksRecord, Note } from "../methods/hooks.ts";
@@ -46,9 +47,22 @@ export interface MemorySourceRecord {
  * changed since it completed.
  */
 export function readMemorySource(path: string, method: MethodSpec, dataset: string, streamIds: ReadonlySet<string>): { record: MemorySourceRecord; notes: Note[]; entries: MemoryEntry[] } {
+  try {
+    return readSource(path, method, dataset, streamIds);
+  } catch (error) {
+    // A damaged file of the source run: its own line, said to be the source's (not this run's --out).
+    if (error instanceof MeritError && !error.message.startsWith(`config memory_source ${path}: `)) throw new MeritError(`config memory_source ${path}: ${error.message}`, { exitCode: error.exitCode, cause: error });
+    throw error;
+  }
+}
+
+function readSource(path: string, method: MethodSpec, dataset: string, streamIds: ReadonlySet<string>): { record: MemorySourceRecord; notes: Note[]; entries: MemoryEntry[] } {
   const fail = (what: string) => new MeritError(`config memory_source ${path}: ${what}`);
   const hook = method.hooks.memory;
   if (!hook) throw fail(`method ${method.name} has no memory hook to show a source memory to; leave memory_source out or run a method with a memory hook`);
+  if (!existsSync(resolve(path))) throw fail("does not exist; name the directory of a finished `merit run` (its --out), as a path from the folder merit runs in or an absolute one");
+  if (!statSync(resolve(path)).isDirectory()) throw fail("is a file, not a run directory; name the directory of a finished `merit run` (its --out)");
+  if (!existsSync(join(resolve(path), "manifest.json"))) throw fail("holds no manifest.json, so it is no run directory; name the directory of a finished `merit run` (its --out)");
   const manifest = readRunJson(resolve(path), "manifest", { missing: "is missing or not JSON", invalid: "is missing or not JSON", fix: "name a run directory written by `merit run`" }) as { status?: string; method?: string; method_parts?: { hooks?: HooksRecord }; trajectories_sha256?: string; dataset?: { name?: string } };
   if (manifest.status !== "completed") throw fail("is not a completed run; finish it (merit run --resume) before using its memory");
   const trajectories = checkRunComplete(resolve(path));

@@ -50,6 +50,15 @@ export function selectSubset(seed0: readonly StreamItem[], limit: number, rule: 
   return seed0.filter((item) => keep.has(item));
 }
 
+/**
+ * Refuses in one line a dataset none of whose databases is there (its data not downloaded): every
+ * query would be dropped from the stream, and a run of the empty stream fail far from the cause.
+ */
+export function checkDatabasesThere(dataset: Dataset): void {
+  if (dataset.examples.length === 0 || dataset.databases.size > 0) return;
+  throw new MeritError(`dataset ${dataset.name} (${dataset.dir}): none of its ${dataset.examples.length} queries can be scored, as none of their databases is there; download them (\`make data-${dataset.name === "bird" ? "bird" : "spider"}\`, or \`merit data download\`) and run the command again`);
+}
+
 function availableStream(dataset: Dataset, cache: InitialCache, seed: number, order: OrderKind): StreamItem[] {
   const byId = new Map(cache.records.map((r) => [r.query_id, r]));
   const items: StreamItem[] = [];
@@ -61,5 +70,6 @@ function availableStream(dataset: Dataset, cache: InitialCache, seed: number, or
     if (!dataset.databases.has(example.dbId)) continue;
     items.push({ position: items.length, example, initial });
   }
+  if (items.length === 0) checkDatabasesThere(dataset);
   return items;
 }

@@ -25,6 +25,14 @@ import { MAX_EXECUTION_ROWS, type ExecutionView, type MethodHooks, type Sampling
 import { resultRows, type ExecResult } from "../oracle/executor.ts";
 import { extractSql, singleStatement } from "../oracle/extract-sql.ts";
 
+/**
+ * The most bytes (UTF-8) of the SQL a propose hook returns (as a note's bound, lib/methods/hooks.ts
+ * MAX_NOTE_BYTES). A model's repair is bounded by its output tokens; a hook's SQL is not, and the
+ * run's edit distance by step (METHOD.md §8) is quadratic in the tokens of consecutive attempts, so a
+ * hook returning megabytes would stall the run's end for hours.
+ */
+export const MAX_PROPOSED_SQL_BYTES = 64 * 1024;
+
 /** Reads a candidate's execution for a propose hook (EpisodeServices.execute; a run: its oracle's `execute`). */
 export type ExecuteSql = (example: Example, sql: string) => Promise<ExecResult>;
 
@@ -110,6 +118,8 @@ export async function proposeRepair(input: ProposeInput): Promise<{ sql: string;
     return hook.propose(deepFreeze(input.request), tools);
   });
   if (typeof sql !== "string") throw new MeritError(`method "${site.method}": propose "${hook.name}" returned ${JSON.stringify(sql) ?? typeof sql} for query ${site.queryId}; it must return the SQL to score (a string, "" for none)`);
+  const bytes = Buffer.byteLength(sql, "utf8");
+  if (bytes > MAX_PROPOSED_SQL_BYTES) throw new MeritError(`method "${site.method}": propose "${hook.name}" returned ${bytes} bytes of SQL for query ${site.queryId}; a proposed SQL holds at most ${MAX_PROPOSED_SQL_BYTES} bytes (64 KiB; the run's metrics compare consecutive attempts token by token): return one statement of that size at most`);
   return { sql: singleStatement(sql), executions };
 }
 

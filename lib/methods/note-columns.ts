@@ -36,6 +36,10 @@ interface Description {
   readonly slots: Int32Array;
 }
 
+/** The codes of a data-field column (`NoteColumns#fields`) that are no interned string. */
+const NULL_CODE = -2;
+const OTHER_CODE = -1;
+
 const described = new WeakMap<readonly NoteView[], Description>();
 
 /** The columns of one memory's notes, one slot per view in the order they were made (slots never move). */
@@ -54,6 +58,13 @@ export class NoteColumns {
   #lastEligible: { notes: readonly NoteView[]; position: number; queryId: string; out: readonly NoteView[] } | null = null;
   /** True once a note had a field of an unexpected type: then no array of this memory is described. */
   #plain = false;
+  /**
+   * Columns of one top-level field of the notes' data each (`data[field]`, as a hook reads it), made
+   * at the first filter that asks for the field and extended to new slots at later ones (a view is
+   * deeply frozen: its data never changes): a string value interned, NULL_CODE for null, OTHER_CODE
+   * for anything else (no such field, a number, an object, data that is not an object).
+   */
+  readonly #fields = new Map<string, { codes: Int32Array; filled: number }>();
 
   constructor(vectors: NoteVectors | null = null) {
     this.vectors = vectors;
@@ -100,6 +111,26 @@ export class NoteColumns {
     }
     this.#row[slot] = row;
     return slot;
+  }
+
+  /** The column of `data[field]` over every slot (the class's `#fields`). */
+  #field(field: string): Int32Array {
+    let col = this.#fields.get(field);
+    if (col === undefined) this.#fields.set(field, (col = { codes: new Int32Array(0), filled: 0 }));
+    const n = this.#views.length;
+    if (col.filled < n) {
+      if (col.codes.length < n) {
+        const grown = new Int32Array(Math.max(n, 2 * col.codes.length));
+        grown.set(col.codes.subarray(0, col.filled));
+        col.codes = grown;
+      }
+      for (let s = col.filled; s < n; s++) {
+        const v = (this.#views[s].data as Record<string, unknown> | null)?.[field];
+        col.codes[s] = typeof v === "string" ? this.#intern(v) : v === null ? NULL_CODE : OTHER_CODE;
+      }
+      col.filled = n;
+    }
+    return col.codes;
   }
 
   /** Marks the note of `slot` as a read-only source memory's (eligible at every position). */
@@ -157,8 +188,24 @@ export class NoteColumns {
     return this.#select(notes, slots, id === undefined ? () => false : (s) => kinds[s] === id, false) as NoteView[];
   }
 
-  /** The last element of the greatest stream position (of `kind`, when given); null when none. */
-  latest(notes: readonly NoteView[], slots: Int32Array, kind?: string): NoteView | null {
+  /**
+   * `notesOfKindWith`'s answer by the columns (peers/common.ts): the elements of `kind` whose
+   * `data[field] === value` (a string, or null), a fresh array, described while unchanged.
+   */
+  ofKindWith(notes: readonly NoteView[], slots: Int32Array, kind: string, field: string, value: string | null): NoteView[] {
+    const codes = this.#field(field); // first: it interns the field's values
+    const id = this.#strings.get(kind);
+    const want = value === null ? NULL_CODE : this.#strings.get(value);
+    const kinds = this.#kind;
+    return this.#select(notes, slots, id === undefined || want === undefined ? () => false : (s) => kinds[s] === id && codes[s] === want, false) as NoteView[];
+  }
+
+  /**
+   * The last element of the greatest stream position (of `kind`, when given; with `stringField`, of
+   * those whose `data[stringField]` is a string); null when none.
+   */
+  latest(notes: readonly NoteView[], slots: Int32Array, kind?: string, stringField?: string): NoteView | null {
+    const codes = stringField === undefined ? null : this.#field(stringField);
     const id = kind === undefined ? -1 : this.#strings.get(kind);
     if (id === undefined) return null;
     const kinds = this.#kind;
@@ -167,9 +214,36 @@ export class NoteColumns {
     for (let i = 0; i < slots.length; i++) {
       const s = slots[i];
       if (id >= 0 && kinds[s] !== id) continue;
+      if (codes !== null && codes[s] < 0) continue;
       if (best < 0 || pos[s] >= pos[slots[best]]) best = i;
     }
     return best < 0 ? null : notes[best];
+  }
+
+  /**
+   * The `k` elements of `kind` of the greatest stream positions, greatest first, an equal position
+   * the later element first (`mostRecent`'s sort, peers/exprag.ts, without reading a view); null when
+   * a position is not a number the sort orders (NaN): the caller sorts then.
+   */
+  mostRecent(notes: readonly NoteView[], slots: Int32Array, kind: string, k: number): NoteView[] | null {
+    const id = this.#strings.get(kind);
+    if (id === undefined || k <= 0) return [];
+    const kinds = this.#kind;
+    const pos = this.#position;
+    const best: number[] = []; // indices into notes, best first
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i];
+      if (kinds[s] !== id) continue;
+      const p = pos[s];
+      if (Number.isNaN(p)) return null;
+      // a later element goes before every kept one of an equal or smaller position
+      if (best.length === k && p < pos[slots[best[k - 1]]]) continue;
+      let j = best.length;
+      while (j > 0 && pos[slots[best[j - 1]]] <= p) j -= 1;
+      best.splice(j, 0, i);
+      if (best.length > k) best.pop();
+    }
+    return best.map((i) => notes[i]);
   }
 
   /** The vector rows of a described array's elements (-1: no vector). */

@@ -10,8 +10,9 @@ import { eligibleNotes, isSourceNote, stampNotes, topByCosine, type Note, type N
 import { describedNotes, noteMembership } from "../../lib/methods/note-columns.ts";
 import { nearestNotes } from "../../lib/methods/note-index.ts";
 import { NoteMemory } from "../../lib/methods/note-memory.ts";
-import { latestNote, notesOfKind } from "../../lib/methods/peers/common.ts";
-import { latestOfKind } from "../../lib/methods/peers/episode-text.ts";
+import { latestNote, notesOfKind, notesOfKindWith } from "../../lib/methods/peers/common.ts";
+import { latestOfKind, latestOfKindWithString } from "../../lib/methods/peers/episode-text.ts";
+import { mostRecent } from "../../lib/methods/peers/exprag.ts";
 import { PyRandom } from "../../lib/random.ts";
 
 const KINDS = ["insight", "trajectory", "cheatsheet"];
@@ -157,6 +158,73 @@ describe("note filters by columns", () => {
       expect(member.has(other.notes[all.indexOf(eligible[0])])).toBe(false); // the same note of another memory
       expect(member.has(null)).toBe(false);
       expect(member.has(undefined)).toBe(false);
+    }
+  });
+});
+
+describe("note filters by a data field and the most recent notes, by columns", () => {
+  const VALUES = ["Syntax", "Aggregation", "Schema Linking"];
+  const DATA_KINDS = ["error_fix", "experience", "solved"];
+  /** A note whose data field `error_type` / `sheet` is a string, null, a number, absent, or whose data is null or a string. */
+  function dataNote(i: number, position: number, query: number, kind: string, rng: PyRandom): Note {
+    const pick = rng.randbelow(7);
+    const value = pick < 3 ? VALUES[pick] : pick === 3 ? null : pick === 4 ? 7 : undefined;
+    const data = pick === 5 ? null : pick === 6 ? "just text" : { error_type: value, sheet: value, other: i };
+    return stampNotes("probe", { queryId: `q${query}`, dbId: "db", streamPosition: position, episodeId: `e${i}` }, [{ kind, text: `t${i}`, key: `k${i % 17}`, data: data as never }])[0];
+  }
+
+  it("give the object filters' answers on seeded memories (notesOfKindWith, latestOfKindWithString, mostRecent)", async () => {
+    for (const seed of [1, 2, 7]) {
+      const rng = new PyRandom(seed);
+      const memory = new NoteMemory("probe", paletteEmbedder(rng), true);
+      if (seed === 2) await memory.addSource(Array.from({ length: 4 }, (_, i) => dataNote(900 + i, 30 + rng.randbelow(20), rng.randbelow(8), DATA_KINDS[rng.randbelow(3)], rng)));
+      const written: string[] = [];
+      for (let i = 0; i < 80; i += 4) {
+        const batch = Array.from({ length: 4 }, (_, j) => dataNote(i + j, rng.randbelow(30), rng.randbelow(8), DATA_KINDS[rng.randbelow(3)], rng));
+        const retire = written.length > 4 && rng.random() < 0.3 ? [written.splice(rng.randbelow(written.length), 1)[0]] : [];
+        await memory.apply(batch, retire);
+        written.push(...batch.map((b) => b.note_id));
+        // asked between writes too: the field's column grows with the memory
+        const all = memory.notes;
+        expect(ids(notesOfKindWith(all, "error_fix", "error_type", "Syntax"))).toEqual(ids(notesOfKindWith([...all], "error_fix", "error_type", "Syntax")));
+      }
+      const all = memory.notes;
+      const plain = (a: readonly NoteView[]) => [...a];
+      for (let t = 0; t < 30; t++) {
+        const view = eligibleNotes(all, rng.randbelow(35), `q${rng.randbelow(9)}`);
+        for (const kind of [...DATA_KINDS, "absent"]) {
+          for (const value of [...VALUES, null, "absent value"]) {
+            const byColumns = notesOfKindWith(view, kind, "error_type", value);
+            expect(describedNotes(byColumns)).not.toBeNull(); // so nearestNotes ranks it by the columns too
+            expect(ids(byColumns)).toEqual(ids(notesOfKindWith(plain(view), kind, "error_type", value)));
+            expect(ids(byColumns)).toEqual(ids(notesOfKind(plain(view), kind).filter((n) => (n.data as { error_type?: unknown } | null)?.error_type === value)));
+          }
+          expect(latestOfKindWithString(view, kind, "sheet")).toBe(latestOfKindWithString(plain(view), kind, "sheet"));
+          expect(latestOfKindWithString(view, kind, "nothing")).toBeNull();
+        }
+        for (const k of [1, 4, 50]) {
+          const recent = mostRecent(view, k);
+          expect(ids(recent)).toEqual(ids(mostRecent(plain(view), k)));
+          recent.forEach((n, i) => expect(n).toBe(mostRecent(plain(view), k)[i]));
+        }
+      }
+    }
+  });
+
+  it("mostRecent by columns: the k latest experiences, an equal position the later note first", async () => {
+    const memory = new NoteMemory("probe", undefined, false);
+    const exp = (i: number, position: number) => stampNotes("probe", { queryId: `q${i}`, dbId: "db", streamPosition: position, episodeId: `e${i}` }, [{ kind: i % 3 === 0 ? "insight" : "experience", text: `t${i}` }])[0];
+    await memory.apply([5, 2, 5, 9, 1, 9, 9, 0, 4, 5, 3].map((p, i) => exp(i + 1, p)));
+    const all = memory.notes;
+    expect(describedNotes(all)).not.toBeNull();
+    for (const k of [1, 2, 3, 5, 20]) {
+      const expected = [...all]
+        .map((note, i) => ({ note, i }))
+        .filter(({ note }) => note.kind === "experience")
+        .sort((a, b) => b.note.source_stream_position - a.note.source_stream_position || b.i - a.i)
+        .slice(0, k)
+        .map(({ note }) => note.note_id);
+      expect(ids(mostRecent(all, k))).toEqual(expected);
     }
   });
 });

@@ -26,6 +26,17 @@ export function notesOfKind(memory: readonly NoteView[], kind: string): NoteView
   return memory.filter((n) => n.kind === kind);
 }
 
+/**
+ * The notes of `kind` whose data field `field` is `value` (a string, or null), in memory order: the
+ * notes a NoteMemory hands out are filtered by a column of that field (note-columns.ts), others
+ * note by note, with the same answer.
+ */
+export function notesOfKindWith(memory: readonly NoteView[], kind: string, field: string, value: string | null): NoteView[] {
+  const d = describedNotes(memory);
+  if (d !== null) return d.table.ofKindWith(memory, d.slots, kind, field, value);
+  return memory.filter((n) => n.kind === kind && (n.data as Record<string, unknown> | null)?.[field] === value);
+}
+
 /** The note written at the latest stream position (the last of them in memory order); null when none. */
 export function latestNote(notes: readonly NoteView[]): NoteView | null {
   const d = describedNotes(notes);

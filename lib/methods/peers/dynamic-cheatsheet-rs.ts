@@ -20,7 +20,7 @@ import type { EpisodeView, NoteDraft, NoteView, PickedNote, RetrieveRequest } fr
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
 import type { MethodDefinition } from "../method.ts";
-import { capText, finalAttempt, outcomeLine, questionLines, tagged } from "./episode-text.ts";
+import { capText, finalAttempt, latestOfKindWithString, outcomeLine, questionLines, tagged } from "./episode-text.ts";
 import { DC_CITATION, DC_SHEET_CAP } from "./dynamic-cheatsheet.ts";
 import { nearestNotes } from "./common.ts";
 
@@ -69,9 +69,7 @@ export function sheetOf(note: NoteView): string | null {
 
 /** The experience carrying the latest sheet of the eligible view (latest stream position; ties: the later in memory order); null when none. */
 export function previousSheetNote(memory: readonly NoteView[]): NoteView | null {
-  let best: NoteView | null = null;
-  for (const n of memory) if (n.kind === "experience" && sheetOf(n) !== null && (best === null || n.source_stream_position >= best.source_stream_position)) best = n;
-  return best;
+  return latestOfKindWithString(memory, "experience", "sheet");
 }
 
 function dcrsDefinition(s: SettingValues): MethodDefinition {

@@ -38,6 +38,19 @@ export function latestOfKind(memory: readonly NoteView[], kind: string): NoteVie
 }
 
 /**
+ * The note of `kind` whose data field `field` is a string, written at the latest stream position
+ * (ties: the later in memory order); null when none. By the columns for the notes a NoteMemory hands
+ * out (note-columns.ts), else note by note, with the same answer.
+ */
+export function latestOfKindWithString(memory: readonly NoteView[], kind: string, field: string): NoteView | null {
+  const d = describedNotes(memory);
+  if (d !== null) return d.table.latest(memory, d.slots, kind, field);
+  let best: NoteView | null = null;
+  for (const n of memory) if (n.kind === kind && typeof (n.data as Record<string, unknown> | null)?.[field] === "string" && (best === null || n.source_stream_position >= best.source_stream_position)) best = n;
+  return best;
+}
+
+/**
  * `text` cut to at most `cap` characters, deterministically: whole lines while they fit; when even the
  * first line is longer, its first `cap` characters. Trailing blanks are dropped.
  */

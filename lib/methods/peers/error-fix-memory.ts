@@ -21,7 +21,7 @@ import { type EpisodeView, type HookModel, type NoteDraft } from "../hooks.ts";
 import type { MethodDefinition } from "../method.ts";
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
-import { feedbackLine, nearestNotes, notesOfKind } from "./common.ts";
+import { feedbackLine, nearestNotes, notesOfKind, notesOfKindWith } from "./common.ts";
 import { questionLines } from "./episode-text.ts";
 import { sqlSkeleton } from "./sql-skeleton.ts";
 
@@ -125,7 +125,7 @@ function errorFixDefinition(s: SettingValues): MethodDefinition {
         async retrieve(request, memory, model) {
           const current = request.attempts[request.attempts.length - 1];
           const type = current?.errorType ?? null;
-          const fixes = s.fixes_shown > 0 ? notesOfKind(memory, "error_fix").filter((n) => (n.data as { error_type?: unknown } | null)?.error_type === type) : [];
+          const fixes = s.fixes_shown > 0 ? notesOfKindWith(memory, "error_fix", "error_type", type) : [];
           const solved = s.solved_shown > 0 ? notesOfKind(memory, "solved") : [];
           if (fixes.length === 0 && solved.length === 0) return [];
           const texts = [...(solved.length > 0 ? [request.question] : []), ...(fixes.length > 0 ? [fixKey(request.question, current?.sql ?? "")] : [])];

@@ -13,6 +13,7 @@ import type { JsonValue } from "../../hash.ts";
 import type { MethodDefinition } from "../method.ts";
 import { registerMethod } from "../registry.ts";
 import { fromFactory, type SettingSpecs, type SettingValues } from "../settings.ts";
+import { describedNotes } from "../note-columns.ts";
 import { feedbackLine, nearestNotes, notesOfKind } from "./common.ts";
 import { failedPathLines, repairPath } from "./episode-text.ts";
 
@@ -46,6 +47,10 @@ export function experienceNote(episode: EpisodeView, pathAttempts: number = EXPR
 
 /** The `k` latest experiences, most recent first. */
 export function mostRecent(memory: readonly NoteView[], k: number): NoteView[] {
+  // the notes a NoteMemory hands out: a selection over its columns (note-columns.ts), the sort's answer
+  const d = describedNotes(memory);
+  const byColumns = d === null ? null : d.table.mostRecent(memory, d.slots, "experience", k);
+  if (byColumns !== null) return byColumns;
   return notesOfKind(memory, "experience")
     .map((note, i) => ({ note, i }))
     .sort((a, b) => b.note.source_stream_position - a.note.source_stream_position || b.i - a.i)

@@ -12,7 +12,10 @@
  * nearest-notes.test.ts). Above the limit the pool is cut to an HNSW shortlist (hnswlib-node, M 16,
  * efConstruction 64, ef 1,024 — MERIT's index searches at 4,096; graphs sharded by note kind, so a
  * pool of one kind is one graph) rescored exactly, and the `k` best of the shortlist are kept:
- * approximate by design, as MERIT's retrieval above its limit. ef 1,024, not 4,096 (issue 38 §4):
+ * approximate by design, as MERIT's retrieval above its limit. A pool above the limit that is a small
+ * part of its kinds' notes (at most SPARSE_POOL_FRACTION, e.g. error_fix_memory's fixes of one failure
+ * type) is scored exactly instead: a graph search filtered to it visits about ef / fraction nodes
+ * (25–31 ms for one type's ~9,200 of 64,000 fixes), the exact scan only its rows. ef 1,024, not 4,096 (issue 38 §4):
  * a peer's pool is often one kind of note, one graph over the whole memory, and at 4,096 the search
  * visits most of it — 21 ms of hnswlib search alone over 100,000 notes, above the 20 ms goal for a
  * whole retrieval — where 1,024 took 8 ms and picked the same notes against the exact scan (30
@@ -34,6 +37,13 @@ import { describedNotes } from "./note-columns.ts";
 
 /** The HNSW search beam of the note search above the exact limit (module comment). */
 export const NOTE_EF_SEARCH = 1024;
+
+/**
+ * A pool above the exact limit that is at most this fraction of the notes of its kinds is scored
+ * exactly rather than searched through their graphs (module comment): a filtered HNSW search visits
+ * about ef / fraction nodes, an exact scan the pool's rows.
+ */
+export const SPARSE_POOL_FRACTION = 0.25;
 
 /** Shard of the notes a memory retired (no pool holds them). */
 const RETIRED = "\u0000retired";
@@ -75,6 +85,8 @@ export class NoteVectors {
   readonly #vectors: Float32Array[] = [];
   /** Row → shard key (the note's kind, or RETIRED). */
   readonly #keys: string[] = [];
+  /** Kind → rows of notes in force of that kind. */
+  readonly #kindRows = new Map<string, number>();
   #dimension = -1;
   /** True once vectors of two lengths were stored (then every search is `topByCosine`'s). */
   #mixed = false;
@@ -100,6 +112,7 @@ export class NoteVectors {
     const ref: RowRef = { store: this, row: this.#vectors.length };
     this.#vectors.push(vector);
     this.#keys.push(kind);
+    this.#kindRows.set(kind, (this.#kindRows.get(kind) ?? 0) + 1);
     this.#revision += 1;
     return ref;
   }
@@ -119,8 +132,21 @@ export class NoteVectors {
       this.#graphKinds.clear();
     }
     this.#vectors[ref.row] = Float32Array.from(this.#vectors[ref.row]);
+    const kind = this.#keys[ref.row];
+    this.#kindRows.set(kind, (this.#kindRows.get(kind) ?? 1) - 1);
     this.#keys[ref.row] = RETIRED;
     this.#revision += 1;
+  }
+
+  /** Whether `rows` are at most SPARSE_POOL_FRACTION of the notes in force of their kinds (a filtered pool: scored exactly). */
+  #sparse(rows: readonly number[]): boolean {
+    const keys = this.#keys;
+    const kinds = new Set<string>();
+    let last: string | undefined;
+    for (const row of rows) if (keys[row] !== last) kinds.add((last = keys[row]));
+    let inForce = 0;
+    for (const kind of kinds) inForce += this.#kindRows.get(kind) ?? 0;
+    return rows.length <= SPARSE_POOL_FRACTION * inForce;
   }
 
   /** The `k` best of `rows` (rows of this memory, in pool order) by cosine with `query`; null when it cannot vouch for the answer. */
@@ -129,7 +155,7 @@ export class NoteVectors {
     let rowsScored: readonly number[] = rows;
     let scores: number[];
     let mode: "exact" | "hnsw" = "exact";
-    if (rows.length <= this.exactPoolLimit) scores = exactDenseScores(query, this.#vectors, rows);
+    if (rows.length <= this.exactPoolLimit || this.#sparse(rows)) scores = exactDenseScores(query, this.#vectors, rows);
     else {
       this.#dense ??= new DenseIndex(this.#dimension, { exactPoolLimit: this.exactPoolLimit });
       this.#dense.setEfSearch(this.efSearch);

@@ -2,7 +2,8 @@
 // stores (issue 38 §4): up to the exact limit it picks exactly what topByCosine's plain scan picks —
 // the same notes, in the same order, with the same scores (bit for bit), ties in memory order — on
 // seeded random vectors, whole memories and filtered pools, retired notes and notes without
-// vectors; above the limit it goes through HNSW, says so, and gives the same answer whether the
+// vectors; above the limit it goes through HNSW (a pool that is at most a quarter of its kind's notes
+// is still scored exactly), says so, and gives the same answer whether the
 // memory was searched as it grew or rebuilt at once (a resumed run).
 import { describe, expect, it } from "vitest";
 import type { Embedder } from "../../lib/llm/types.ts";
@@ -127,6 +128,28 @@ describe("nearestNotes", () => {
     const next = nearestNotes(atOnce.notes, probes[0], 4);
     expect(next.map((p) => p.note.note_id)).not.toContain(first.note_id);
     expect(takeNoteSearch(atOnce.notes)).toBe("hnsw");
+  });
+
+  it("above the exact limit a pool that is a small part of its kind's notes (a filter) is scored exactly: the plain scan's answer, reported as exact", async () => {
+    const rng = new PyRandom(31);
+    const palette = Array.from({ length: 600 }, () => unit(rng, 16));
+    const table = new Map<string, Float32Array>();
+    const notes = Array.from({ length: 600 }, (_, i) => (table.set(`k${i}`, palette[i]), notesAt(i, "error_fix")));
+    const memory = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
+    await memory.apply(notes);
+    const every = memory.notes;
+    // 150 of 600 (a quarter; above the limit of 100): exact
+    const quarter = every.filter((_, i) => i % 4 === 1);
+    takeNoteSearch(every);
+    for (let q = 0; q < 6; q++) {
+      const query = unit(rng, 16);
+      same(nearestNotes(quarter, query, 4), topByCosine(quarter, query, 4));
+    }
+    expect(takeNoteSearch(every)).toBe("exact");
+    // 300 of 600 (a half): through the graph
+    const half = every.filter((_, i) => i % 2 === 0);
+    nearestNotes(half, unit(rng, 16), 4);
+    expect(takeNoteSearch(every)).toBe("hnsw");
   });
 
   it("above the exact limit a run that retired notes after its graph was built answers as a resumed run does, and never with a retired note", async () => {

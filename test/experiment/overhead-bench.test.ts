@@ -23,7 +23,9 @@ describe("bench/overhead.ts", () => {
       expect(out).toContain("| method | episodes | repair attempts | oracle scoring | retrieval | embedding (cache + simulated embedder) | hook bookkeeping | call-cache lookup | trajectory commit |");
       for (const m of ["merit", "iterative", "exprag"]) expect(out).toMatch(new RegExp(`^\\| ${m} \\| 3 \\| \\d+ \\|`, "m"));
       expect(out).toContain("Qwen2.5-7B, one H100");
-      expect(out).toMatch(/^\| 40 \| [\d.]+ \| [\d.]+ \| [\d.]+ \|/m);
+      // retrieval at size 40: MERIT's retriever over synthetic entries, exprag over 40 notes of its own
+      expect(out).toMatch(/^\| merit \(MERIT's retriever, synthetic entries\) \| 40 \| 40 entries \| – \| [\d.]+ \| [\d.]+ \(\d+ warm-ups\) \| [\d.]+ \| [\d.]+ \| – \| – \|$/m);
+      expect(out).toMatch(/^\| exprag \| 40 \| 40 experience \| 40 \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m);
       expect(out).toMatch(/^\| merit \| [\d.]+ \| [\d.]+ % \| [\d.]+ % \|$/m);
       expect(out).toMatch(/^load average at end: /m);
     },

@@ -30,7 +30,7 @@
  * 7B on one H100 at cited rates (not measured: no GPU here).
  * Prints medians and load averages; never asserted in tests.
  * Run: `node bench/overhead.ts [--queries Q] [--k K] [--methods a,b] [--sizes 1534,100000]
- * [--retrievals R] [--cpu-model FILE] [--keep DIR] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
+ * [--retrievals R] [--note-ef EF] [--note-ef-construction EF] [--cpu-model FILE] [--keep DIR] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
  * sizes 1534 and 100000, 15 retrievals per size; `--full` or `--queries 0`: the whole 1,034-query
  * stream, initially correct queries included, K = 7, 50 retrievals).
  */
@@ -58,6 +58,7 @@ import { getMethod } from "../lib/methods/index.ts";
 import { noteMemoryOf, underSettings, type MethodSpec } from "../lib/methods/method.ts";
 import { noteMembership } from "../lib/methods/note-columns.ts";
 import { NoteMemory } from "../lib/methods/note-memory.ts";
+import type { NoteVectors } from "../lib/methods/note-index.ts";
 import { readPredictions } from "../lib/oracle/predictions.ts";
 import { repairPrompt } from "../lib/prompts.ts";
 import { PyRandom } from "../lib/random.ts";
@@ -83,6 +84,10 @@ const num = (name: string, fallback: number): number => {
 const QUERIES = num("queries", FULL ? 0 : 30);
 const K = num("k", FULL ? 7 : 3);
 const RETRIEVALS = num("retrievals", FULL ? 50 : 15);
+/** The peers' HNSW search beam above the exact limit (0: the kit's, NOTE_EF_SEARCH); a sweep compares beams. */
+const NOTE_EF = num("note-ef", 0);
+/** The peers' HNSW construction beam (0: the kit's, 64). */
+const NOTE_EF_CONSTRUCTION = num("note-ef-construction", 0);
 const METHODS = flag("methods", ["merit", "iterative", "reflexion", ...PEER_METHODS].join(",")).split(",").filter((m) => m !== "");
 const SIZES = flag("sizes", "1534,100000").split(",").filter((s) => s !== "").map(Number);
 if (SIZES.some((s) => !Number.isInteger(s) || s < 1)) {
@@ -373,7 +378,7 @@ function syntheticEpisode(rng: PyRandom, i: number): EpisodeView {
 async function peerNotes(name: string, size: number): Promise<PeerNotes> {
   const hook = noteMemoryOf(getMethod(name))!;
   const embedder: Embedder = new SimulatedEmbedder(1024); // as merit's row: the kit's embedder's dimension
-  const memory = new NoteMemory(name, embedder, hook.embedsNotes === true);
+  const memory = new NoteMemory(name, embedder, hook.embedsNotes === true, undefined, hook.searchShards);
   const rng = new PyRandom(11);
   const model = cannedModel(new PyRandom(13), embedder);
   const replaces = hook.replaces ?? [];
@@ -425,8 +430,9 @@ async function peerNotes(name: string, size: number): Promise<PeerNotes> {
 
 /**
  * A peer's memory.retrieve over its own notes: p50/p95 (ms) of RETRIEVALS calls after a first call
- * and a warm-up, and the seconds of the first call (above the exact limit it builds the HNSW graphs
- * of the kinds it searches). The probes are the stream's questions, the failure being repaired of
+ * and one warm-up per failure type, and the seconds of the first call (above the exact limit it
+ * builds the HNSW graphs of the shards it searches; a memory that shards by failure type,
+ * error_fix_memory, builds one per type in the warm-ups, as a long run's first repairs would). The probes are the stream's questions, the failure being repaired of
  * the seven types in turn. A peer whose retrieve calls the model (dynamic_cheatsheet_rs synthesizes
  * its sheet at each first repair) gets the canned reply at no cost: its time is the kit's and the
  * hook's own part. `asRun`: timed as a run calls it (lib/repair/episode-memory.ts): the memory's
@@ -447,7 +453,8 @@ async function peerRetrievalAt(peer: PeerNotes, probes: readonly { id: string; d
   const picked: { id: string; score: number | undefined }[][] = [];
   let first = 0;
   const position = peer.episodes + 1;
-  for (let i = 0; i < RETRIEVALS + 2; i++) {
+  const warmUps = 1 + ERROR_TYPES.length; // the first call, then one per failure type
+  for (let i = 0; i < RETRIEVALS + warmUps; i++) {
     const p = probes[i % probes.length];
     const errorType = ERROR_TYPES[i % ERROR_TYPES.length];
     const view = { dataset: "spider", queryId: p.id, dbId: p.dbId, question: p.question, evidence: "", schema: "", streamPosition: position, iteration: 1, attempts: [{ sql: "SELECT name FROM singer WHERE age > 30", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType, rowsPreview: "" }] };
@@ -460,7 +467,7 @@ async function peerRetrievalAt(peer: PeerNotes, probes: readonly { id: string; d
       if (!list.every((x) => given.has(x.note))) throw new Error(`bench/overhead.ts: ${peer.name} picked a note it was not given`);
     }
     const ms = performance.now() - s;
-    if (i >= 2) {
+    if (i >= warmUps) {
       picked.push(list.map((x) => ({ id: x.note.note_id, score: x.score })));
       times.push(ms);
     } else if (i === 0) first = ms;
@@ -584,6 +591,7 @@ async function main() {
     console.log("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     const atSize = new Map<number, Map<string, number>>();
     const agreement: string[] = [];
+    const exactness: string[] = [];
     for (const size of SIZES) {
       const m = await meritRetrievalAt(size, base, probes);
       const here = new Map<string, number>([["merit", m.p50]]);
@@ -591,6 +599,8 @@ async function main() {
       console.error(`  size ${size}: merit p50 ${f(m.p50)} ms (load ${loadText()})`);
       for (const p of peers) {
         const own = await peerNotes(p, size);
+        if (NOTE_EF > 0) (own.memory as unknown as { vectors: NoteVectors }).vectors.efSearch = NOTE_EF;
+        if (NOTE_EF_CONSTRUCTION > 0) (own.memory as unknown as { vectors: NoteVectors }).vectors.efConstruction = NOTE_EF_CONSTRUCTION;
         const t = await peerRetrievalAt(own, probes);
         const r = await peerRetrievalAt(own, probes, true);
         if (t === null || r === null) continue;
@@ -598,6 +608,29 @@ async function main() {
         const kinds = [...own.kinds].map(([k, n]) => `${n.toLocaleString("en-US")} ${k}`).join(", ");
         const label = t.calls > 0 ? `${p} (its model call answered at once)` : p;
         console.log(`| ${label} | ${size.toLocaleString("en-US")} | ${kinds || "none"} | ${own.episodes.toLocaleString("en-US")} | ${own.fillS.toFixed(1)} | ${t.firstS.toFixed(2)} | ${f(t.p50)} | ${f(t.p95)} | ${f(r.p50)} | ${f(r.p95)} |`);
+        if (size > base.retrieval.exact_pool_limit) {
+          // the same probes with every pool scored exactly: what the HNSW shortlist above the limit costs in answers
+          const vectors = (own.memory as unknown as { vectors: NoteVectors }).vectors;
+          const limit = vectors.exactPoolLimit;
+          vectors.exactPoolLimit = Number.POSITIVE_INFINITY;
+          const exact = await peerRetrievalAt(own, probes);
+          vectors.exactPoolLimit = limit;
+          if (exact !== null) {
+            let same = 0;
+            let sameScores = 0;
+            let found = 0;
+            let wanted = 0;
+            t.picked.forEach((got, i) => {
+              const want = exact.picked[i];
+              if (got.length === want.length && got.every((x, j) => x.id === want[j].id)) same += 1;
+              // a note of equal score in place of the exact one is a tie the exact scan breaks by memory order
+              if (got.length === want.length && got.every((x, j) => x.score === want[j].score)) sameScores += 1;
+              found += got.filter((x) => want.some((w) => w.id === x.id)).length;
+              wanted += want.length;
+            });
+            exactness.push(`${p} at ${size.toLocaleString("en-US")}: the same notes in the same order for ${same} of ${t.picked.length} probes, notes of the same scores for ${sameScores}, recall of the exact notes ${wanted === 0 ? "–" : (found / wanted).toFixed(3)} (exact p50 ${f(exact.p50)} ms)`);
+          }
+        }
         if (p === "reasoning_bank") {
           const plain = await plainScanAt(own, probes);
           const got = t.picked.slice(0, plain.picked.length).map((x) => x[0]);
@@ -610,7 +643,8 @@ async function main() {
       atSize.set(size, here);
     }
     if (agreement.length > 0) console.log(`Exact answer (reasoning_bank's nearestNotes against the plain scan, top-1): ${agreement.join("; ")}.`);
-    console.log("Each peer's memory holds its own notes: what its memory.write returns for synthetic episodes (canned model replies of the shapes its hooks parse), stamped and applied in stream order, keys embedded by the simulated embedder (hashed bags of words, 1,024 dimensions); the probes are the stream's questions, the failure being repaired of the seven types in turn. dynamic_cheatsheet and awm replace their one note at every write: one note is in force by construction, after as many episodes as the size. 'first call' is the first retrieval after the memory was filled: above 5,000 notes of a kind it builds that kind's HNSW graph. 'As a run calls it': the memory's notes read, the eligible view made, the retrieve, the check of the picked notes (lib/repair/episode-memory.ts). A row marked 'its model call answered at once' times a retrieve that calls the model (dynamic_cheatsheet_rs's synthesize), given a canned reply at no cost: the kit's and the hook's own part. merit's rows are MERIT's retriever over synthetic entries (bench/synthetic-memory.ts), not notes.");
+    if (exactness.length > 0) console.log(`Each peer's picks against the same retrieve with every pool scored exactly (above the exact limit the search is approximate by design): ${exactness.join("; ")}.`);
+    console.log("Each peer's memory holds its own notes: what its memory.write returns for synthetic episodes (canned model replies of the shapes its hooks parse), stamped and applied in stream order, keys embedded by the simulated embedder (hashed bags of words, 1,024 dimensions); the probes are the stream's questions, the failure being repaired of the seven types in turn. dynamic_cheatsheet and awm replace their one note at every write: one note is in force by construction, after as many episodes as the size. 'first call' is the first retrieval after the memory was filled: above 5,000 notes of a kind it builds that kind's HNSW graph (of the failure type searched, for a memory that shards by it); then one warm-up per failure type before the timed calls. 'As a run calls it': the memory's notes read, the eligible view made, the retrieve, the check of the picked notes (lib/repair/episode-memory.ts). A row marked 'its model call answered at once' times a retrieve that calls the model (dynamic_cheatsheet_rs's synthesize), given a canned reply at no cost: the kit's and the hook's own part. merit's rows are MERIT's retriever over synthetic entries (bench/synthetic-memory.ts), not notes.");
     console.log("Goal: retrieval p50 ≤ 20 ms at 100,000 notes, every memory method.");
     console.log("");
     console.log("## Overhead per repair attempt at memory size (ms): the run's stages with its retrieval replaced by one retrieval at that size per attempt (composed, not one run)");

@@ -17,7 +17,8 @@
  * above its limit. A pool above the limit that is a small part of its shards' notes (at most
  * SPARSE_POOL_FRACTION: a hook's own filter the memory does not shard by) is scored exactly instead: a
  * graph search filtered to it visits about ef / fraction nodes (25–31 ms for one type's ~9,200 of
- * 64,000 fixes in one graph), the exact scan only its rows (9 ms there; its own graph, 4–5 ms).
+ * 64,000 fixes in one graph), the exact scan only its rows (8.7–9.5 ms there; with a graph per type
+ * the whole retrieval fell from 24 to 18.5 ms, bench/README.md sixth pass).
  * ef 1,024, not 4,096 (issue 38 §4):
  * a peer's pool is often one kind of note, one graph over the whole memory, and at 4,096 the search
  * visits most of it — 21 ms of hnswlib search alone over 100,000 notes, above the 20 ms goal for a

@@ -378,7 +378,7 @@ function syntheticEpisode(rng: PyRandom, i: number): EpisodeView {
 async function peerNotes(name: string, size: number): Promise<PeerNotes> {
   const hook = noteMemoryOf(getMethod(name))!;
   const embedder: Embedder = new SimulatedEmbedder(1024); // as merit's row: the kit's embedder's dimension
-  const memory = new NoteMemory(name, embedder, hook.embedsNotes === true, undefined, hook.searchShards);
+  const memory = new NoteMemory(name, embedder, hook.embedsNotes === true);
   const rng = new PyRandom(11);
   const model = cannedModel(new PyRandom(13), embedder);
   const replaces = hook.replaces ?? [];
@@ -428,11 +428,15 @@ async function peerNotes(name: string, size: number): Promise<PeerNotes> {
   return { name, size, memory, embedder, episodes, written, kinds, fillS: (performance.now() - t0) / 1000 };
 }
 
+/** Untimed calls before a peer's timed retrievals: the first call, then one per failure type. */
+const PEER_WARM_UPS = 1 + ERROR_TYPES.length;
+
 /**
  * A peer's memory.retrieve over its own notes: p50/p95 (ms) of RETRIEVALS calls after a first call
  * and one warm-up per failure type, and the seconds of the first call (above the exact limit it
- * builds the HNSW graphs of the shards it searches; a memory that shards by failure type,
- * error_fix_memory, builds one per type in the warm-ups, as a long run's first repairs would). The probes are the stream's questions, the failure being repaired of
+ * builds the HNSW graphs of the kinds it searches). The probes are the stream's questions (use the
+ * default 30: a few questions searched again and again find the graph in the CPU's caches, 4–6 ms
+ * faster at 100,000 notes), the failure being repaired of
  * the seven types in turn. A peer whose retrieve calls the model (dynamic_cheatsheet_rs synthesizes
  * its sheet at each first repair) gets the canned reply at no cost: its time is the kit's and the
  * hook's own part. `asRun`: timed as a run calls it (lib/repair/episode-memory.ts): the memory's
@@ -453,7 +457,7 @@ async function peerRetrievalAt(peer: PeerNotes, probes: readonly { id: string; d
   const picked: { id: string; score: number | undefined }[][] = [];
   let first = 0;
   const position = peer.episodes + 1;
-  const warmUps = 1 + ERROR_TYPES.length; // the first call, then one per failure type
+  const warmUps = PEER_WARM_UPS;
   for (let i = 0; i < RETRIEVALS + warmUps; i++) {
     const p = probes[i % probes.length];
     const errorType = ERROR_TYPES[i % ERROR_TYPES.length];
@@ -487,7 +491,7 @@ async function plainScanAt(peer: PeerNotes, probes: readonly { id: string; dbId:
   // at most 10 calls: at 100,000 notes one takes seconds
   for (let i = 0; i < Math.min(RETRIEVALS, 10); i++) {
     const s = performance.now();
-    const [query] = await peer.embedder.embed([probes[(i + 2) % probes.length].question]);
+    const [query] = await peer.embedder.embed([probes[(i + PEER_WARM_UPS) % probes.length].question]);
     const [best] = topByCosine(notes, query, 1);
     picked.push({ id: best?.note.note_id ?? "", score: best?.score ?? Number.NaN });
     times.push(performance.now() - s);
@@ -644,7 +648,7 @@ async function main() {
     }
     if (agreement.length > 0) console.log(`Exact answer (reasoning_bank's nearestNotes against the plain scan, top-1): ${agreement.join("; ")}.`);
     if (exactness.length > 0) console.log(`Each peer's picks against the same retrieve with every pool scored exactly (above the exact limit the search is approximate by design): ${exactness.join("; ")}.`);
-    console.log("Each peer's memory holds its own notes: what its memory.write returns for synthetic episodes (canned model replies of the shapes its hooks parse), stamped and applied in stream order, keys embedded by the simulated embedder (hashed bags of words, 1,024 dimensions); the probes are the stream's questions, the failure being repaired of the seven types in turn. dynamic_cheatsheet and awm replace their one note at every write: one note is in force by construction, after as many episodes as the size. 'first call' is the first retrieval after the memory was filled: above 5,000 notes of a kind it builds that kind's HNSW graph (of the failure type searched, for a memory that shards by it); then one warm-up per failure type before the timed calls. 'As a run calls it': the memory's notes read, the eligible view made, the retrieve, the check of the picked notes (lib/repair/episode-memory.ts). A row marked 'its model call answered at once' times a retrieve that calls the model (dynamic_cheatsheet_rs's synthesize), given a canned reply at no cost: the kit's and the hook's own part. merit's rows are MERIT's retriever over synthetic entries (bench/synthetic-memory.ts), not notes.");
+    console.log("Each peer's memory holds its own notes: what its memory.write returns for synthetic episodes (canned model replies of the shapes its hooks parse), stamped and applied in stream order, keys embedded by the simulated embedder (hashed bags of words, 1,024 dimensions); the probes are the stream's questions, the failure being repaired of the seven types in turn. dynamic_cheatsheet and awm replace their one note at every write: one note is in force by construction, after as many episodes as the size. 'first call' is the first retrieval after the memory was filled: above 5,000 notes of a kind it builds that kind's HNSW graph; then one warm-up per failure type before the timed calls. 'As a run calls it': the memory's notes read, the eligible view made, the retrieve, the check of the picked notes (lib/repair/episode-memory.ts). A row marked 'its model call answered at once' times a retrieve that calls the model (dynamic_cheatsheet_rs's synthesize), given a canned reply at no cost: the kit's and the hook's own part. merit's rows are MERIT's retriever over synthetic entries (bench/synthetic-memory.ts), not notes.");
     console.log("Goal: retrieval p50 ≤ 20 ms at 100,000 notes, every memory method.");
     console.log("");
     console.log("## Overhead per repair attempt at memory size (ms): the run's stages with its retrieval replaced by one retrieval at that size per attempt (composed, not one run)");

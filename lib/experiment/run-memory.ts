@@ -196,7 +196,7 @@ class NoteRunMemory implements RunMemory {
   constructor(o: RunMemoryOptions, hook: MemoryHook) {
     this.o = o;
     this.embedsNotes = hook.embedsNotes === true;
-    this.notes = new NoteMemory(o.method.name, o.embedder, this.embedsNotes, o.exactPoolLimit, hook.searchShards);
+    this.notes = new NoteMemory(o.method.name, o.embedder, this.embedsNotes, o.exactPoolLimit);
   }
 
   async rebuild(committed: readonly Trajectory[]): Promise<void> {

@@ -244,14 +244,6 @@ export interface MemoryHook {
    */
   replaces?: readonly string[];
   /**
-   * Note kinds whose vectors are searched apart per value of one string field of `data` (e.g.
-   * `{ error_fix: "error_type" }`): above the exact limit each value gets its own HNSW graph, so a
-   * pool filtered to one value is one graph searched without a filter (lib/methods/note-index.ts).
-   * Up to the exact limit every search is exact, so answers there do not depend on it. Default: none
-   * (one graph per kind).
-   */
-  searchShards?: Readonly<Record<string, string>>;
-  /**
    * After the episode is final: the notes to store ([] for none), or `{ notes, retire }`. `memory` is
    * the eligible view at this episode (the same notes `retrieve` is given), for a memory that updates
    * its earlier state: a note's `supersedes` and `retire` name notes of it, which leave the memory
@@ -479,14 +471,6 @@ export function checkHooks(method: string, hooks: MethodHooks): void {
     if (typeof m.write !== "function" || typeof m.retrieve !== "function") fail("memory.write and memory.retrieve must both be functions");
     if (m.replaces !== undefined && (!Array.isArray(m.replaces) || m.replaces.some((k) => typeof k !== "string" || !CALL_KIND.test(k)))) fail("memory.replaces must list note kinds (lower_snake_case labels, as the notes' kind), e.g. [\"cheatsheet\"]");
     if (m.embedsNotes !== undefined && typeof m.embedsNotes !== "boolean") fail("memory.embedsNotes must be true or false");
-    if (m.searchShards !== undefined) {
-      const shards = m.searchShards as unknown;
-      if (shards === null || typeof shards !== "object" || Array.isArray(shards)) fail("memory.searchShards must map note kinds to a field of their data, e.g. { error_fix: \"error_type\" }");
-      for (const [kind, field] of Object.entries(shards as object)) {
-        if (!CALL_KIND.test(kind)) fail(`memory.searchShards: ${JSON.stringify(kind)} is not a note kind (a lower_snake_case label, as the notes' kind)`);
-        if (typeof field !== "string" || field === "") fail(`memory.searchShards.${kind} must name a field of the notes' data (a non-empty string)`);
-      }
-    }
   }
   checkEmbedderUse(hooks, fail);
 }

@@ -10,16 +10,12 @@
  * hooks.ts, four notes side by side — and the `k` best are kept in one pass, ties in memory order:
  * the same notes in the same order with the same scores as `topByCosine` (test/methods/
  * nearest-notes.test.ts). Above the limit the pool is cut to an HNSW shortlist (hnswlib-node, M 16,
- * efConstruction 64, ef 1,024 — MERIT's index searches at 4,096; graphs sharded by note kind, or by
- * kind and the value of a data field where the memory hook declares `searchShards` (error_fix_memory's
- * fixes per failure type), so a pool of one shard is one graph searched without a filter) rescored
- * exactly, and the `k` best of the shortlist are kept: approximate by design, as MERIT's retrieval
- * above its limit. A pool above the limit that is a small part of its shards' notes (at most
- * SPARSE_POOL_FRACTION: a hook's own filter the memory does not shard by) is scored exactly instead: a
- * graph search filtered to it visits about ef / fraction nodes (25–31 ms for one type's ~9,200 of
- * 64,000 fixes in one graph), the exact scan only its rows (8.7–9.5 ms there; with a graph per type
- * the whole retrieval fell from 24 to 18.5 ms, bench/README.md sixth pass).
- * ef 1,024, not 4,096 (issue 38 §4):
+ * efConstruction 64, ef 1,024 — MERIT's index searches at 4,096; graphs sharded by note kind, so a
+ * pool of one kind is one graph) rescored exactly, and the `k` best of the shortlist are kept:
+ * approximate by design, as MERIT's retrieval above its limit. A pool above the limit that is a small
+ * part of its kinds' notes (at most SPARSE_POOL_FRACTION, e.g. error_fix_memory's fixes of one failure
+ * type) is scored exactly instead: a graph search filtered to it visits about ef / fraction nodes
+ * (25–31 ms for one type's ~9,200 of 64,000 fixes), the exact scan only its rows. ef 1,024, not 4,096 (issue 38 §4):
  * a peer's pool is often one kind of note, one graph over the whole memory, and at 4,096 the search
  * visits most of it — 21 ms of hnswlib search alone over 100,000 notes, above the 20 ms goal for a
  * whole retrieval — where 1,024 took 8 ms and picked the same notes against the exact scan (30
@@ -43,7 +39,7 @@ import { describedNotes } from "./note-columns.ts";
 export const NOTE_EF_SEARCH = 1024;
 
 /**
- * A pool above the exact limit that is at most this fraction of the notes of its shards is scored
+ * A pool above the exact limit that is at most this fraction of the notes of its kinds is scored
  * exactly rather than searched through their graphs (module comment): a filtered HNSW search visits
  * about ef / fraction nodes, an exact scan the pool's rows.
  */
@@ -75,8 +71,8 @@ function vectorCopy(this: { [STORED]?: Float32Array | null }): Float32Array | nu
  * properties in the same order with one getter function shared by all (no closure per note).
  * Returns the row (-1: none).
  */
-export function defineNoteVector(view: object, shard: string, stored: Float32Array | null, store?: NoteVectors): number {
-  const ref = stored !== null && store !== undefined ? store.add(shard, stored) : undefined;
+export function defineNoteVector(view: object, kind: string, stored: Float32Array | null, store?: NoteVectors): number {
+  const ref = stored !== null && store !== undefined ? store.add(kind, stored) : undefined;
   Object.defineProperty(view, "vector", { enumerable: true, get: vectorCopy });
   Object.defineProperty(view, STORED, { value: stored });
   Object.defineProperty(view, ROW, { value: ref });
@@ -87,17 +83,17 @@ export function defineNoteVector(view: object, shard: string, stored: Float32Arr
 export class NoteVectors {
   /** Row → the stored vector (the object a note's `vector` getter copies). */
   readonly #vectors: Float32Array[] = [];
-  /** Row → shard key (the note's kind, or kind and the value of the field the memory's `searchShards` names; RETIRED once retired). */
+  /** Row → shard key (the note's kind, or RETIRED). */
   readonly #keys: string[] = [];
-  /** Shard → number of notes in force in it. */
-  readonly #shardRows = new Map<string, number>();
+  /** Kind → rows of notes in force of that kind. */
+  readonly #kindRows = new Map<string, number>();
   #dimension = -1;
   /** True once vectors of two lengths were stored (then every search is `topByCosine`'s). */
   #mixed = false;
   #revision = 0;
   #dense: DenseIndex | null = null;
-  /** Shards whose notes a search above the limit has put in a graph (since the index was last dropped). */
-  readonly #graphShards = new Set<string>();
+  /** Kinds whose notes a search above the limit has put in a graph (since the index was last dropped). */
+  readonly #graphKinds = new Set<string>();
   /** The widest search since the last `takeNoteSearch`: none, exact, or hnsw. */
   searched: "exact" | "hnsw" | "none" = "none";
   /** Pools of more notes than this are searched through HNSW (a bench raises it to compare with the exact answer). */
@@ -112,14 +108,14 @@ export class NoteVectors {
     this.efSearch = efSearch;
   }
 
-  /** Stores `vector` as the next row (in `shard`); its reference for the note. */
-  add(shard: string, vector: Float32Array): RowRef {
+  /** Stores `vector` as the next row (shard `kind`); its reference for the note. */
+  add(kind: string, vector: Float32Array): RowRef {
     if (this.#dimension < 0) this.#dimension = vector.length;
     else if (vector.length !== this.#dimension) this.#mixed = true;
     const ref: RowRef = { store: this, row: this.#vectors.length };
     this.#vectors.push(vector);
-    this.#keys.push(shard);
-    this.#shardRows.set(shard, (this.#shardRows.get(shard) ?? 0) + 1);
+    this.#keys.push(kind);
+    this.#kindRows.set(kind, (this.#kindRows.get(kind) ?? 0) + 1);
     this.#revision += 1;
     return ref;
   }
@@ -134,25 +130,25 @@ export class NoteVectors {
   retire(view: NoteView): void {
     const ref = rowOf(view);
     if (ref === undefined || ref.store !== this) return;
-    if (this.#graphShards.has(this.#keys[ref.row])) {
+    if (this.#graphKinds.has(this.#keys[ref.row])) {
       this.#dense = null;
-      this.#graphShards.clear();
+      this.#graphKinds.clear();
     }
     this.#vectors[ref.row] = Float32Array.from(this.#vectors[ref.row]);
-    const shard = this.#keys[ref.row];
-    this.#shardRows.set(shard, (this.#shardRows.get(shard) ?? 1) - 1);
+    const kind = this.#keys[ref.row];
+    this.#kindRows.set(kind, (this.#kindRows.get(kind) ?? 1) - 1);
     this.#keys[ref.row] = RETIRED;
     this.#revision += 1;
   }
 
-  /** Whether `rows` are at most SPARSE_POOL_FRACTION of the notes in force of their shards (a filtered pool: scored exactly). */
+  /** Whether `rows` are at most SPARSE_POOL_FRACTION of the notes in force of their kinds (a filtered pool: scored exactly). */
   #sparse(rows: readonly number[]): boolean {
     const keys = this.#keys;
-    const shards = new Set<string>();
+    const kinds = new Set<string>();
     let last: string | undefined;
-    for (const row of rows) if (keys[row] !== last) shards.add((last = keys[row]));
+    for (const row of rows) if (keys[row] !== last) kinds.add((last = keys[row]));
     let inForce = 0;
-    for (const shard of shards) inForce += this.#shardRows.get(shard) ?? 0;
+    for (const kind of kinds) inForce += this.#kindRows.get(kind) ?? 0;
     return rows.length <= SPARSE_POOL_FRACTION * inForce;
   }
 
@@ -168,7 +164,7 @@ export class NoteVectors {
       this.#dense.setEfSearch(this.efSearch);
       const keys = this.#keys;
       let last: string | undefined;
-      for (const row of rows) if (keys[row] !== last) this.#graphShards.add((last = keys[row]));
+      for (const row of rows) if (keys[row] !== last) this.#graphKinds.add((last = keys[row]));
       const found = this.#dense.scores(query, this.#vectors, rows, k, (row) => keys[row], this.#revision);
       rowsScored = found.rows;
       scores = found.scores;

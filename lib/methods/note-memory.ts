@@ -18,11 +18,11 @@ import { defineNoteVector, NoteVectors } from "./note-index.ts";
  * A stored note as hooks are given it: deeply frozen, its vector a fresh copy at each read. With
  * `vectors`, the stored vector is also kept there (one row), so `nearestNotes` ranks without copies;
  * with `columns`, the note gets a slot there (lib/methods/note-columns.ts), so the kit's filters
- * read columns instead of views; `shard` is the search graph its vector joins (default its kind).
+ * read columns instead of views.
  */
-export function noteView(note: Note, vector: Float32Array | null, vectors?: NoteVectors, columns?: NoteColumns, shard: string = note.kind): NoteView {
+export function noteView(note: Note, vector: Float32Array | null, vectors?: NoteVectors, columns?: NoteColumns): NoteView {
   const view = { ...structuredClone(note) } as Note & { vector: Float32Array | null };
-  const row = defineNoteVector(view, shard, vector === null ? null : Float32Array.from(vector), vectors);
+  const row = defineNoteVector(view, note.kind, vector === null ? null : Float32Array.from(vector), vectors);
   columns?.add(view as NoteView, row);
   return deepFreeze(view) as NoteView;
 }
@@ -43,18 +43,11 @@ export class NoteMemory {
   /** The frozen array `notes` returns until the memory changes (null: to be made at the next read). */
   private cached: readonly NoteView[] | null = null;
 
-  /** Kind → the data field whose value splits that kind's search graph (MemoryHook.searchShards). */
-  private readonly searchShards: Readonly<Record<string, string>>;
-
-  /**
-   * `exactPoolLimit`: pools of more notes than this are searched through HNSW (note-index.ts; default
-   * 5,000, as retrieval.exact_pool_limit); `searchShards`: the memory hook's (one graph per kind when absent).
-   */
-  constructor(method: string, embedder: Embedder | undefined, embedsNotes: boolean, exactPoolLimit?: number, searchShards: Readonly<Record<string, string>> = {}) {
+  /** `exactPoolLimit`: pools of more notes than this are searched through HNSW (note-index.ts; default 5,000, as retrieval.exact_pool_limit). */
+  constructor(method: string, embedder: Embedder | undefined, embedsNotes: boolean, exactPoolLimit?: number) {
     this.method = method;
     this.embedder = embedder;
     this.embedsNotes = embedsNotes;
-    this.searchShards = searchShards;
     this.vectors = new NoteVectors(exactPoolLimit);
     this.columns = new NoteColumns(this.vectors);
   }
@@ -79,10 +72,7 @@ export class NoteMemory {
 
   /** A note view of this memory (vector row and column slot), its slot appended to `slots`. */
   private view(note: Note, vector: Float32Array | null, slots: number[]): NoteView {
-    const field = Object.hasOwn(this.searchShards, note.kind) ? this.searchShards[note.kind] : undefined;
-    const value = field === undefined || note.data === null || typeof note.data !== "object" || Array.isArray(note.data) ? undefined : (note.data as Record<string, unknown>)[field];
-    const shard = field === undefined ? note.kind : `${note.kind}\u0000${typeof value === "string" ? value : JSON.stringify(value ?? null)}`;
-    const view = noteView(note, vector, this.vectors, this.columns, shard);
+    const view = noteView(note, vector, this.vectors, this.columns);
     slots.push(this.columns.size - 1);
     return view;
   }

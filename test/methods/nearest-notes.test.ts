@@ -3,12 +3,11 @@
 // the same notes, in the same order, with the same scores (bit for bit), ties in memory order — on
 // seeded random vectors, whole memories and filtered pools, retired notes and notes without
 // vectors; above the limit it goes through HNSW (a pool that is at most a quarter of its kind's notes
-// is still scored exactly, unless the memory shards its kind by the field the pool is filtered on:
-// then one graph per value), says so, and gives the same answer whether the
+// is still scored exactly), says so, and gives the same answer whether the
 // memory was searched as it grew or rebuilt at once (a resumed run).
 import { describe, expect, it } from "vitest";
 import type { Embedder } from "../../lib/llm/types.ts";
-import { checkHooks, stampNotes, topByCosine, type Note } from "../../lib/methods/hooks.ts";
+import { stampNotes, topByCosine, type Note } from "../../lib/methods/hooks.ts";
 import { nearestNotes, takeNoteSearch } from "../../lib/methods/note-index.ts";
 import { NoteMemory, noteView } from "../../lib/methods/note-memory.ts";
 import { PyRandom } from "../../lib/random.ts";
@@ -151,49 +150,6 @@ describe("nearestNotes", () => {
     const half = every.filter((_, i) => i % 2 === 0);
     nearestNotes(half, unit(rng, 16), 4);
     expect(takeNoteSearch(every)).toBe("hnsw");
-  });
-
-  it("a memory that declares searchShards searches one graph per value above the exact limit (no filter, no exact fallback), and answers exactly as without it up to the limit", async () => {
-    const rng = new PyRandom(53);
-    const types = ["join", "filter", "group", "order"];
-    const table = new Map<string, Float32Array>();
-    const notes = Array.from({ length: 600 }, (_, i) => {
-      table.set(`k${i}`, unit(rng, 16));
-      const n = notesAt(i, "error_fix");
-      return { ...n, data: { error_type: types[i % 4] } };
-    });
-    const sharded = new NoteMemory("probe", tableEmbedder(table, 16), true, 100, { error_fix: "error_type" });
-    const plain = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
-    await sharded.apply(notes);
-    await plain.apply(notes);
-    const ofType = (m: NoteMemory, t: string) => m.notes.filter((n) => (n.data as { error_type: string }).error_type === t);
-    takeNoteSearch(sharded.notes);
-    takeNoteSearch(plain.notes);
-    // one type is a quarter of the kind: scored exactly in one graph per kind, searched in its own graph when sharded
-    for (let q = 0; q < 4; q++) {
-      const query = unit(rng, 16);
-      same(nearestNotes(ofType(plain, types[q]), query, 4), topByCosine(ofType(plain, types[q]), query, 4));
-      const got = nearestNotes(ofType(sharded, types[q]), query, 4);
-      // its own graph, no filter: the shortlist (64 of 150 notes at ef 1,024) holds the exact top 4
-      expect(got.map((p) => p.note.note_id)).toEqual(topByCosine(ofType(sharded, types[q]), query, 4).map((p) => p.note.note_id));
-    }
-    expect(takeNoteSearch(plain.notes)).toBe("exact");
-    expect(takeNoteSearch(sharded.notes)).toBe("hnsw");
-    // up to the limit (a pool of 100) both are exact, bit for bit
-    for (let q = 0; q < 4; q++) {
-      const query = unit(rng, 16);
-      const a = ofType(sharded, types[q]).slice(0, 100);
-      same(nearestNotes(a, query, 4), topByCosine(a, query, 4));
-    }
-    expect(takeNoteSearch(sharded.notes)).toBe("exact");
-  });
-
-  it("checkHooks refuses a searchShards that does not map note kinds to a data field, in one line", () => {
-    const memory = { name: "m", heading: "H", write: () => [], retrieve: () => [] };
-    expect(() => checkHooks("m", { memory: { ...memory, searchShards: ["error_type"] as never } })).toThrow(/memory.searchShards must map note kinds to a field of their data/);
-    expect(() => checkHooks("m", { memory: { ...memory, searchShards: { "Error Fix": "error_type" } } })).toThrow(/"Error Fix" is not a note kind/);
-    expect(() => checkHooks("m", { memory: { ...memory, searchShards: { error_fix: "" } } })).toThrow(/memory.searchShards.error_fix must name a field/);
-    expect(() => checkHooks("m", { memory: { ...memory, searchShards: { error_fix: "error_type" } } })).not.toThrow();
   });
 
   it("above the exact limit a run that retired notes after its graph was built answers as a resumed run does, and never with a retired note", async () => {

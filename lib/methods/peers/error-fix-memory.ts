@@ -121,8 +121,6 @@ function errorFixDefinition(s: SettingValues): MethodDefinition {
         name: "error_fix_pairs",
         heading: "ERROR FIXES AND SOLVED QUESTIONS FROM EARLIER EPISODES",
         embedsNotes: true,
-        // a repair reads the fixes of its failure type: one search graph per type above the exact limit
-        searchShards: { error_fix: "error_type" },
         write: (episode, model) => errorFixNotes(episode, model),
         async retrieve(request, memory, model) {
           const current = request.attempts[request.attempts.length - 1];

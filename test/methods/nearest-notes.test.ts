@@ -46,6 +46,15 @@ async function filled(n: number, palette: readonly Float32Array[], rng: PyRandom
   return memory;
 }
 
+/** `n` notes of `kind`, note i keyed by its own random unit vector (16 dimensions) drawn from PyRandom(seed); the generator goes on for probes. */
+function distinctNotes(seed: number, n: number, kind: string): { rng: PyRandom; table: Map<string, Float32Array>; notes: Note[] } {
+  const rng = new PyRandom(seed);
+  const palette = Array.from({ length: n }, () => unit(rng, 16));
+  const table = new Map<string, Float32Array>();
+  const notes = Array.from({ length: n }, (_, i) => (table.set(`k${i}`, palette[i]), notesAt(i, kind)));
+  return { rng, table, notes };
+}
+
 const same = (a: ReturnType<typeof topByCosine>, b: ReturnType<typeof topByCosine>) => {
   expect(a.map((p) => p.note.note_id)).toEqual(b.map((p) => p.note.note_id));
   a.forEach((p, i) => expect(p.note).toBe(b[i].note));
@@ -97,10 +106,7 @@ describe("nearestNotes", () => {
   });
 
   it("above the exact limit searches HNSW, reports it, and a memory rebuilt at once gives the same answer as one searched while it grew", async () => {
-    const rng = new PyRandom(29);
-    const palette = Array.from({ length: 400 }, () => unit(rng, 16));
-    const table = new Map<string, Float32Array>();
-    const notes = Array.from({ length: 400 }, (_, i) => (table.set(`k${i}`, palette[i]), notesAt(i, "insight")));
+    const { rng, table, notes } = distinctNotes(29, 400, "insight");
     const growing = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
     const probes = Array.from({ length: 5 }, () => unit(rng, 16));
     let hits = 0;
@@ -131,10 +137,7 @@ describe("nearestNotes", () => {
   });
 
   it("above the exact limit a pool that is a small part of its kind's notes (a filter) is scored exactly: the plain scan's answer, reported as exact", async () => {
-    const rng = new PyRandom(31);
-    const palette = Array.from({ length: 600 }, () => unit(rng, 16));
-    const table = new Map<string, Float32Array>();
-    const notes = Array.from({ length: 600 }, (_, i) => (table.set(`k${i}`, palette[i]), notesAt(i, "error_fix")));
+    const { rng, table, notes } = distinctNotes(31, 600, "error_fix");
     const memory = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
     await memory.apply(notes);
     const every = memory.notes;

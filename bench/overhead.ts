@@ -30,7 +30,7 @@
  * 7B on one H100 at cited rates (not measured: no GPU here).
  * Prints medians and load averages; never asserted in tests.
  * Run: `node bench/overhead.ts [--queries Q] [--k K] [--methods a,b] [--sizes 1534,100000]
- * [--retrievals R] [--note-ef EF] [--note-ef-construction EF] [--cpu-model FILE] [--keep DIR] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
+ * [--retrievals R] [--cpu-model FILE] [--keep DIR] [--full]` (defaults: the first 30 initially failed queries, K = 3, every method,
  * sizes 1534 and 100000, 15 retrievals per size; `--full` or `--queries 0`: the whole 1,034-query
  * stream, initially correct queries included, K = 7, 50 retrievals).
  */
@@ -58,7 +58,7 @@ import { getMethod } from "../lib/methods/index.ts";
 import { noteMemoryOf, underSettings, type MethodSpec } from "../lib/methods/method.ts";
 import { noteMembership } from "../lib/methods/note-columns.ts";
 import { NoteMemory } from "../lib/methods/note-memory.ts";
-import type { NoteVectors } from "../lib/methods/note-index.ts";
+import { PREFILTER_MIN, type NoteVectors } from "../lib/methods/note-index.ts";
 import { readPredictions } from "../lib/oracle/predictions.ts";
 import { repairPrompt } from "../lib/prompts.ts";
 import { PyRandom } from "../lib/random.ts";
@@ -84,10 +84,6 @@ const num = (name: string, fallback: number): number => {
 const QUERIES = num("queries", FULL ? 0 : 30);
 const K = num("k", FULL ? 7 : 3);
 const RETRIEVALS = num("retrievals", FULL ? 50 : 15);
-/** The peers' HNSW search beam above the exact limit (0: the kit's, NOTE_EF_SEARCH); a sweep compares beams. */
-const NOTE_EF = num("note-ef", 0);
-/** The peers' HNSW construction beam (0: the kit's, 64). */
-const NOTE_EF_CONSTRUCTION = num("note-ef-construction", 0);
 const METHODS = flag("methods", ["merit", "iterative", "reflexion", ...PEER_METHODS].join(",")).split(",").filter((m) => m !== "");
 const SIZES = flag("sizes", "1534,100000").split(",").filter((s) => s !== "").map(Number);
 if (SIZES.some((s) => !Number.isInteger(s) || s < 1)) {
@@ -433,8 +429,7 @@ const PEER_WARM_UPS = 1 + ERROR_TYPES.length;
 
 /**
  * A peer's memory.retrieve over its own notes: p50/p95 (ms) of RETRIEVALS calls after a first call
- * and one warm-up per failure type, and the seconds of the first call (above the exact limit it
- * builds the HNSW graphs of the kinds it searches). The probes are the stream's questions (use the
+ * and one warm-up per failure type, and the seconds of the first call. The probes are the stream's questions (use the
  * default 30: a few questions searched again and again find the graph in the CPU's caches, 4–6 ms
  * faster at 100,000 notes), the failure being repaired of
  * the seven types in turn. A peer whose retrieve calls the model (dynamic_cheatsheet_rs synthesizes
@@ -591,7 +586,7 @@ async function main() {
     console.log("");
     const probes = stream.map((s) => ({ id: s.example.id, dbId: s.example.dbId, question: s.example.question }));
     const peers = METHODS.filter((m) => noteMemoryOf(getMethod(m)) !== undefined);
-    console.log("| memory | size | notes in force (by kind) | episodes written | fill s | first call s (HNSW build above 5,000) | p50 | p95 | as a run calls it: p50 | as a run: p95 |");
+    console.log("| memory | size | notes in force (by kind) | episodes written | fill s | first call s | p50 | p95 | as a run calls it: p50 | as a run: p95 |");
     console.log("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     const atSize = new Map<number, Map<string, number>>();
     const agreement: string[] = [];
@@ -603,8 +598,6 @@ async function main() {
       console.error(`  size ${size}: merit p50 ${f(m.p50)} ms (load ${loadText()})`);
       for (const p of peers) {
         const own = await peerNotes(p, size);
-        if (NOTE_EF > 0) (own.memory as unknown as { vectors: NoteVectors }).vectors.efSearch = NOTE_EF;
-        if (NOTE_EF_CONSTRUCTION > 0) (own.memory as unknown as { vectors: NoteVectors }).vectors.efConstruction = NOTE_EF_CONSTRUCTION;
         const t = await peerRetrievalAt(own, probes);
         const r = await peerRetrievalAt(own, probes, true);
         if (t === null || r === null) continue;
@@ -612,13 +605,12 @@ async function main() {
         const kinds = [...own.kinds].map(([k, n]) => `${n.toLocaleString("en-US")} ${k}`).join(", ");
         const label = t.calls > 0 ? `${p} (its model call answered at once)` : p;
         console.log(`| ${label} | ${size.toLocaleString("en-US")} | ${kinds || "none"} | ${own.episodes.toLocaleString("en-US")} | ${own.fillS.toFixed(1)} | ${t.firstS.toFixed(2)} | ${f(t.p50)} | ${f(t.p95)} | ${f(r.p50)} | ${f(r.p95)} |`);
-        if (size > base.retrieval.exact_pool_limit) {
-          // the same probes with every pool scored exactly: what the HNSW shortlist above the limit costs in answers
+        if (size >= PREFILTER_MIN) {
+          // the same probes with every pool scored by the plain exact scan (no int8 prefilter): the answers must not move
           const vectors = (own.memory as unknown as { vectors: NoteVectors }).vectors;
-          const limit = vectors.exactPoolLimit;
-          vectors.exactPoolLimit = Number.POSITIVE_INFINITY;
+          vectors.prefilterMin = Number.POSITIVE_INFINITY;
           const exact = await peerRetrievalAt(own, probes);
-          vectors.exactPoolLimit = limit;
+          vectors.prefilterMin = PREFILTER_MIN;
           if (exact !== null) {
             let same = 0;
             let sameScores = 0;
@@ -632,6 +624,10 @@ async function main() {
               found += got.filter((x) => want.some((w) => w.id === x.id)).length;
               wanted += want.length;
             });
+            if (same < t.picked.length) {
+              console.error(`bench/overhead.ts: ${p} at ${size} notes picked other notes than the exact scan for ${t.picked.length - same} of ${t.picked.length} probes: the int8 prefilter (lib/retrieval/int8-scan.ts) must never change an answer`);
+              process.exitCode = 1;
+            }
             exactness.push(`${p} at ${size.toLocaleString("en-US")}: the same notes in the same order for ${same} of ${t.picked.length} probes, notes of the same scores for ${sameScores}, recall of the exact notes ${wanted === 0 ? "–" : (found / wanted).toFixed(3)} (exact p50 ${f(exact.p50)} ms)`);
           }
         }
@@ -647,8 +643,8 @@ async function main() {
       atSize.set(size, here);
     }
     if (agreement.length > 0) console.log(`Exact answer (reasoning_bank's nearestNotes against the plain scan, top-1): ${agreement.join("; ")}.`);
-    if (exactness.length > 0) console.log(`Each peer's picks against the same retrieve with every pool scored exactly (above the exact limit the search is approximate by design): ${exactness.join("; ")}.`);
-    console.log("Each peer's memory holds its own notes: what its memory.write returns for synthetic episodes (canned model replies of the shapes its hooks parse), stamped and applied in stream order, keys embedded by the simulated embedder (hashed bags of words, 1,024 dimensions); the probes are the stream's questions, the failure being repaired of the seven types in turn. dynamic_cheatsheet and awm replace their one note at every write: one note is in force by construction, after as many episodes as the size. 'first call' is the first retrieval after the memory was filled: above 5,000 notes of a kind it builds that kind's HNSW graph; then one warm-up per failure type before the timed calls. 'As a run calls it': the memory's notes read, the eligible view made, the retrieve, the check of the picked notes (lib/repair/episode-memory.ts). A row marked 'its model call answered at once' times a retrieve that calls the model (dynamic_cheatsheet_rs's synthesize), given a canned reply at no cost: the kit's and the hook's own part. merit's rows are MERIT's retriever over synthetic entries (bench/synthetic-memory.ts), not notes.");
+    if (exactness.length > 0) console.log(`Each peer's picks against the same retrieve with every pool scored exactly (the int8 prefilter is exact by construction: it must be the same notes in the same order for every probe): ${exactness.join("; ")}.`);
+    console.log("Each peer's memory holds its own notes: what its memory.write returns for synthetic episodes (canned model replies of the shapes its hooks parse), stamped and applied in stream order, keys embedded by the simulated embedder (hashed bags of words, 1,024 dimensions); the probes are the stream's questions, the failure being repaired of the seven types in turn. dynamic_cheatsheet and awm replace their one note at every write: one note is in force by construction, after as many episodes as the size. 'first call' is the first retrieval after the memory was filled; then one warm-up per failure type before the timed calls. 'As a run calls it': the memory's notes read, the eligible view made, the retrieve, the check of the picked notes (lib/repair/episode-memory.ts). A row marked 'its model call answered at once' times a retrieve that calls the model (dynamic_cheatsheet_rs's synthesize), given a canned reply at no cost: the kit's and the hook's own part. merit's rows are MERIT's retriever over synthetic entries (bench/synthetic-memory.ts), not notes.");
     console.log("Goal: retrieval p50 ≤ 20 ms at 100,000 notes, every memory method.");
     console.log("");
     console.log("## Overhead per repair attempt at memory size (ms): the run's stages with its retrieval replaced by one retrieval at that size per attempt (composed, not one run)");

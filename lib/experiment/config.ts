@@ -117,7 +117,7 @@ export const DecodingSchema = z
  * Retrieval settings. Every key is read: runExperiment applies max_positive, max_negative,
  * min_typed_pool and type_bonus to MERIT's memory args where the method leaves the arg at METHOD.md's
  * value, and refuses one that conflicts with the method's own arg (lib/methods/method.ts
- * `underSettings`), exact_pool_limit goes to the dense index and a note memory's nearest-note search; the fusion weights cannot be
+ * `underSettings`), exact_pool_limit goes to MERIT's dense index (a note memory's nearest-note search is exact at every size, lib/methods/note-index.ts); the fusion weights cannot be
  * changed, so any other value is rejected with the reason.
  */
 export const RetrievalSchema = z

@@ -52,8 +52,6 @@ export interface RunMemoryOptions {
   /** A read-only source memory (config memory_source): a note memory's notes or MERIT's entries; undefined without one. */
   source: () => { notes: readonly Note[]; entries: readonly MemoryEntry[] } | undefined;
   schemaOf: (item: StreamItem) => string;
-  /** Above this many notes in a pool a note memory's nearestNotes searches the HNSW index (config retrieval.exact_pool_limit). */
-  exactPoolLimit?: number;
 }
 
 /** A run's memory: MERIT's entry store, a note memory, or none (every step a no-op). */
@@ -196,7 +194,7 @@ class NoteRunMemory implements RunMemory {
   constructor(o: RunMemoryOptions, hook: MemoryHook) {
     this.o = o;
     this.embedsNotes = hook.embedsNotes === true;
-    this.notes = new NoteMemory(o.method.name, o.embedder, this.embedsNotes, o.exactPoolLimit);
+    this.notes = new NoteMemory(o.method.name, o.embedder, this.embedsNotes);
   }
 
   async rebuild(committed: readonly Trajectory[]): Promise<void> {

@@ -78,7 +78,7 @@ export async function runExperiment(given: RunOptions): Promise<RunResult> {
     const configPath = join(outDir, RUN_FILES.config);
     const stream = buildStream(dataset, opts.initialCache, spec.seed, spec.limit ?? undefined, spec.config.subset, spec.config.order);
     if (!existsSync(configPath)) writeFileAtomic(configPath, specText);
-    const memory = openRunMemory({ outDir, method, dataset, stream, seed: spec.seed, embedder: services.embedder, source: () => (spec.config.memory_source === undefined ? undefined : memorySourceOf(opts)), schemaOf: (item) => schemaOf(dataset, item), exactPoolLimit: spec.config.retrieval.exact_pool_limit }, services.retriever);
+    const memory = openRunMemory({ outDir, method, dataset, stream, seed: spec.seed, embedder: services.embedder, source: () => (spec.config.memory_source === undefined ? undefined : memorySourceOf(opts)), schemaOf: (item) => schemaOf(dataset, item) }, services.retriever);
     removeStaleTempFiles(outDir);
     const startedAt = new Date().toISOString();
     const manifestPath = join(outDir, RUN_FILES.manifest);

@@ -39,6 +39,8 @@ interface Description {
 /** The codes of a data-field column (`NoteColumns#fields`) that are no interned string. */
 const NULL_CODE = -2;
 const OTHER_CODE = -1;
+/** A code no column holds (a kind or value never interned). */
+const NO_CODE = -3;
 
 const described = new WeakMap<readonly NoteView[], Description>();
 
@@ -146,13 +148,9 @@ export class NoteColumns {
     return out;
   }
 
-  /** The elements of a described array whose slot passes `keep`, in order (described: frozen or not). */
-  #select(notes: readonly NoteView[], slots: Int32Array, keep: (slot: number) => boolean, frozen: boolean): NoteView[] | readonly NoteView[] {
-    // one pass over the columns, then the kept elements copied into an array of their number
-    const at = new Int32Array(slots.length);
-    let n = 0;
-    for (let i = 0; i < slots.length; i++) if (keep(slots[i])) at[n++] = i;
-    if (frozen && n === slots.length && Object.isFrozen(notes)) return notes; // every element kept: the same frozen array
+  /** The elements of a described array at the indices `at[0…n)`, in order, described (frozen when `frozen`; every element kept: the same frozen array). */
+  #take(notes: readonly NoteView[], slots: Int32Array, at: Int32Array, n: number, frozen: boolean): NoteView[] | readonly NoteView[] {
+    if (frozen && n === slots.length && Object.isFrozen(notes)) return notes;
     const out = new Array<NoteView>(n);
     const outSlots = new Int32Array(n);
     for (let j = 0; j < n; j++) {
@@ -162,6 +160,29 @@ export class NoteColumns {
     if (frozen) return this.freeze(out, outSlots);
     described.set(out, { table: this, slots: outSlots });
     return out;
+  }
+
+  /** The elements of a described array whose slot passes `keep`, in order (described: frozen or not). */
+  #select(notes: readonly NoteView[], slots: Int32Array, keep: (slot: number) => boolean, frozen: boolean): NoteView[] | readonly NoteView[] {
+    const at = new Int32Array(slots.length);
+    let n = 0;
+    for (let i = 0; i < slots.length; i++) if (keep(slots[i])) at[n++] = i;
+    return this.#take(notes, slots, at, n, frozen);
+  }
+
+  /** The elements whose `codes[slot] === want` (and, with `codes2`, `codes2[slot] === want2`): #select's answer without a call per element. */
+  #selectCodes(notes: readonly NoteView[], slots: Int32Array, codes: Int32Array, want: number, codes2: Int32Array | null, want2: number): NoteView[] {
+    const at = new Int32Array(slots.length);
+    let n = 0;
+    if (codes2 === null) {
+      for (let i = 0; i < slots.length; i++) if (codes[slots[i]] === want) at[n++] = i;
+    } else {
+      for (let i = 0; i < slots.length; i++) {
+        const s = slots[i];
+        if (codes[s] === want && codes2[s] === want2) at[n++] = i;
+      }
+    }
+    return this.#take(notes, slots, at, n, false) as NoteView[];
   }
 
   /**
@@ -184,8 +205,7 @@ export class NoteColumns {
   /** `notesOfKind`'s answer by the columns (a fresh array, described while unchanged). */
   ofKind(notes: readonly NoteView[], slots: Int32Array, kind: string): NoteView[] {
     const id = this.#strings.get(kind);
-    const kinds = this.#kind;
-    return this.#select(notes, slots, id === undefined ? () => false : (s) => kinds[s] === id, false) as NoteView[];
+    return this.#selectCodes(notes, slots, this.#kind, id ?? NO_CODE, null, 0); // a kind never seen: no slot has it
   }
 
   /**
@@ -196,8 +216,7 @@ export class NoteColumns {
     const codes = this.#field(field); // first: it interns the field's values
     const id = this.#strings.get(kind);
     const want = value === null ? NULL_CODE : this.#strings.get(value);
-    const kinds = this.#kind;
-    return this.#select(notes, slots, id === undefined || want === undefined ? () => false : (s) => kinds[s] === id && codes[s] === want, false) as NoteView[];
+    return this.#selectCodes(notes, slots, this.#kind, id ?? NO_CODE, codes, want ?? NO_CODE);
   }
 
   /**
@@ -254,6 +273,27 @@ export class NoteColumns {
     return out;
   }
 
+  /**
+   * `rows(slots)` for an array described as `slots`, checking on the way — unless it is frozen — that
+   * each element is still the view of its slot (`matches`, in the same pass); null when one is not.
+   */
+  rowsOf(notes: readonly NoteView[], slots: Int32Array): Int32Array | null {
+    if (notes.length !== slots.length) return null;
+    const row = this.#row;
+    const out = new Int32Array(slots.length);
+    if (Object.isFrozen(notes)) {
+      for (let i = 0; i < slots.length; i++) out[i] = row[slots[i]];
+      return out;
+    }
+    const views = this.#views;
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i];
+      if (notes[i] !== views[s]) return null;
+      out[i] = row[s];
+    }
+    return out;
+  }
+
   /** Whether `note` is the element `notes[i]` for some i, by the slots (null: cannot tell here). */
   contains(notes: readonly NoteView[], slots: Int32Array, note: unknown): boolean | null {
     const ref = slotOf(note);
@@ -291,6 +331,18 @@ export function describedNotes(notes: readonly NoteView[]): Description | null {
   if (Object.isFrozen(notes) || d.table.matches(notes, d.slots)) return d;
   described.delete(notes);
   return null;
+}
+
+/**
+ * The vector rows of `notes`' elements (-1: no vector) and their store, when `notes` is provably the
+ * array described (as `describedNotes`, checked in the same pass); else null.
+ */
+export function describedRows(notes: readonly NoteView[]): { rows: Int32Array; vectors: NoteVectors | null } | null {
+  const d = described.get(notes);
+  if (d === undefined) return null;
+  const rows = d.table.rowsOf(notes, d.slots);
+  if (rows === null) described.delete(notes);
+  return rows === null ? null : { rows, vectors: d.table.vectors };
 }
 
 /** Marks a view of some memory as a read-only source memory's in its columns (hooks.ts `markSourceNote`). */

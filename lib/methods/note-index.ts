@@ -4,27 +4,19 @@
  * vectors where they lie instead of copying every note's `vector` (a fresh copy at each read: at
  * 100,000 notes of 1,024 dimensions, 400 MB copied per retrieval).
  *
- * Choice, as MERIT's dense index (lib/retrieval/dense.ts, the same class): up to `exactPoolLimit`
- * (default 5,000, MERIT's default `retrieval.exact_pool_limit`) notes with vectors in the pool, every
- * note is scored exactly — float64 dot product summed in index order, bit-identical to `cosine` in
- * hooks.ts, four notes side by side — and the `k` best are kept in one pass, ties in memory order:
- * the same notes in the same order with the same scores as `topByCosine` (test/methods/
- * nearest-notes.test.ts). Above the limit the pool is cut to an HNSW shortlist (hnswlib-node, M 16,
- * efConstruction 64, ef 1,024 — MERIT's index searches at 4,096; graphs sharded by note kind, so a
- * pool of one kind is one graph) rescored exactly, and the `k` best of the shortlist are kept:
- * approximate by design, as MERIT's retrieval above its limit. A pool above the limit that is a small
- * part of its kinds' notes (at most SPARSE_POOL_FRACTION, e.g. error_fix_memory's fixes of one failure
- * type) is scored exactly instead: a graph search filtered to it visits about ef / fraction nodes
- * (25–31 ms for one type's ~9,200 of 64,000 fixes), the exact scan only its rows. ef 1,024, not 4,096 (issue 38 §4):
- * a peer's pool is often one kind of note, one graph over the whole memory, and at 4,096 the search
- * visits most of it — 21 ms of hnswlib search alone over 100,000 notes, above the 20 ms goal for a
- * whole retrieval — where 1,024 took 8 ms and picked the same notes against the exact scan (30
- * probes over bench/overhead.ts's 100,000 notes: top-1 30 of 30 at ef 512, 1,024, 2,048 and 4,096;
- * bench/README.md). An array described by the memory's columns (note-columns.ts) gives its vector
- * rows without reading a note. The graph holds the notes in force in the order they were written (a
- * retired note leaves it: the graph is rebuilt), so a resumed run, which rebuilds its memory from
- * the committed trajectories, searches the same graph. Every paper-scale run (≤ 1,534 episodes) is
- * exact.
+ * Exact at every size: the answer is `topByCosine`'s — the same notes in the same order with the
+ * same scores (float64 dot product summed in index order, bit-identical to `cosine` in hooks.ts),
+ * ties in memory order (test/methods/nearest-notes.test.ts). A pool of fewer than `prefilterMin`
+ * (default PREFILTER_MIN, 2,048: every paper-scale run) notes is scored exactly, four notes side by
+ * side. A larger pool is first cut by lib/retrieval/int8-scan.ts — the notes' vectors also kept as
+ * 8-bit integers, scanned with WebAssembly SIMD — to the notes whose exact score provably may reach
+ * the `k` best (an error bound per note), and only those are scored exactly: the same answer at a
+ * quarter of the bytes read and a fraction of the arithmetic (bench/overhead.ts: a whole retrieval
+ * over 100,000 notes 8–11.5 ms, the same retrieve with the exact scan 46–120 ms). Before this, pools
+ * above 5,000 notes went through an HNSW shortlist (approximate, ef 1,024; a graph of 100,000 notes
+ * took ~90 s to build and 8–20 ms to search): bench/README.md, seventh pass. An array described by the memory's columns
+ * (note-columns.ts) gives its vector rows without reading a note. Notes a memory retired are in no
+ * pool, so nothing is rebuilt when they leave, and a resumed run searches what a fresh one does.
  *
  * A pool this module cannot vouch for — notes not handed out by a NoteMemory (a hook's own copies,
  * a test's literals), notes of two memories, vectors of another dimension than the query's, a `k`
@@ -32,21 +24,12 @@
  * @module
  */
 import { topByCosine, type NoteView, type PickedNote } from "./hooks.ts";
-import { DenseIndex, exactDenseScores } from "../retrieval/dense.ts";
-import { describedNotes } from "./note-columns.ts";
+import { exactDenseScores } from "../retrieval/dense.ts";
+import { Int8Rows } from "../retrieval/int8-scan.ts";
+import { describedRows } from "./note-columns.ts";
 
-/** The HNSW search beam of the note search above the exact limit (module comment). */
-export const NOTE_EF_SEARCH = 1024;
-
-/**
- * A pool above the exact limit that is at most this fraction of the notes of its kinds is scored
- * exactly rather than searched through their graphs (module comment): a filtered HNSW search visits
- * about ef / fraction nodes, an exact scan the pool's rows.
- */
-export const SPARSE_POOL_FRACTION = 0.25;
-
-/** Shard of the notes a memory retired (no pool holds them). */
-const RETIRED = "\u0000retired";
+/** Pools of at least this many notes are cut by the int8 prefilter before the exact scoring (module comment). */
+export const PREFILTER_MIN = 2048;
 
 /** Where a note handed out by a NoteMemory keeps its row (a non-enumerable symbol: no copy, JSON or clone sees it). */
 const ROW = Symbol("merit.noteRow");
@@ -83,96 +66,55 @@ export function defineNoteVector(view: object, kind: string, stored: Float32Arra
 export class NoteVectors {
   /** Row → the stored vector (the object a note's `vector` getter copies). */
   readonly #vectors: Float32Array[] = [];
-  /** Row → shard key (the note's kind, or RETIRED). */
-  readonly #keys: string[] = [];
-  /** Kind → rows of notes in force of that kind. */
-  readonly #kindRows = new Map<string, number>();
   #dimension = -1;
   /** True once vectors of two lengths were stored (then every search is `topByCosine`'s). */
   #mixed = false;
-  #revision = 0;
-  #dense: DenseIndex | null = null;
-  /** Kinds whose notes a search above the limit has put in a graph (since the index was last dropped). */
-  readonly #graphKinds = new Set<string>();
-  /** The widest search since the last `takeNoteSearch`: none, exact, or hnsw. */
-  searched: "exact" | "hnsw" | "none" = "none";
-  /** Pools of more notes than this are searched through HNSW (a bench raises it to compare with the exact answer). */
-  exactPoolLimit: number;
-  /** The HNSW search beam above the exact limit (NOTE_EF_SEARCH unless a bench sweeps it). */
-  efSearch: number;
-  /** The HNSW construction beam of graphs built from now on (64, MERIT's, unless a bench sweeps it). */
-  efConstruction = 64;
+  /** Row → the note's kind (rows of one kind lie together in the int8 copy). */
+  readonly #kinds: string[] = [];
+  /**
+   * The rows again as int8 (lib/retrieval/int8-scan.ts), made at the first search that cuts a pool
+   * (each holds a WebAssembly memory, whose address-space reservation is large: small memories,
+   * e.g. every paper-scale run's and most tests', never make one), then kept in step with `add`.
+   */
+  #int8: Int8Rows | null = null;
+  /** The widest search since the last `takeNoteSearch`: none or exact. */
+  searched: "exact" | "none" = "none";
+  /** Pools of at least this many notes are cut by the int8 prefilter first (a bench sets Infinity: the plain exact scan). */
+  prefilterMin: number;
 
-  constructor(exactPoolLimit = 5000, efSearch = NOTE_EF_SEARCH) {
-    this.exactPoolLimit = exactPoolLimit;
-    this.efSearch = efSearch;
+  constructor(prefilterMin = PREFILTER_MIN) {
+    this.prefilterMin = prefilterMin;
   }
 
-  /** Stores `vector` as the next row (shard `kind`); its reference for the note. */
+  /** Stores `vector` as the next row (kept with the other rows of `kind` in the int8 copy); its reference for the note. */
   add(kind: string, vector: Float32Array): RowRef {
     if (this.#dimension < 0) this.#dimension = vector.length;
     else if (vector.length !== this.#dimension) this.#mixed = true;
     const ref: RowRef = { store: this, row: this.#vectors.length };
     this.#vectors.push(vector);
-    this.#keys.push(kind);
-    this.#kindRows.set(kind, (this.#kindRows.get(kind) ?? 0) + 1);
-    this.#revision += 1;
+    this.#kinds.push(kind);
+    this.#int8?.add(vector, kind); // another length makes it decline every search
     return ref;
   }
 
-  /**
-   * The note left the memory: its row moves to a shard no pool reads (a new vector object, so the
-   * index sees the move). When a graph may hold it, the index is dropped and rebuilt at the next
-   * search from the notes then in force, in the order they were written: a graph that merely marked
-   * the note deleted would still route searches through it, and a resumed run, which builds its
-   * graph after the retirement, would search another graph.
-   */
-  retire(view: NoteView): void {
-    const ref = rowOf(view);
-    if (ref === undefined || ref.store !== this) return;
-    if (this.#graphKinds.has(this.#keys[ref.row])) {
-      this.#dense = null;
-      this.#graphKinds.clear();
+  /** The int8 copy of the rows, made now if it was not. */
+  #prefilter(): Int8Rows {
+    if (this.#int8 === null) {
+      const int8 = new Int8Rows(this.#dimension);
+      this.#vectors.forEach((v, row) => int8.add(v, this.#kinds[row]));
+      this.#int8 = int8;
     }
-    this.#vectors[ref.row] = Float32Array.from(this.#vectors[ref.row]);
-    const kind = this.#keys[ref.row];
-    this.#kindRows.set(kind, (this.#kindRows.get(kind) ?? 1) - 1);
-    this.#keys[ref.row] = RETIRED;
-    this.#revision += 1;
-  }
-
-  /** Whether `rows` are at most SPARSE_POOL_FRACTION of the notes in force of their kinds (a filtered pool: scored exactly). */
-  #sparse(rows: readonly number[]): boolean {
-    const keys = this.#keys;
-    const kinds = new Set<string>();
-    let last: string | undefined;
-    for (const row of rows) if (keys[row] !== last) kinds.add((last = keys[row]));
-    let inForce = 0;
-    for (const kind of kinds) inForce += this.#kindRows.get(kind) ?? 0;
-    return rows.length <= SPARSE_POOL_FRACTION * inForce;
+    return this.#int8;
   }
 
   /** The `k` best of `rows` (rows of this memory, in pool order) by cosine with `query`; null when it cannot vouch for the answer. */
-  search(rows: readonly number[], notes: readonly NoteView[], query: Float32Array, k: number): { picked: PickedNote[]; mode: "exact" | "hnsw" } | null {
+  search(rows: ArrayLike<number>, notes: readonly NoteView[], query: Float32Array, k: number): { picked: PickedNote[]; mode: "exact" } | null {
     if (this.#mixed || query.length !== this.#dimension) return null;
-    let rowsScored: readonly number[] = rows;
-    let scores: number[];
-    let mode: "exact" | "hnsw" = "exact";
-    if (rows.length <= this.exactPoolLimit || this.#sparse(rows)) scores = exactDenseScores(query, this.#vectors, rows);
-    else {
-      this.#dense ??= new DenseIndex(this.#dimension, { exactPoolLimit: this.exactPoolLimit, efConstruction: this.efConstruction });
-      this.#dense.setEfSearch(this.efSearch);
-      const keys = this.#keys;
-      let last: string | undefined;
-      for (const row of rows) if (keys[row] !== last) this.#graphKinds.add((last = keys[row]));
-      const found = this.#dense.scores(query, this.#vectors, rows, k, (row) => keys[row], this.#revision);
-      rowsScored = found.rows;
-      scores = found.scores;
-      mode = found.mode;
-    }
-    // Pool position of each scored row (HNSW keeps pool order, a subset), for ties in memory order.
-    const at = rowsScored === rows ? null : positions(rows, rowsScored);
-    const best: number[] = []; // indices into rowsScored, best first
+    // indices into rows of the notes scored exactly: every one, or the prefilter's candidates
+    const kept = rows.length >= this.prefilterMin ? this.#prefilter().candidates(query, rows, k) : null;
+    const scored = kept === null ? rows : Array.from(kept, (i) => rows[i]);
+    const scores = exactDenseScores(query, this.#vectors, scored);
+    const best: number[] = []; // indices into scored, best first
     for (let i = 0; i < scores.length; i++) {
       const s = scores[i];
       if (Number.isNaN(s)) return null;
@@ -183,16 +125,8 @@ export class NoteVectors {
       best.splice(j, 0, i);
       if (best.length > k) best.pop();
     }
-    return { picked: best.map((i) => ({ note: notes[at === null ? i : at[i]], score: scores[i] })), mode };
+    return { picked: best.map((i) => ({ note: notes[kept === null ? i : kept[i]], score: scores[i] })), mode: "exact" };
   }
-}
-
-/** For each row of `subset` (a subsequence of `rows`), its index in `rows`. */
-function positions(rows: readonly number[], subset: readonly number[]): number[] {
-  const out: number[] = [];
-  let j = 0;
-  for (let i = 0; i < rows.length && out.length < subset.length; i++) if (rows[i] === subset[j]) (out.push(i), (j += 1));
-  return out;
 }
 
 function rowOf(note: NoteView): RowRef | undefined {
@@ -201,14 +135,14 @@ function rowOf(note: NoteView): RowRef | undefined {
 
 /**
  * The `k` notes of `memory` nearest `query` by cosine, best first, ties in memory order, notes
- * without vectors skipped: `topByCosine`'s answer (exactly, up to the exact limit; above it an HNSW
- * shortlist's, module comment), from the vectors the memory stores.
+ * without vectors skipped: `topByCosine`'s answer, exactly (module comment), from the vectors the
+ * memory stores.
  */
 export function nearestNotes(memory: readonly NoteView[], query: Float32Array, k: number): PickedNote[] {
   if (memory.length === 0) return [];
   if (!Number.isInteger(k) || k <= 0 || k > 64) return topByCosine(memory, query, k);
-  const d = describedNotes(memory);
-  if (d !== null) return nearestByColumns(memory, d.table.rows(d.slots), d.table.vectors, query, k);
+  const d = describedRows(memory);
+  if (d !== null) return nearestByColumns(memory, d.rows, d.vectors, query, k);
   let store: NoteVectors | null = null;
   const rows: number[] = [];
   const notes: NoteView[] = [];
@@ -227,7 +161,7 @@ export function nearestNotes(memory: readonly NoteView[], query: Float32Array, k
   if (store === null) return [];
   const found = store.search(rows, notes, query, k);
   if (found === null) return topByCosine(memory, query, k);
-  if (store.searched !== "hnsw") store.searched = found.mode;
+  store.searched = found.mode;
   return found.picked;
 }
 
@@ -235,36 +169,36 @@ export function nearestNotes(memory: readonly NoteView[], query: Float32Array, k
 function nearestByColumns(memory: readonly NoteView[], rowOfNote: Int32Array, store: NoteVectors | null, query: Float32Array, k: number): PickedNote[] {
   let all = true;
   for (let i = 0; i < rowOfNote.length && all; i++) all = rowOfNote[i] >= 0;
-  let rows: number[];
+  let rows: ArrayLike<number>;
   let notes: readonly NoteView[];
   if (all) {
-    rows = new Array<number>(rowOfNote.length);
-    for (let i = 0; i < rowOfNote.length; i++) rows[i] = rowOfNote[i];
+    rows = rowOfNote;
     notes = memory;
   } else {
-    rows = [];
+    const some: number[] = [];
     const kept: NoteView[] = [];
     for (let i = 0; i < rowOfNote.length; i++)
       if (rowOfNote[i] >= 0) {
-        rows.push(rowOfNote[i]);
+        some.push(rowOfNote[i]);
         kept.push(memory[i]);
       }
+    rows = some;
     notes = kept;
   }
   if (rows.length === 0) return [];
   if (store === null) return topByCosine(memory, query, k);
   const found = store.search(rows, notes, query, k);
   if (found === null) return topByCosine(memory, query, k);
-  if (store.searched !== "hnsw") store.searched = found.mode;
+  store.searched = found.mode;
   return found.picked;
 }
 
 /**
- * How `nearestNotes` searched the memory `notes` come from since the last call — `hnsw` when some
- * pool went through the index (approximate), `exact`, or `none` — and starts counting afresh: for
+ * How `nearestNotes` searched the memory `notes` come from since the last call — `exact` (every
+ * search is, module comment) or `none` — and starts counting afresh: for
  * the retrieval log's `dense_search` of a memory hook's retrieve (call it before and after).
  */
-export function takeNoteSearch(notes: readonly NoteView[]): "exact" | "hnsw" | "none" {
+export function takeNoteSearch(notes: readonly NoteView[]): "exact" | "none" {
   for (const note of notes) {
     const ref = rowOf(note);
     if (ref === undefined) continue;

@@ -43,12 +43,12 @@ export class NoteMemory {
   /** The frozen array `notes` returns until the memory changes (null: to be made at the next read). */
   private cached: readonly NoteView[] | null = null;
 
-  /** `exactPoolLimit`: pools of more notes than this are searched through HNSW (note-index.ts; default 5,000, as retrieval.exact_pool_limit). */
-  constructor(method: string, embedder: Embedder | undefined, embedsNotes: boolean, exactPoolLimit?: number) {
+  /** `prefilterMin`: pools of at least this many notes are cut by the int8 prefilter before exact scoring (note-index.ts; default 2,048; the answer is the same). */
+  constructor(method: string, embedder: Embedder | undefined, embedsNotes: boolean, prefilterMin?: number) {
     this.method = method;
     this.embedder = embedder;
     this.embedsNotes = embedsNotes;
-    this.vectors = new NoteVectors(exactPoolLimit);
+    this.vectors = new NoteVectors(prefilterMin);
     this.columns = new NoteColumns(this.vectors);
   }
 
@@ -96,7 +96,6 @@ export class NoteMemory {
     for (const id of retired) {
       const at = this.inForce.findIndex((n) => n.note_id === id);
       if (at < 0) throw new MeritError(`method ${this.method}: a committed episode retires note ${id}, which is not in force; the trajectories were changed after the run: start it again in a fresh --out`);
-      this.vectors.retire(this.inForce[at]);
       this.inForce.splice(at, 1);
       this.inForceSlots.splice(at, 1);
       this.cached = null;

@@ -105,7 +105,7 @@ export function dotInOrder(a: Float32Array, b: Float32Array): number {
  * (bit-identical), but four rows are summed side by side, so four independent chains of float64
  * additions keep the CPU busy where one chain waits on each addition's latency.
  */
-export function exactDenseScores(query: Float32Array, vectors: readonly Float32Array[], rows: readonly number[]): number[] {
+export function exactDenseScores(query: Float32Array, vectors: readonly Float32Array[], rows: ArrayLike<number>): number[] {
   const n = query.length;
   const out = new Array<number>(rows.length);
   let i = 0;

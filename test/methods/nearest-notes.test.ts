@@ -2,14 +2,14 @@
 // stores (issue 38 §4): up to the exact limit it picks exactly what topByCosine's plain scan picks —
 // the same notes, in the same order, with the same scores (bit for bit), ties in memory order — on
 // seeded random vectors, whole memories and filtered pools, retired notes and notes without
-// vectors; above the limit it goes through HNSW (a pool that is at most a quarter of its kind's notes
-// is still scored exactly), says so, and gives the same answer whether the
-// memory was searched as it grew or rebuilt at once (a resumed run).
+// vectors; from the prefilter size on (lib/retrieval/int8-scan.ts cuts the pool first) the same,
+// on whole memories, one kind's notes and filtered pools, and after retirements as a resumed run.
 import { describe, expect, it } from "vitest";
 import type { Embedder } from "../../lib/llm/types.ts";
 import { stampNotes, topByCosine, type Note } from "../../lib/methods/hooks.ts";
 import { nearestNotes, takeNoteSearch } from "../../lib/methods/note-index.ts";
 import { NoteMemory, noteView } from "../../lib/methods/note-memory.ts";
+import { notesOfKind } from "../../lib/methods/peers/common.ts";
 import { PyRandom } from "../../lib/random.ts";
 
 /** An embedder that returns the vector registered for each key. */
@@ -35,13 +35,13 @@ function notesAt(i: number, kind: string): Note {
 }
 
 /** A memory of `n` notes whose vectors are drawn from `palette` (many exact ties), written a few per episode. */
-async function filled(n: number, palette: readonly Float32Array[], rng: PyRandom, kinds: readonly string[], exactPoolLimit?: number): Promise<NoteMemory> {
+async function filled(n: number, palette: readonly Float32Array[], rng: PyRandom, kinds: readonly string[], prefilterMin?: number): Promise<NoteMemory> {
   const table = new Map<string, Float32Array>();
   const notes = Array.from({ length: n }, (_, i) => {
     table.set(`k${i}`, palette[rng.randbelow(palette.length)]);
     return notesAt(i, kinds[rng.randbelow(kinds.length)]);
   });
-  const memory = new NoteMemory("probe", tableEmbedder(table, palette[0].length), true, exactPoolLimit);
+  const memory = new NoteMemory("probe", tableEmbedder(table, palette[0].length), true, prefilterMin);
   for (let i = 0; i < n; i += 3) await memory.apply(notes.slice(i, i + 3));
   return memory;
 }
@@ -105,62 +105,35 @@ describe("nearestNotes", () => {
     expect(nearestNotes(plain.notes, palette[0], 2)).toEqual([]);
   });
 
-  it("above the exact limit searches HNSW, reports it, and a memory rebuilt at once gives the same answer as one searched while it grew", async () => {
-    const { rng, table, notes } = distinctNotes(29, 400, "insight");
-    const growing = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
-    const probes = Array.from({ length: 5 }, () => unit(rng, 16));
-    let hits = 0;
-    for (let i = 0; i < 400; i += 50) {
-      await growing.apply(notes.slice(i, i + 50));
-      nearestNotes(growing.notes, probes[0], 4); // searches as the memory grows (builds the graph at 150)
+  it("from the prefilter size on gives the plain scan's answer too — ties and scores included — on whole memories, one kind's notes (contiguous in the int8 copy) and filtered pools (scattered)", async () => {
+    const rng = new PyRandom(23);
+    // 30 distinct vectors over 900 notes of three kinds: most scores tied; prefilter from 100 notes
+    const palette = Array.from({ length: 30 }, () => unit(rng, 40));
+    const memory = await filled(900, palette, rng, ["insight", "trajectory", "error_fix"], 100);
+    const all = memory.notes;
+    const pools = [all, notesOfKind(all, "trajectory"), all.filter((n) => n.source_stream_position % 7 !== 3), notesOfKind(all, "error_fix").filter((_, i) => i % 5 === 0)];
+    expect(pools.every((p) => p.length >= 100 || p === pools[3])).toBe(true);
+    for (let q = 0; q < 5; q++) {
+      const query = q === 0 ? palette[5] : unit(rng, 40);
+      for (const k of [1, 2, 4, 7, 64]) for (const pool of pools) same(nearestNotes(pool, query, k), topByCosine(pool, query, k));
     }
-    expect(takeNoteSearch(growing.notes)).toBe("hnsw");
-    const atOnce = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
-    await atOnce.apply(notes);
-    for (const query of probes) {
-      const a = nearestNotes(growing.notes, query, 4);
-      const b = nearestNotes(atOnce.notes, query, 4);
-      expect(a.map((p) => p.note.note_id)).toEqual(b.map((p) => p.note.note_id));
-      expect(a.map((p) => p.score)).toEqual(b.map((p) => p.score));
-      const exact = topByCosine(atOnce.notes, query, 4);
-      hits += a.filter((p) => exact.some((e) => e.note.note_id === p.note.note_id)).length;
-      // every returned score is the note's exact cosine
-      for (const p of a) expect(p.score).toBe(topByCosine([p.note], query, 1)[0].score);
+    expect(takeNoteSearch(all)).toBe("exact");
+    // distinct vectors (no ties), 1,000 notes, k = 4: the same notes and scores
+    const { rng: r2, table, notes } = distinctNotes(29, 1000, "insight");
+    const distinct = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
+    await distinct.apply(notes);
+    for (let q = 0; q < 10; q++) {
+      const query = unit(r2, 16);
+      same(nearestNotes(distinct.notes, query, 4), topByCosine(distinct.notes, query, 4));
     }
-    expect(hits / 20).toBeGreaterThanOrEqual(0.95);
-    // a retired note leaves the graph's pools: the next best takes its place
-    const first = nearestNotes(atOnce.notes, probes[0], 1)[0].note;
-    await atOnce.apply([], [first.note_id]);
-    const next = nearestNotes(atOnce.notes, probes[0], 4);
-    expect(next.map((p) => p.note.note_id)).not.toContain(first.note_id);
-    expect(takeNoteSearch(atOnce.notes)).toBe("hnsw");
   });
 
-  it("above the exact limit a pool that is a small part of its kind's notes (a filter) is scored exactly: the plain scan's answer, reported as exact", async () => {
-    const { rng, table, notes } = distinctNotes(31, 600, "error_fix");
-    const memory = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
-    await memory.apply(notes);
-    const every = memory.notes;
-    // 150 of 600 (a quarter; above the limit of 100): exact
-    const quarter = every.filter((_, i) => i % 4 === 1);
-    takeNoteSearch(every);
-    for (let q = 0; q < 6; q++) {
-      const query = unit(rng, 16);
-      same(nearestNotes(quarter, query, 4), topByCosine(quarter, query, 4));
-    }
-    expect(takeNoteSearch(every)).toBe("exact");
-    // 300 of 600 (a half): through the graph
-    const half = every.filter((_, i) => i % 2 === 0);
-    nearestNotes(half, unit(rng, 16), 4);
-    expect(takeNoteSearch(every)).toBe("hnsw");
-  });
-
-  it("above the exact limit a run that retired notes after its graph was built answers as a resumed run does, and never with a retired note", async () => {
+  it("a memory that retired notes answers as a resumed run does and as the plain scan does, and never with a retired note", async () => {
     const rng = new PyRandom(41);
     const table = new Map<string, Float32Array>();
     const notes = Array.from({ length: 300 }, (_, i) => (table.set(`k${i}`, unit(rng, 16)), notesAt(i, "insight")));
     const probes = Array.from({ length: 8 }, () => unit(rng, 16));
-    // the fresh run: 200 notes, a search (the graph is built), three retirements, 100 more notes
+    // the fresh run: 200 notes, a search, three retirements, 100 more notes
     const fresh = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);
     await fresh.apply(notes.slice(0, 200));
     const before = nearestNotes(fresh.notes, probes[0], 4);
@@ -172,11 +145,11 @@ describe("nearestNotes", () => {
     await resumed.apply(notes.slice(200), retired);
     for (const query of probes) {
       const a = nearestNotes(fresh.notes, query, 4);
+      same(a, topByCosine(fresh.notes, query, 4));
       const b = nearestNotes(resumed.notes, query, 4);
       expect(a.map((p) => p.note.note_id)).toEqual(b.map((p) => p.note.note_id));
-      expect(a.map((p) => p.score)).toEqual(b.map((p) => p.score));
+      expect(a.map((p) => p.score)).toStrictEqual(b.map((p) => p.score));
       for (const id of retired) expect(a.map((p) => p.note.note_id)).not.toContain(id);
     }
-    expect(takeNoteSearch(fresh.notes)).toBe("hnsw");
   });
 });

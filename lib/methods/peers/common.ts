@@ -1,7 +1,8 @@
 /**
  * Peer memory methods (METHOD.md §13), helpers they share: how an attempt is shown in a note or a
  * prompt, the eligible notes of one kind, and the nearest notes by cosine (`nearestNotes`: the
- * memory's stored vectors, exact up to 5,000 notes, HNSW above; lib/methods/note-index.ts).
+ * memory's stored vectors, exact at every size: an int8 prefilter cuts pools of 2,048 notes or more
+ * first; lib/methods/note-index.ts).
  * @module
  */
 import type { AttemptView, NoteView } from "../hooks.ts";

@@ -118,6 +118,11 @@ describe("nearestNotes", () => {
       for (const k of [1, 2, 4, 7, 64]) for (const pool of pools) same(nearestNotes(pool, query, k), topByCosine(pool, query, k));
     }
     expect(takeNoteSearch(all)).toBe("exact");
+    // a pool a hook changed after the kit handed it out (reordered, an element replaced): still the plain scan's answer
+    const changed = notesOfKind(all, "trajectory");
+    changed.reverse();
+    changed[3] = notesOfKind(all, "insight")[0];
+    for (const k of [1, 4]) same(nearestNotes(changed, palette[7], k), topByCosine(changed, palette[7], k));
     // distinct vectors (no ties), 1,000 notes, k = 4: the same notes and scores
     const { rng: r2, table, notes } = distinctNotes(29, 1000, "insight");
     const distinct = new NoteMemory("probe", tableEmbedder(table, 16), true, 100);

@@ -452,8 +452,7 @@ async function peerRetrievalAt(peer: PeerNotes, probes: readonly { id: string; d
   const picked: { id: string; score: number | undefined }[][] = [];
   let first = 0;
   const position = peer.episodes + 1;
-  const warmUps = PEER_WARM_UPS;
-  for (let i = 0; i < RETRIEVALS + warmUps; i++) {
+  for (let i = 0; i < RETRIEVALS + PEER_WARM_UPS; i++) {
     const p = probes[i % probes.length];
     const errorType = ERROR_TYPES[i % ERROR_TYPES.length];
     const view = { dataset: "spider", queryId: p.id, dbId: p.dbId, question: p.question, evidence: "", schema: "", streamPosition: position, iteration: 1, attempts: [{ sql: "SELECT name FROM singer WHERE age > 30", status: "DENOTATION_MISMATCH", dbError: null, executed: true, errorType, rowsPreview: "" }] };
@@ -466,7 +465,7 @@ async function peerRetrievalAt(peer: PeerNotes, probes: readonly { id: string; d
       if (!list.every((x) => given.has(x.note))) throw new Error(`bench/overhead.ts: ${peer.name} picked a note it was not given`);
     }
     const ms = performance.now() - s;
-    if (i >= warmUps) {
+    if (i >= PEER_WARM_UPS) {
       picked.push(list.map((x) => ({ id: x.note.note_id, score: x.score })));
       times.push(ms);
     } else if (i === 0) first = ms;

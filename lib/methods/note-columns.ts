@@ -265,17 +265,10 @@ export class NoteColumns {
     return best.map((i) => notes[i]);
   }
 
-  /** The vector rows of a described array's elements (-1: no vector). */
-  rows(slots: Int32Array): Int32Array {
-    const row = this.#row;
-    const out = new Int32Array(slots.length);
-    for (let i = 0; i < slots.length; i++) out[i] = row[slots[i]];
-    return out;
-  }
-
   /**
-   * `rows(slots)` for an array described as `slots`, checking on the way — unless it is frozen — that
-   * each element is still the view of its slot (`matches`, in the same pass); null when one is not.
+   * The vector rows (-1: no vector) of an array described as `slots`, checking on the way — unless it
+   * is frozen — that each element is still the view of its slot (`matches`, in the same pass); null
+   * when one is not.
    */
   rowsOf(notes: readonly NoteView[], slots: Int32Array): Int32Array | null {
     if (notes.length !== slots.length) return null;

@@ -20,14 +20,15 @@
  * U < τ scores strictly less than each of them — it is neither among the k best nor tied with the
  * k-th. The rows with U ≥ τ are returned, in pool order.
  *
- * Speed (bench/overhead.ts; 1,024 dimensions): 1 KB read per row instead of 4 KB, two rows of
- * integer products per instruction pair; a pool of contiguous rows runs one row at a time with two
- * accumulators, a scattered pool (rows far apart, e.g. one failure type's notes) four rows at a
- * time, whose memory reads then overlap. The choice never changes an answer (integer sums).
+ * Speed (bench/overhead.ts; 1,024 dimensions): 1 KB read per row instead of 4 KB, sixteen integer
+ * products summed per instruction; a pool whose rows mostly lie one after another runs one row at a
+ * time with two accumulators, a scattered pool (e.g. one failure type's notes) four rows at a time,
+ * whose memory reads then overlap. The choice never changes an answer (integer sums).
  *
  * The module is a few hundred bytes of WebAssembly assembled below from named instructions (no
  * build step, no dependency); where WebAssembly relaxed SIMD is missing, or memory for the rows
- * cannot be had (more than 4 GB of rows), `candidates` returns null and the caller scans exactly.
+ * cannot be had (more than 4 GB of rows), `bounds` and `candidates` return null and the caller
+ * scans exactly.
  * @module
  */
 
